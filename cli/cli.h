@@ -1,0 +1,73 @@
+/*
+** Internal interface of the merkle command-line tool. No hashing logic lives in cli/:
+** subcommands parse arguments, call the library, and format output.
+*/
+#ifndef MERKLE_CLI_H
+#define MERKLE_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "merkle/merkle.h"
+
+/* Exit codes shared by all subcommands. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Subcommands: argv[0] is the subcommand name. Return the process exit status. */
+int cmd_root(int argc, char **argv);
+int cmd_proof(int argc, char **argv);
+int cmd_consistency(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_clvm(int argc, char **argv);
+int cmd_trie(int argc, char **argv);
+int cmd_sum(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
+int cmd_dirroot(int argc, char **argv);
+
+/* Program name for messages ("merkle"). */
+extern const char *cli_progname;
+
+/* "merkle: <message>\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "merkle <sub>: <message>\nTry 'merkle <sub> --help'.\n" on stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Parse a positive size with an optional K/M/G (binary) suffix. 0 on success, -1 if bad
+** (including zero and overflow). */
+int cli_parse_size(const char *s, uint64_t *out);
+/* Parse a non-negative decimal integer without sign; 0 on success, -1 if bad. */
+int cli_parse_u64(const char *s, uint64_t *out);
+
+/*
+** Print "<digest>  <name>\n" (sha256sum style; " *" instead of "  " when binary_flag),
+** escaping a name containing '\\', '\n' or '\r' the way coreutils does: the line starts
+** with '\\' and those characters become "\\\\", "\\n", "\\r". With zero_term, no escaping
+** and the record ends with '\0'.
+*/
+void cli_print_digest_line(FILE *out, const char *hex, const char *name, int binary_flag,
+                           int zero_term);
+/* Append name escaped as above to out; returns 1 if escaping was needed. */
+int cli_name_needs_escape(const char *name);
+void cli_fputs_escaped(FILE *out, const char *name);
+
+/* Open a named input: "-" is standard input. Returns a file descriptor or -1 (errno set). */
+int cli_open_input(const char *name);
+/* Number of online CPUs (>= 1). */
+unsigned cli_num_cpus(void);
+
+/* Progress line on stderr for long jobs: shown only when stderr is a terminal, not
+** quiet, and the job has run for more than about a second. */
+typedef struct cli_progress {
+    int enabled;
+    uint64_t total_bytes;   /* 0 if unknown */
+    uint64_t total_items;   /* 0 if not counted */
+    uint64_t start_ns, last_ns;
+    int shown;
+} cli_progress;
+void cli_progress_start(cli_progress *p, int quiet, uint64_t total_bytes, uint64_t total_items);
+void cli_progress_update(cli_progress *p, uint64_t bytes_done, uint64_t items_done);
+void cli_progress_end(cli_progress *p);
+uint64_t cli_now_ns(void);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+** merkle: command-line front end of libmerkle. Dispatches to one function per subcommand.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"root", cmd_root, "Merkle root of files or leaf lists"},
+    {"proof", cmd_proof, "inclusion or range proof for leaves of a tree"},
+    {"consistency", cmd_consistency, "consistency proof between two tree sizes"},
+    {"verify", cmd_verify, "verify a proof"},
+    {"sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)"},
+    {"check", cmd_check, "check files against checksum lists"},
+    {"audit", cmd_audit, "report changed, missing and new files of a directory"},
+    {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest"},
+    {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify"},
+    {"clvm", cmd_clvm, "CLVM tree hash and serialization"},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *out)
+{
+    fprintf(out, "Usage: merkle COMMAND [OPTIONS] [ARGS]\n\nCommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nRun 'merkle COMMAND --help' for the options of a command.\n"
+                 "Options: --help, --version.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("merkle %s (SHA-256 backend: %s)\n", merkle_version(), merkle_sha256_backend());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "merkle: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return CLI_USAGE;
+}

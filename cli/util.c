@@ -1,0 +1,182 @@
+/*
+** Helpers shared by the subcommands: messages, number parsing, name escaping, progress.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *cli_progname = "merkle";
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", cli_progname);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *sub, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s %s: ", cli_progname, sub);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s %s --help' for more information.\n", cli_progname, sub);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return -1;
+    uint64_t v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10) return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !*s) return -1;
+    size_t n = strlen(s);
+    uint64_t mult = 1;
+    char last = s[n - 1];
+    if (last == 'k' || last == 'K') mult = 1024;
+    else if (last == 'm' || last == 'M') mult = 1024 * 1024;
+    else if (last == 'g' || last == 'G') mult = 1024ULL * 1024 * 1024;
+    char buf[32];
+    if (mult != 1) {
+        if (n - 1 >= sizeof buf || n == 1) return -1;
+        memcpy(buf, s, n - 1);
+        buf[n - 1] = '\0';
+        s = buf;
+    }
+    uint64_t v;
+    if (cli_parse_u64(s, &v) != 0 || v == 0 || v > UINT64_MAX / mult) return -1;
+    *out = v * mult;
+    return 0;
+}
+
+int cli_name_needs_escape(const char *name)
+{
+    return strpbrk(name, "\\\n\r") != NULL;
+}
+
+void cli_fputs_escaped(FILE *out, const char *name)
+{
+    for (const char *p = name; *p; p++) {
+        switch (*p) {
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        default: fputc(*p, out); break;
+        }
+    }
+}
+
+void cli_print_digest_line(FILE *out, const char *hex, const char *name, int binary_flag,
+                           int zero_term)
+{
+    if (zero_term) {
+        fprintf(out, "%s %c%s", hex, binary_flag ? '*' : ' ', name);
+        fputc('\0', out);
+        return;
+    }
+    int esc = cli_name_needs_escape(name);
+    if (esc) fputc('\\', out);
+    fputs(hex, out);
+    fputs(binary_flag ? " *" : "  ", out);
+    if (esc)
+        cli_fputs_escaped(out, name);
+    else
+        fputs(name, out);
+    fputc('\n', out);
+}
+
+int cli_open_input(const char *name)
+{
+    if (strcmp(name, "-") == 0) return STDIN_FILENO;
+    return open(name, O_RDONLY | O_CLOEXEC);
+}
+
+unsigned cli_num_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1u;
+}
+
+uint64_t cli_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void cli_progress_start(cli_progress *p, int quiet, uint64_t total_bytes, uint64_t total_items)
+{
+    memset(p, 0, sizeof *p);
+    p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->total_bytes = total_bytes;
+    p->total_items = total_items;
+    p->start_ns = p->last_ns = cli_now_ns();
+}
+
+static void human(char *buf, size_t cap, double v)
+{
+    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+void cli_progress_update(cli_progress *p, uint64_t bytes_done, uint64_t items_done)
+{
+    if (!p->enabled) return;
+    uint64_t now = cli_now_ns();
+    /* Nothing for the first second, then at most 5 redraws a second. */
+    if (now - p->start_ns < 1000000000ULL || now - p->last_ns < 200000000ULL) return;
+    p->last_ns = now;
+    double secs = (double)(now - p->start_ns) / 1e9;
+    double rate = (double)bytes_done / secs;
+    char done[32], total[32], r[32], eta[32] = "";
+    human(done, sizeof done, (double)bytes_done);
+    human(r, sizeof r, rate);
+    if (p->total_bytes && rate > 0 && bytes_done <= p->total_bytes) {
+        human(total, sizeof total, (double)p->total_bytes);
+        double left = (double)(p->total_bytes - bytes_done) / rate;
+        snprintf(eta, sizeof eta, " ETA %d:%02d", (int)left / 60, (int)left % 60);
+    } else {
+        snprintf(total, sizeof total, "?");
+    }
+    char items[48] = "";
+    if (p->total_items) snprintf(items, sizeof items, "%llu/%llu files, ",
+                                 (unsigned long long)items_done, (unsigned long long)p->total_items);
+    fprintf(stderr, "\r\033[K%s%s / %s, %s/s%s", items, done, total, r, eta);
+    fflush(stderr);
+    p->shown = 1;
+}
+
+void cli_progress_end(cli_progress *p)
+{
+    if (p->enabled && p->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    p->shown = 0;
+}

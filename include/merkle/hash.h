@@ -1,0 +1,146 @@
+/*
+** merkle/hash.h: the digest layer.
+**
+** Three call shapes for each tree digest (SHA-256, BLAKE2b-256):
+**   one-shot     merkle_sha256_hash(out, data, len)
+**   streaming    a caller-owned context (plain struct, no interior pointers, copyable)
+**   batch        N messages of equal length at once: the shape Merkle levels need, served
+**                by multi-lane / interleaved kernels chosen once at run time.
+**
+** BLAKE2b-256 is unkeyed BLAKE2b with the digest-length parameter set to 32 (Go
+** blake2b.Sum256, Python hashlib.blake2b(digest_size=32)); it is not BLAKE2b-512 cut short.
+**
+** Thread safety: all functions are reentrant. The SHA-256 backend is chosen once, on first
+** use, from the CPU features and the MERKLE_BACKEND environment variable
+** (portable|shani|...); merkle_sha256_set_backend() changes it (tests, benchmarks) and must
+** not race with hashing in other threads.
+*/
+#ifndef MERKLE_HASH_H
+#define MERKLE_HASH_H
+
+#include "merkle/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum merkle_hash_alg {
+    MERKLE_HASH_SHA256 = 1,
+    MERKLE_HASH_BLAKE2B_256 = 2
+} merkle_hash_alg;
+
+/* Parse "sha256" / "blake2b-256" (also "blake2b256"). MERKLE_ERR_ARG for anything else. */
+MERKLE_API merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name);
+/* Canonical name ("sha256", "blake2b-256"); NULL for an invalid value. */
+MERKLE_API const char *merkle_hash_alg_name(merkle_hash_alg alg);
+
+/* ------------------------------------------------------------------ SHA-256 */
+
+#define MERKLE_SHA256_LEN 32
+#define MERKLE_SHA256_BLOCK 64
+
+/* Streaming SHA-256 state. Plain data: put it on the stack, copy it to fork a hash. */
+typedef struct merkle_sha256 {
+    uint32_t state[8];
+    uint64_t total;   /* bytes absorbed so far */
+    uint8_t buf[64];  /* partial block */
+    uint32_t buf_len; /* bytes in buf, < 64 */
+} merkle_sha256;
+
+MERKLE_API void merkle_sha256_init(merkle_sha256 *ctx);
+/* Absorb len bytes; data may be NULL when len is 0. */
+MERKLE_API void merkle_sha256_update(merkle_sha256 *ctx, const void *data, size_t len);
+/* Write the digest; the context must be re-initialised before further use. */
+MERKLE_API void merkle_sha256_final(merkle_sha256 *ctx, uint8_t out[MERKLE_SHA256_LEN]);
+/* One-shot SHA-256 of data[0..len). */
+MERKLE_API void merkle_sha256_hash(uint8_t out[MERKLE_SHA256_LEN], const void *data, size_t len);
+
+/*
+** Batch SHA-256, strided: for i < n,
+**     out[32*i .. 32*i+32) = SHA-256(prefix[0..prefix_len) || base[i*stride .. i*stride+len))
+** prefix may be NULL when prefix_len is 0; prefix_len must be <= 64. This is the shape of a
+** Merkle level: leaves are (0x00, leaves, leaf_size, leaf_size), a level above is
+** (0x01, children, 64, 64). out must not overlap the input. Allocates nothing.
+** Errors: MERKLE_ERR_ARG (NULL with non-zero sizes, prefix_len > 64).
+*/
+MERKLE_API merkle_status merkle_sha256_batch_strided(uint8_t *out, const uint8_t *prefix,
+                                                     size_t prefix_len, const uint8_t *base,
+                                                     size_t stride, size_t len, size_t n);
+
+/*
+** Batch SHA-256 by pointer: out[32*i ..) = SHA-256(prefix || msgs[i][0..len)) for i < n.
+** Same rules as merkle_sha256_batch_strided.
+*/
+MERKLE_API merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix,
+                                             size_t prefix_len, const uint8_t *const *msgs,
+                                             size_t len, size_t n);
+
+/* Name of the SHA-256 backend in use ("portable", "shani", ...). Selects it if needed. */
+MERKLE_API const char *merkle_sha256_backend(void);
+
+/*
+** Select a SHA-256 backend by name for this process. MERKLE_ERR_UNSUPPORTED when this CPU
+** or build lacks it, MERKLE_ERR_ARG for an unknown name. The chosen backend is self-tested
+** against known answers first; a backend that fails is refused (MERKLE_ERR_VERIFY).
+** Not thread-safe with respect to concurrent hashing: call it before starting threads.
+*/
+MERKLE_API merkle_status merkle_sha256_set_backend(const char *name);
+
+/*
+** List the backends that this build has and this CPU supports, best first. Writes up to cap
+** names into names (may be NULL when cap is 0) and returns how many there are in total.
+*/
+MERKLE_API size_t merkle_sha256_backends(const char **names, size_t cap);
+
+/* ------------------------------------------------------------------ BLAKE2b-256 */
+
+#define MERKLE_BLAKE2B_256_LEN 32
+
+/* Streaming BLAKE2b state (digest length fixed at init). Holds libsodium's generichash state
+** by value: plain data, copyable, no interior pointers. */
+typedef struct merkle_blake2b {
+    _Alignas(64) unsigned char opaque[384];
+    uint32_t out_len;
+} merkle_blake2b;
+
+/* Initialise for an out_len-byte digest, 1 <= out_len <= 64 (32 for BLAKE2b-256).
+** MERKLE_ERR_ARG for any other length. */
+MERKLE_API merkle_status merkle_blake2b_init(merkle_blake2b *ctx, size_t out_len);
+MERKLE_API void merkle_blake2b_update(merkle_blake2b *ctx, const void *data, size_t len);
+/* Writes ctx->out_len bytes. */
+MERKLE_API void merkle_blake2b_final(merkle_blake2b *ctx, uint8_t *out);
+/* One-shot BLAKE2b-256. */
+MERKLE_API void merkle_blake2b_256(uint8_t out[MERKLE_BLAKE2B_256_LEN], const void *data,
+                                   size_t len);
+
+/* ------------------------------------------------------------------ generic */
+
+/* A streaming context for either tree digest. Plain data, copyable. */
+typedef struct merkle_hasher {
+    merkle_hash_alg alg;
+    union {
+        merkle_sha256 sha256;
+        merkle_blake2b blake2b;
+    } u;
+} merkle_hasher;
+
+/* MERKLE_ERR_ARG for an unknown algorithm. */
+MERKLE_API merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg);
+MERKLE_API void merkle_hasher_update(merkle_hasher *h, const void *data, size_t len);
+/* Writes MERKLE_HASH_LEN bytes. */
+MERKLE_API void merkle_hasher_final(merkle_hasher *h, uint8_t out[MERKLE_HASH_LEN]);
+
+/* One-shot digest with alg. MERKLE_ERR_ARG for an unknown algorithm. */
+MERKLE_API merkle_status merkle_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg alg,
+                                     const void *data, size_t len);
+
+/* Batch digest with alg (strided), as merkle_sha256_batch_strided. */
+MERKLE_API merkle_status merkle_hash_batch_strided(uint8_t *out, merkle_hash_alg alg,
+                                                   const uint8_t *prefix, size_t prefix_len,
+                                                   const uint8_t *base, size_t stride,
+                                                   size_t len, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

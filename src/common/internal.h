@@ -1,0 +1,61 @@
+/*
+** Internal helpers shared by every layer. Never installed.
+*/
+#ifndef MERKLE_INTERNAL_H
+#define MERKLE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "merkle/common.h"
+
+#if defined(__GNUC__)
+#define MERKLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define MERKLE_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MERKLE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MERKLE_PRINTF(f, a)
+#define MERKLE_LIKELY(x) (x)
+#define MERKLE_UNLIKELY(x) (x)
+#endif
+
+/*
+** Fill *err (if not NULL) with status, line, offset and a printf-style message, and return
+** status, so that callers can write `return merkle__fail(err, MERKLE_ERR_FORMAT, ...)`.
+*/
+merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line,
+                           uint64_t offset, const char *fmt, ...) MERKLE_PRINTF(5, 6);
+
+/* Same, recording errno as sys_errno. */
+merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *fmt, ...)
+    MERKLE_PRINTF(3, 4);
+
+/* Big/little-endian loads and stores. */
+static inline uint32_t merkle__load_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+           (uint32_t)p[3];
+}
+static inline void merkle__store_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+static inline void merkle__store_be64(uint8_t *p, uint64_t v)
+{
+    merkle__store_be32(p, (uint32_t)(v >> 32));
+    merkle__store_be32(p + 4, (uint32_t)v);
+}
+static inline uint64_t merkle__load_le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
+    return v;
+}
+static inline void merkle__store_le64(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+#endif

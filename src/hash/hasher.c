@@ -1,0 +1,91 @@
+/*
+** Algorithm-generic front ends over SHA-256 and BLAKE2b-256.
+*/
+#include <string.h>
+
+#include "hash/impl.h"
+
+merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name)
+{
+    if (!out || !name) return MERKLE_ERR_ARG;
+    if (strcmp(name, "sha256") == 0 || strcmp(name, "sha-256") == 0) {
+        *out = MERKLE_HASH_SHA256;
+        return MERKLE_OK;
+    }
+    if (strcmp(name, "blake2b-256") == 0 || strcmp(name, "blake2b256") == 0) {
+        *out = MERKLE_HASH_BLAKE2B_256;
+        return MERKLE_OK;
+    }
+    return MERKLE_ERR_ARG;
+}
+
+const char *merkle_hash_alg_name(merkle_hash_alg alg)
+{
+    switch (alg) {
+    case MERKLE_HASH_SHA256: return "sha256";
+    case MERKLE_HASH_BLAKE2B_256: return "blake2b-256";
+    }
+    return NULL;
+}
+
+merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg)
+{
+    if (!h) return MERKLE_ERR_ARG;
+    switch (alg) {
+    case MERKLE_HASH_SHA256:
+        h->alg = alg;
+        merkle_sha256_init(&h->u.sha256);
+        return MERKLE_OK;
+    case MERKLE_HASH_BLAKE2B_256:
+        h->alg = alg;
+        return merkle_blake2b_init(&h->u.blake2b, 32);
+    }
+    return MERKLE_ERR_ARG;
+}
+
+void merkle_hasher_update(merkle_hasher *h, const void *data, size_t len)
+{
+    if (h->alg == MERKLE_HASH_SHA256)
+        merkle_sha256_update(&h->u.sha256, data, len);
+    else
+        merkle_blake2b_update(&h->u.blake2b, data, len);
+}
+
+void merkle_hasher_final(merkle_hasher *h, uint8_t out[MERKLE_HASH_LEN])
+{
+    if (h->alg == MERKLE_HASH_SHA256)
+        merkle_sha256_final(&h->u.sha256, out);
+    else
+        merkle_blake2b_final(&h->u.blake2b, out);
+}
+
+merkle_status merkle_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg alg, const void *data,
+                          size_t len)
+{
+    if (!out || (!data && len)) return MERKLE_ERR_ARG;
+    switch (alg) {
+    case MERKLE_HASH_SHA256: merkle_sha256_hash(out, data, len); return MERKLE_OK;
+    case MERKLE_HASH_BLAKE2B_256: merkle_blake2b_256(out, data, len); return MERKLE_OK;
+    }
+    return MERKLE_ERR_ARG;
+}
+
+merkle_status merkle_hash_batch_strided(uint8_t *out, merkle_hash_alg alg, const uint8_t *prefix,
+                                        size_t prefix_len, const uint8_t *base, size_t stride,
+                                        size_t len, size_t n)
+{
+    if (alg == MERKLE_HASH_SHA256)
+        return merkle_sha256_batch_strided(out, prefix, prefix_len, base, stride, len, n);
+    if (alg != MERKLE_HASH_BLAKE2B_256) return MERKLE_ERR_ARG;
+    if (n == 0) return MERKLE_OK;
+    if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))
+        return MERKLE_ERR_ARG;
+    for (size_t i = 0; i < n; i++) {
+        merkle_blake2b b;
+        merkle_blake2b_init(&b, 32);
+        merkle_blake2b_update(&b, prefix, prefix_len);
+        merkle_blake2b_update(&b, base ? base + i * stride : NULL, len);
+        merkle_blake2b_final(&b, out + 32 * i);
+    }
+    return MERKLE_OK;
+}

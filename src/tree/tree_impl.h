@@ -1,0 +1,38 @@
+/*
+** Internal tree helpers shared by the builder, proofs, compact ranges and threads.
+*/
+#ifndef MERKLE_TREE_IMPL_H
+#define MERKLE_TREE_IMPL_H
+
+#include "common/internal.h"
+#include "merkle/tree.h"
+
+#define MERKLE_TREE_VERSION 1u
+#define MERKLE_TREE_CHUNK_LOG2 7
+_Static_assert((1u << MERKLE_TREE_CHUNK_LOG2) == MERKLE_TREE_CHUNK, "chunk size");
+
+/* out[i] = H(0x01 || in[2i] || in[2i+1]) for i < npairs: one batch call per level. */
+void merkle__node_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
+                        const uint8_t (*in)[MERKLE_HASH_LEN], size_t npairs);
+
+/* out[i] = H(0x00 || base[i*leaf_size ..+leaf_size)) for i < n. */
+void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
+                        const uint8_t *base, size_t leaf_size, size_t n);
+
+/*
+** Reduce m >= 1 hashes in a[] to the root of the tree they are the leaves-level of (pairing
+** with promotion of an odd last node, which equals the RFC 6962 split). b[] is scratch of at
+** least (m + 1) / 2 entries. The root is left in a[0]. a and b are clobbered.
+*/
+void merkle__reduce(merkle_hash_alg hash, uint8_t (*a)[MERKLE_HASH_LEN],
+                    uint8_t (*b)[MERKLE_HASH_LEN], size_t m);
+
+/*
+** Append the root of a perfect subtree of 2^height leaves. Requires no pending leaf hashes,
+** no partial leaf, and a leaf count that is a multiple of 2^height (MERKLE_ERR_STATE
+** otherwise); MERKLE_ERR_RANGE if the count would pass 2^64 - 1.
+*/
+merkle_status merkle__tree_push_subtree(merkle_tree *t, unsigned height,
+                                        const uint8_t root[MERKLE_HASH_LEN]);
+
+#endif

@@ -1,0 +1,171 @@
+"""End-to-end tests of `merkle root`: vectors through the CLI, output format, stdin,
+escaping, exit codes, and a streamed multi-GiB-class input in bounded memory."""
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cliutil import BIN, counter_bytes, decimal_leaves, run, vectors  # noqa: E402
+
+EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def leaves_input(vec_leaves):
+    if vec_leaves["gen"] == "decimal":
+        items = decimal_leaves(vec_leaves["n"])
+    else:
+        items = [bytes.fromhex(h) for h in vec_leaves["leaves"]]
+    return b"".join(x.hex().encode() + b"\n" for x in items)
+
+
+class RootVectors(unittest.TestCase):
+    def test_every_root_vector_through_cli(self):
+        n = 0
+        for v in vectors()["vectors"]:
+            if v["op"] == "root":
+                data = leaves_input(v["input"]["leaves"])
+                rc, out, err = run(["root", "--leaves", "--hash", v["hash"]], data)
+                self.assertEqual(rc, 0, err)
+                want = v["expected"]["root"] or EMPTY_SHA256
+                self.assertEqual(out.decode(), want + "  -\n", v["id"])
+                n += 1
+            elif v["op"] == "reader_root":
+                stream = counter_bytes(v["input"]["stream"]["len"])
+                seg = v["input"]["segment_size"]
+                prof = "sia" if v["format"] == "sia-crypto-merkleroot" else "rfc6962"
+                rc, out, err = run(["root", "--profile", prof, "--hash", v["hash"],
+                                    "--leaf-size", str(seg)], stream)
+                if v["expected"].get("error"):
+                    self.assertEqual(rc, 2, v["id"])
+                    self.assertIn(b"leaf-size", err)
+                    continue
+                self.assertEqual(rc, 0, err)
+                want = v["expected"]["root"]
+                if want is None:  # merkletree's nil: our rfc6962 profile answers H("")
+                    want = hashlib.new("sha256" if v["hash"] == "sha256" else "blake2b",
+                                       b"", **({} if v["hash"] == "sha256" else {"digest_size": 32})).hexdigest()
+                self.assertEqual(out.decode(), want + "  -\n", v["id"])
+                n += 1
+        self.assertGreater(n, 70)
+
+
+class RootCli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, name, data):
+        p = os.path.join(self.dir, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
+
+    def test_sia_defaults_and_empty(self):
+        rc, out, _ = run(["root", "--profile", "sia"], b"")
+        self.assertEqual((rc, out), (0, b"0" * 64 + b"  -\n"))
+        # one short segment: LEAF(data) with BLAKE2b-256
+        want = hashlib.blake2b(b"\x00abc", digest_size=32).hexdigest()
+        rc, out, _ = run(["root", "--profile", "sia"], b"abc")
+        self.assertEqual(out.decode(), want + "  -\n")
+
+    def test_leaf_size_and_files(self):
+        a = self.write("a.bin", b"abc")
+        b = self.write("b.bin", b"")
+        rc, out, err = run(["root", "--leaf-size", "1", a, b])
+        self.assertEqual(rc, 0, err)
+        l = [hashlib.sha256(b"\x00" + bytes([c])).digest() for c in b"abc"]
+        n01 = hashlib.sha256(b"\x01" + l[0] + l[1]).digest()
+        root = hashlib.sha256(b"\x01" + n01 + l[2]).hexdigest()
+        self.assertEqual(out.decode(), f"{root}  {a}\n{EMPTY_SHA256}  {b}\n")
+        # '-' is stdin among files
+        rc, out, _ = run(["root", "--leaf-size", "1", "-", b], b"abc")
+        self.assertEqual(out.decode(), f"{root}  -\n{EMPTY_SHA256}  {b}\n")
+        # size suffixes
+        rc, out1, _ = run(["root", "--leaf-size", "1K", a])
+        rc, out2, _ = run(["root", "--leaf-size", "1024", a])
+        self.assertEqual(out1, out2)
+
+    def test_escaped_names(self):
+        name = self.write("x\\y\nz", b"data")
+        rc, out, _ = run(["root", name])
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith(b"\\"))
+        self.assertIn(b"x\\\\y\\nz\n", out)
+
+    def test_errors(self):
+        rc, out, err = run(["root", "--leaf-size", "0"], b"abc")
+        self.assertEqual(rc, 2)
+        self.assertIn(b"--leaf-size", err)
+        for bad in (["root", "--profile", "bitcoin"], ["root", "--hash", "md5"],
+                    ["root", "--bogus"], ["root", "--leaf-size", "-5"], ["root", "-j", "x"],
+                    ["root", "--leaves", "--leaf-size", "4"], ["nosuchcommand"], []):
+            rc, out, err = run(bad, b"")
+            self.assertEqual(rc, 2, bad)
+            self.assertTrue(err, bad)
+            self.assertEqual(out, b"", bad)
+        good = self.write("good", b"abc")
+        rc, out, err = run(["root", os.path.join(self.dir, "missing"), good, self.dir])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"missing: No such file or directory", err)
+        self.assertIn(b"Is a directory", err)
+        self.assertEqual(out.count(b"\n"), 1)
+        self.assertTrue(out.endswith(b"  " + good.encode() + b"\n"))
+        # bad hex names the file and the line
+        bad = self.write("bad.txt", b"00\n\n0g\n")
+        okleaves = self.write("ok.txt", b"00\n01\n")
+        rc, out, err = run(["root", "--leaves", bad, okleaves])
+        self.assertEqual(rc, 1)
+        self.assertIn(f"{bad}:3:".encode(), err)
+        self.assertTrue(out.endswith(b"  " + okleaves.encode() + b"\n"))
+        self.assertEqual(out.count(b"\n"), 1)
+        rc, out, err = run(["root", "--leaves"], b"abc\n")  # odd length
+        self.assertEqual(rc, 1)
+        self.assertIn(b"-:1:", err)
+
+    def test_leaves_format(self):
+        # empty line = empty leaf; no trailing newline; CRLF; surrounding blanks
+        l = [hashlib.sha256(b"\x00" + x).digest() for x in (b"", b"\xab")]
+        root = hashlib.sha256(b"\x01" + l[0] + l[1]).hexdigest()
+        for data in (b"\nab\n", b"\nab", b"\r\nAB\r\n", b"\n  ab \n"):
+            rc, out, err = run(["root", "--leaves"], data)
+            self.assertEqual((rc, out.decode()), (0, root + "  -\n"), data)
+        rc, out, _ = run(["root", "--leaves"], b"")
+        self.assertEqual(out.decode(), EMPTY_SHA256 + "  -\n")
+
+    def test_help_version(self):
+        rc, out, _ = run(["--version"])
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.startswith(b"merkle "))
+        rc, out, _ = run(["--help"])
+        self.assertEqual(rc, 0)
+        self.assertIn(b"root", out)
+        rc, out, _ = run(["root", "--help"])
+        self.assertEqual(rc, 0)
+        self.assertIn(b"--leaf-size", out)
+
+    def test_large_stream_bounded_memory(self):
+        # 512 MiB from a pipe: peak RSS must stay far below the input size.
+        size = 512 << 20
+        gen = subprocess.Popen(["head", "-c", str(size), "/dev/zero"], stdout=subprocess.PIPE)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M", BIN, "root", "--leaf-size", "64", "-j", "1"],
+                           stdin=gen.stdout, capture_output=True)
+        gen.wait()
+        self.assertEqual(p.returncode, 0, p.stderr)
+        peak_kib = int(p.stderr.decode().strip().splitlines()[-1])
+        self.assertLess(peak_kib, 16 * 1024, "peak RSS %d KiB" % peak_kib)
+        # 2^23 identical leaves: a perfect tree of equal subtrees
+        leaf = hashlib.sha256(b"\x00" + bytes(64)).digest()
+        h = leaf
+        for _ in range(23):
+            h = hashlib.sha256(b"\x01" + h + h).digest()
+        self.assertEqual(p.stdout.decode(), h.hex() + "  -\n")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

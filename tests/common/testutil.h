@@ -1,0 +1,44 @@
+/*
+** Shared helpers for the cmocka test programs (tests only).
+*/
+#ifndef MERKLE_TESTUTIL_H
+#define MERKLE_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "json.h"
+
+/* Directory of the KAT vector files (tests/vectors), set by CMake. */
+#ifndef MERKLE_VECTOR_DIR
+#error "MERKLE_VECTOR_DIR must be defined by the build"
+#endif
+
+/* Load tests/vectors/<name>; fails the current test if it cannot. Caller json_free()s. */
+json *tu_load_vectors(const char *name);
+
+/* Decode hex into a fresh malloc'd buffer (never NULL, even for ""); fails the test on bad
+** hex. *len receives the length. */
+uint8_t *tu_unhex(const char *hex, size_t *len);
+
+/* assert that buf[0..len) is the bytes written in hex `expected`. */
+void tu_assert_hex(const uint8_t *buf, size_t len, const char *expected, const char *what);
+
+/* Deterministic PRNG (xoshiro256**) for reproducible random tests. */
+typedef struct { uint64_t s[4]; } tu_rng;
+void tu_rng_seed(tu_rng *r, uint64_t seed);
+uint64_t tu_rng_next(tu_rng *r);
+uint64_t tu_rng_below(tu_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
+void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len);
+
+/* Vector generators of the spec: leaf i = ASCII decimal of i; stream byte k = k mod 251. */
+void tu_counter_bytes(uint8_t *buf, size_t len);
+
+/* Count heap allocations made through malloc/calloc/realloc in this process (tests link a
+** wrapper via -Wl,--wrap when they need it; 0 otherwise). */
+extern size_t tu_alloc_count;
+
+#endif
