@@ -25,6 +25,7 @@ static void help(void)
            "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
            "      --no-mmap    read files with read(2) instead of mapping them\n"
            "  -q, --quiet      no progress line on a terminal\n"
+           "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
            "  -h, --help       this help\n\n"
            "With no FILE, or when FILE is -, read standard input.\n"
            "Exit status: 0 success, 1 if any input could not be read or parsed, 2 usage error.\n");
@@ -32,7 +33,7 @@ static void help(void)
 
 int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int *first_arg)
 {
-    enum { OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_NO_MMAP };
+    enum { OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_NO_MMAP, OPT_MPI };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"hash", required_argument, NULL, OPT_HASH},
@@ -40,6 +41,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         {"leaves", no_argument, NULL, OPT_LEAVES},
         {"threads", required_argument, NULL, 'j'},
         {"no-mmap", no_argument, NULL, OPT_NO_MMAP},
+        {"mpi", no_argument, NULL, OPT_MPI},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -75,6 +77,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
             break;
         }
         case OPT_NO_MMAP: o->no_mmap = 1; break;
+        case OPT_MPI: o->mpi = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': help(); return -1;
         case '?':
@@ -108,6 +111,7 @@ int cmd_root(int argc, char **argv)
     static const char *stdin_only[] = {"-"};
     const char **names = first < argc ? (const char **)argv + first : stdin_only;
     int n = first < argc ? argc - first : 1;
+    if (o.mpi) return root_run_mpi(&o, names, n);
     int status = CLI_OK;
     for (int i = 0; i < n; i++) {
         uint8_t root[MERKLE_HASH_LEN];

@@ -15,6 +15,7 @@ typedef struct root_opts {
     unsigned threads;
     int no_mmap;
     int quiet;
+    int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
 } root_opts;
 
 typedef struct root_result {
@@ -44,5 +45,12 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
 */
 int root_read_leaves(const char *name, int fd, int (*fn)(void *ctx, const uint8_t *leaf, size_t len),
                      void *ctx);
+
+/*
+** `merkle root --mpi`: run under mpirun; every rank hashes an aligned range of leaves of each
+** input and rank 0 prints what `merkle root` prints. Defined in cli/mpi_root.c when built
+** with -DMERKLE_MPI=ON; otherwise a stub that reports the missing support (exit 2).
+*/
+int root_run_mpi(const root_opts *o, const char *const *names, int n);
 
 #endif
