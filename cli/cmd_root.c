@@ -23,7 +23,6 @@ static void help(void)
            "                   default 4096 for rfc6962, 64 for sia; K/M/G suffixes allowed\n"
            "  --leaves         each input line is one leaf in hex (an empty line is an empty leaf)\n"
            "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
-           "      --no-mmap    read files with read(2) instead of mapping them\n"
            "  -q, --quiet      no progress line on a terminal\n"
            "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
            "  -h, --help       this help\n\n"
@@ -33,14 +32,13 @@ static void help(void)
 
 int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int *first_arg)
 {
-    enum { OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_NO_MMAP, OPT_MPI };
+    enum { OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"hash", required_argument, NULL, OPT_HASH},
         {"leaf-size", required_argument, NULL, OPT_LEAF_SIZE},
         {"leaves", no_argument, NULL, OPT_LEAVES},
         {"threads", required_argument, NULL, 'j'},
-        {"no-mmap", no_argument, NULL, OPT_NO_MMAP},
         {"mpi", no_argument, NULL, OPT_MPI},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
@@ -76,7 +74,6 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
             o->threads = (unsigned)j;
             break;
         }
-        case OPT_NO_MMAP: o->no_mmap = 1; break;
         case OPT_MPI: o->mpi = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': help(); return -1;

@@ -3,6 +3,7 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,6 +114,135 @@ static int fail_io(const char *name, int err)
     return -1;
 }
 
+/* ------------------------------------------------------------------ byte streams */
+
+static merkle_status pread_all(void *ctx, void *buf, size_t len, uint64_t offset)
+{
+    int fd = *(const int *)ctx;
+    uint8_t *p = (uint8_t *)buf;
+    while (len) {
+        ssize_t got = pread(fd, p, len, (off_t)offset);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            return MERKLE_ERR_IO;
+        }
+        if (got == 0) {
+            errno = EIO; /* the file shrank under us */
+            return MERKLE_ERR_IO;
+        }
+        p += got;
+        len -= (size_t)got;
+        offset += (uint64_t)got;
+    }
+    return MERKLE_OK;
+}
+
+/*
+** One hashing thread with reading overlapped: a reader thread fills READ_CHUNK buffers
+** (whole buffers, so batches see many leaves) while the caller hashes the previous one.
+*/
+#define NBUF 3
+typedef struct pipeline {
+    int fd;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint8_t *buf[NBUF];
+    size_t len[NBUF];
+    int full[NBUF];
+    int last[NBUF]; /* this buffer ends the stream (EOF or error) */
+    int err, stop;
+} pipeline;
+
+static void *reader_main(void *arg)
+{
+    pipeline *pl = (pipeline *)arg;
+    for (unsigned i = 0;; i = (i + 1) % NBUF) {
+        pthread_mutex_lock(&pl->mu);
+        while (pl->full[i] && !pl->stop) pthread_cond_wait(&pl->cv, &pl->mu);
+        int stop = pl->stop;
+        pthread_mutex_unlock(&pl->mu);
+        if (stop) return NULL;
+        size_t used = 0;
+        int eof = 0, err = 0;
+        while (used < READ_CHUNK) {
+            ssize_t got = read(pl->fd, pl->buf[i] + used, READ_CHUNK - used);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                err = errno;
+                break;
+            }
+            if (got == 0) {
+                eof = 1;
+                break;
+            }
+            used += (size_t)got;
+        }
+        pthread_mutex_lock(&pl->mu);
+        pl->len[i] = used;
+        pl->full[i] = 1;
+        pl->last[i] = eof || err;
+        pl->err = err;
+        pthread_cond_broadcast(&pl->cv);
+        pthread_mutex_unlock(&pl->mu);
+        if (eof || err) return NULL;
+    }
+}
+
+static int stream_root(const root_opts *o, const char *name, int fd, uint64_t total,
+                       merkle_tree *t, root_result *res)
+{
+    pipeline pl;
+    memset(&pl, 0, sizeof pl);
+    pl.fd = fd;
+    int rc = 0;
+    for (int i = 0; i < NBUF; i++)
+        if (!(pl.buf[i] = malloc(READ_CHUNK))) rc = -1;
+    if (rc) {
+        for (int i = 0; i < NBUF; i++) free(pl.buf[i]);
+        return fail_io(name, ENOMEM);
+    }
+    pthread_mutex_init(&pl.mu, NULL);
+    pthread_cond_init(&pl.cv, NULL);
+    pthread_t tid;
+    if (pthread_create(&tid, NULL, reader_main, &pl) != 0) {
+        for (int i = 0; i < NBUF; i++) free(pl.buf[i]);
+        return fail_io(name, EAGAIN);
+    }
+    cli_progress prog;
+    cli_progress_start(&prog, o->quiet, total, 0);
+    for (unsigned i = 0;; i = (i + 1) % NBUF) {
+        pthread_mutex_lock(&pl.mu);
+        while (!pl.full[i]) pthread_cond_wait(&pl.cv, &pl.mu);
+        size_t len = pl.len[i];
+        int done = pl.last[i];
+        int err = pl.err;
+        pthread_mutex_unlock(&pl.mu);
+        merkle_status s = merkle_tree_write(t, pl.buf[i], len);
+        res->bytes += len;
+        cli_progress_update(&prog, res->bytes, 0);
+        pthread_mutex_lock(&pl.mu);
+        pl.full[i] = 0;
+        if (s != MERKLE_OK) pl.stop = 1;
+        pthread_cond_broadcast(&pl.cv);
+        pthread_mutex_unlock(&pl.mu);
+        if (s != MERKLE_OK) {
+            cli_error("%s: %s", name, merkle_strerror(s));
+            rc = -1;
+            break;
+        }
+        if (done) {
+            if (err) rc = fail_io(name, err);
+            break;
+        }
+    }
+    pthread_join(tid, NULL);
+    cli_progress_end(&prog);
+    pthread_mutex_destroy(&pl.mu);
+    pthread_cond_destroy(&pl.cv);
+    for (int i = 0; i < NBUF; i++) free(pl.buf[i]);
+    return rc;
+}
+
 int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
                  root_result *res)
 {
@@ -120,61 +250,53 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
     int fd = cli_open_input(name);
     if (fd < 0) return fail_io(name, errno);
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        if (fd != STDIN_FILENO) close(fd);
+        return fail_io(name, e);
+    }
+    if (S_ISDIR(st.st_mode)) {
         if (fd != STDIN_FILENO) close(fd);
         return fail_io(name, EISDIR);
+    }
+    int rc = 0;
+    merkle_status s;
+    if (!o->leaves && S_ISREG(st.st_mode) && o->threads > 1) {
+        /* Regular file, several threads: aligned pieces read with pread, joined in order. */
+        uint64_t total = (uint64_t)st.st_size;
+#ifdef POSIX_FADV_SEQUENTIAL
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+        errno = 0;
+        s = merkle_root_parallel(root, &res->is_empty, o->profile, o->hash, o->leaf_size, total,
+                                 pread_all, &fd, o->threads);
+        if (s == MERKLE_ERR_IO)
+            rc = fail_io(name, errno ? errno : EIO);
+        else if (s != MERKLE_OK) {
+            cli_error("%s: %s", name, merkle_strerror(s));
+            rc = -1;
+        }
+        res->bytes = total;
+        res->leaf_count = total / o->leaf_size + (total % o->leaf_size != 0);
+        if (fd != STDIN_FILENO) close(fd);
+        return rc;
     }
     merkle_tree *t = malloc(sizeof *t);
     if (!t) {
         if (fd != STDIN_FILENO) close(fd);
         return fail_io(name, ENOMEM);
     }
-    merkle_status s = merkle_tree_init(t, o->profile, o->hash, o->leaf_size);
-    int rc = 0;
+    s = merkle_tree_init(t, o->profile, o->hash, o->leaf_size);
     if (s != MERKLE_OK) {
         cli_error("%s: %s", name, merkle_strerror(s));
         rc = -1;
     } else if (o->leaves) {
         rc = root_read_leaves(name, fd, push_leaf_cb, t);
     } else {
-        uint64_t total = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 #ifdef POSIX_FADV_SEQUENTIAL
         if (S_ISREG(st.st_mode)) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-        cli_progress prog;
-        cli_progress_start(&prog, o->quiet, total, 0);
-        uint8_t *buf = malloc(READ_CHUNK);
-        if (!buf) rc = fail_io(name, ENOMEM);
-        while (rc == 0) {
-            /* Fill the whole buffer before hashing so that batches see many whole leaves. */
-            size_t used = 0;
-            int eof = 0;
-            while (used < READ_CHUNK) {
-                ssize_t got = read(fd, buf + used, READ_CHUNK - used);
-                if (got < 0) {
-                    if (errno == EINTR) continue;
-                    rc = fail_io(name, errno);
-                    break;
-                }
-                if (got == 0) {
-                    eof = 1;
-                    break;
-                }
-                used += (size_t)got;
-            }
-            if (rc) break;
-            s = merkle_tree_write(t, buf, used);
-            if (s != MERKLE_OK) {
-                cli_error("%s: %s", name, merkle_strerror(s));
-                rc = -1;
-                break;
-            }
-            res->bytes += used;
-            cli_progress_update(&prog, res->bytes, 0);
-            if (eof) break;
-        }
-        cli_progress_end(&prog);
-        free(buf);
+        rc = stream_root(o, name, fd, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0, t, res);
     }
     if (fd != STDIN_FILENO) close(fd);
     if (rc == 0) {

@@ -13,7 +13,6 @@ typedef struct root_opts {
     size_t leaf_size;
     int leaves;      /* --leaves: hex leaf per line */
     unsigned threads;
-    int no_mmap;
     int quiet;
     int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
 } root_opts;

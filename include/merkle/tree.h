@@ -133,6 +133,41 @@ MERKLE_API merkle_status merkle_root_bytes(uint8_t out[MERKLE_HASH_LEN], merkle_
                                            merkle_hash_alg hash, size_t leaf_size,
                                            const void *data, size_t len);
 
+/* ------------------------------------------------------------------ threads */
+
+/*
+** Reader for merkle_root_parallel: fill buf with exactly len bytes of the input starting at
+** offset. Called concurrently from several threads with disjoint ranges. Return MERKLE_OK, or
+** an error status (MERKLE_ERR_IO for a short or failed read) which aborts the computation.
+*/
+typedef merkle_status (*merkle_read_at_fn)(void *ctx, void *buf, size_t len, uint64_t offset);
+
+/*
+** Root of an input of total_len bytes cut into leaf_size leaves, hashed on `threads` threads
+** (0 or 1 = the calling thread only). The input is split into aligned pieces of 2^k leaves
+** (a few MiB each); each thread hashes whole pieces into perfect-subtree roots, which the
+** calling thread joins in order (a compact-range merge), so the root is the same for every
+** thread count. All threads are joined before the call returns.
+** Memory: allocates one read buffer per thread (1 MiB) and a window of piece roots; nothing
+** grows with the input. read_at is called with disjoint ranges from several threads.
+** Errors: MERKLE_ERR_ARG (bad profile/hash, leaf_size 0, NULL read_at), MERKLE_ERR_NOMEM,
+** MERKLE_ERR_UNSUPPORTED if threads cannot be created, or the first error read_at returned.
+** is_empty (may be NULL) is set as for merkle_tree_root.
+*/
+MERKLE_API merkle_status merkle_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
+                                              merkle_profile profile, merkle_hash_alg hash,
+                                              size_t leaf_size, uint64_t total_len,
+                                              merkle_read_at_fn read_at, void *ctx,
+                                              unsigned threads);
+
+/*
+** merkle_root_bytes on `threads` threads: workers hash straight from data (no copy). Same
+** root as merkle_root_bytes for every thread count. Allocates only thread bookkeeping.
+*/
+MERKLE_API merkle_status merkle_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                              merkle_hash_alg hash, size_t leaf_size,
+                                              const void *data, size_t len, unsigned threads);
+
 #ifdef __cplusplus
 }
 #endif

@@ -35,4 +35,15 @@ void merkle__reduce(merkle_hash_alg hash, uint8_t (*a)[MERKLE_HASH_LEN],
 merkle_status merkle__tree_push_subtree(merkle_tree *t, unsigned height,
                                         const uint8_t root[MERKLE_HASH_LEN]);
 
+/*
+** merkle_root_parallel / merkle_root_bytes_mt with an explicit piece size (bytes; 0 = the
+** default of a few MiB): tests use tiny pieces to exercise many pieces and tails quickly.
+** Exactly one of read_at and mem is used (read_at if not NULL).
+*/
+merkle_status merkle__root_parallel_ex(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
+                                       merkle_profile profile, merkle_hash_alg hash,
+                                       size_t leaf_size, uint64_t total_len,
+                                       merkle_read_at_fn read_at, void *ctx, const void *mem,
+                                       unsigned threads, uint64_t piece_target);
+
 #endif

@@ -138,6 +138,21 @@ class RootCli(unittest.TestCase):
         rc, out, _ = run(["root", "--leaves"], b"")
         self.assertEqual(out.decode(), EMPTY_SHA256 + "  -\n")
 
+    def test_threads_same_root(self):
+        # sizes around the 4 MiB piece size, leaf sizes that do and do not divide it
+        data = os.urandom((9 << 20) + 12345)
+        for size in (0, 1, 4095, (4 << 20) - 1, 4 << 20, (4 << 20) + 1, len(data)):
+            p = self.write("f%d" % size, data[:size])
+            for ls in ("64", "1000", "4096"):
+                outs = set()
+                for j in ("1", "2", "3", "0"):
+                    rc, out, err = run(["root", "-j", j, "--leaf-size", ls, p])
+                    self.assertEqual(rc, 0, err)
+                    outs.add(out)
+                rc, out, err = run(["root", "-j", "2", "--leaf-size", ls], data[:size])  # pipe
+                outs.add(out.replace(b"  -\n", b"  " + p.encode() + b"\n"))
+                self.assertEqual(len(outs), 1, (size, ls, outs))
+
     def test_help_version(self):
         rc, out, _ = run(["--version"])
         self.assertEqual(rc, 0)
