@@ -1,0 +1,88 @@
+"""Install the library into a temporary prefix and build docs/example.c against it, with
+pkg-config and with CMake's find_package(merkle); run both and check their output."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cliutil import SRC, run  # noqa: E402
+
+BUILD = os.environ.get("MERKLE_BUILD_DIR")
+EXAMPLE = os.path.join(SRC, "docs", "example.c")
+# MTH of ["0","1","2"] from the public vectors (rfc6962-root-n3)
+ROOT3 = "725d5230db68f557470dc35f1d8865813acd7ebb07ad152774141decbae71327"
+
+
+def sh(args, **kw):
+    p = subprocess.run(args, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise AssertionError("%s failed:\n%s\n%s" % (" ".join(args), p.stdout, p.stderr))
+    return p.stdout
+
+
+class Install(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.prefix = os.path.join(cls.tmp.name, "prefix")
+        sh(["cmake", "--install", BUILD, "--prefix", cls.prefix])
+        cls.sample = os.path.join(SRC, "samples", "sample.bin")
+        rc, out, err = run(["root", "-j", "1", cls.sample])
+        assert rc == 0, err
+        cls.want_file = out.decode()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def check_output(self, exe, shared):
+        env = dict(os.environ)
+        if shared:
+            libdir = os.path.dirname(self.pc_path)
+            env["LD_LIBRARY_PATH"] = os.path.dirname(libdir)
+        out = sh([exe, self.sample], env=env)
+        lines = out.splitlines()
+        self.assertEqual(lines[0] + "\n", self.want_file)
+        self.assertEqual(lines[1], ROOT3 + '  ["0","1","2"]')
+        self.assertEqual(lines[2], "leaf size 0: invalid argument")
+
+    def test_headers_and_files_installed(self):
+        inc = os.path.join(self.prefix, "include", "merkle")
+        for h in ("merkle.h", "common.h", "hash.h", "tree.h", "export.h", "version.h"):
+            self.assertTrue(os.path.exists(os.path.join(inc, h)), h)
+        self.assertTrue(os.path.exists(os.path.join(self.prefix, "bin", "merkle")))
+
+    def test_pkg_config(self):
+        pcs = []
+        for root, _, files in os.walk(self.prefix):
+            pcs += [os.path.join(root, f) for f in files if f == "merkle.pc"]
+        self.assertEqual(len(pcs), 1)
+        Install.pc_path = pcs[0]
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(pcs[0]))
+        flags = sh(["pkg-config", "--cflags", "--libs", "merkle"], env=env).split()
+        exe = os.path.join(self.tmp.name, "example_pc")
+        sh(["cc", "-std=c11", "-Wall", "-Werror", EXAMPLE, "-o", exe] + flags, env=env)
+        self.check_output(exe, shared=True)
+        # static linking through pkg-config --static pulls libcrypto and libsodium
+        sflags = sh(["pkg-config", "--static", "--cflags", "--libs", "merkle"], env=env).split()
+        exe_s = os.path.join(self.tmp.name, "example_static")
+        libdir = os.path.dirname(os.path.dirname(pcs[0]))
+        sh(["cc", "-std=c11", "-DMERKLE_STATIC_DEFINE", EXAMPLE, "-o", exe_s,
+            "-I" + os.path.join(self.prefix, "include"), os.path.join(libdir, "libmerkle.a")] +
+           [f for f in sflags if f not in ("-lmerkle",) and not f.startswith("-I")], env=env)
+        self.check_output(exe_s, shared=False)
+
+    def test_find_package(self):
+        bdir = os.path.join(self.tmp.name, "consumer")
+        sh(["cmake", "-S", os.path.join(SRC, "tests", "install"), "-B", bdir,
+            "-DCMAKE_PREFIX_PATH=" + self.prefix, "-DEXAMPLE_SOURCE=" + EXAMPLE])
+        sh(["cmake", "--build", bdir])
+        if not hasattr(Install, "pc_path"):
+            self.test_pkg_config()
+        self.check_output(os.path.join(bdir, "example_cmake"), shared=True)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
