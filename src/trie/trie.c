@@ -1,0 +1,870 @@
+/*
+** The radix trie: a size-class pool for nodes, canonical put/delete, lookup, ordered walk,
+** and lazy bottom-up hashing of changed nodes (optionally on several threads).
+**
+** Every node stores its FULL key (the ID preimage hashes the full key, and keys never change
+** once a node exists: a split inserts a new branch above an existing node, a merge replaces
+** a node by its only child). Children are kept sorted by token in a pool block holding kcap
+** child pointers followed by kcap token bytes. A node is `dirty` when its ID must be
+** recomputed; put and delete mark the whole path from the root, so a clean node never has a
+** dirty descendant, and hashing only descends into dirty nodes.
+*/
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/internal.h"
+#include "merkle/hash.h"
+#include "trie/trie_impl.h"
+
+/* ------------------------------------------------------------------ pool */
+
+#define POOL_GRAN 16
+#define POOL_MAX 4096
+#define POOL_CLASSES (POOL_MAX / POOL_GRAN)
+#define SLAB_SIZE ((size_t)1 << 20)
+
+/* Blocks larger than POOL_MAX come from malloc with this header, on a list freed at the end. */
+typedef struct big_block {
+    struct big_block *prev, *next;
+    size_t size;
+    size_t pad; /* keeps the payload 16-byte aligned */
+} big_block;
+
+typedef struct pool {
+    void *free_list[POOL_CLASSES + 1]; /* class c holds blocks of c*16 bytes */
+    uint8_t *bump, *bump_end;         /* unused tail of the newest slab */
+    void *slabs;                      /* singly linked by their first pointer */
+    big_block *big;
+    size_t bytes; /* slab and big-block bytes held */
+} pool;
+
+static void *pool_alloc(pool *p, size_t size)
+{
+    if (size > POOL_MAX) {
+        if (size > SIZE_MAX - sizeof(big_block)) return NULL;
+        big_block *b = malloc(sizeof *b + size);
+        if (b == NULL) return NULL;
+        b->size = size;
+        b->prev = NULL;
+        b->next = p->big;
+        if (p->big) p->big->prev = b;
+        p->big = b;
+        p->bytes += sizeof *b + size;
+        return b + 1;
+    }
+    size_t c = (size + POOL_GRAN - 1) / POOL_GRAN;
+    if (c == 0) c = 1;
+    void *f = p->free_list[c];
+    if (f) {
+        memcpy(&p->free_list[c], f, sizeof(void *));
+        return f;
+    }
+    size_t need = c * POOL_GRAN;
+    if ((size_t)(p->bump_end - p->bump) < need) {
+        uint8_t *s = malloc(SLAB_SIZE);
+        if (s == NULL) return NULL;
+        memcpy(s, &p->slabs, sizeof(void *));
+        p->slabs = s;
+        p->bytes += SLAB_SIZE;
+        p->bump = s + POOL_GRAN; /* the first 16 bytes link the slab */
+        p->bump_end = s + SLAB_SIZE;
+    }
+    void *r = p->bump;
+    p->bump += need;
+    return r;
+}
+
+static void pool_free(pool *p, void *ptr, size_t size)
+{
+    if (ptr == NULL) return;
+    if (size > POOL_MAX) {
+        big_block *b = (big_block *)ptr - 1;
+        if (b->prev)
+            b->prev->next = b->next;
+        else
+            p->big = b->next;
+        if (b->next) b->next->prev = b->prev;
+        p->bytes -= sizeof *b + b->size;
+        free(b);
+        return;
+    }
+    size_t c = (size + POOL_GRAN - 1) / POOL_GRAN;
+    if (c == 0) c = 1;
+    memcpy(ptr, &p->free_list[c], sizeof(void *));
+    p->free_list[c] = ptr;
+}
+
+static void pool_release(pool *p)
+{
+    while (p->slabs) {
+        void *next;
+        memcpy(&next, p->slabs, sizeof next);
+        free(p->slabs);
+        p->slabs = next;
+    }
+    while (p->big) {
+        big_block *n = p->big->next;
+        free(p->big);
+        p->big = n;
+    }
+    memset(p, 0, sizeof *p);
+}
+
+/* ------------------------------------------------------------------ nodes */
+
+typedef struct tnode {
+    uint8_t id[MERKLE_TRIE_ID_LEN];
+    struct tnode **kids; /* kcap pointers, then kcap tokens; sorted by token */
+    uint8_t *val;        /* vlen >= 32: 32-byte digest then the value; else the value */
+    uint32_t vlen;
+    uint32_t kbits; /* full key length in bits */
+    uint16_t nkids, kcap;
+    uint8_t hasval, dirty;
+    uint8_t key[]; /* ceil(kbits/8) bytes, unused low bits zero */
+} tnode;
+
+struct merkle_trie {
+    pool pool;
+    tnode *root;
+    uint64_t size;
+    unsigned bf, ts; /* branch factor, token size in bits */
+};
+
+#define KEY_BYTES(bits) (((size_t)(bits) + 7) / 8)
+#define NODE_SIZE(bits) (offsetof(tnode, key) + KEY_BYTES(bits))
+#define KIDS_SIZE(cap) ((size_t)(cap) * (sizeof(tnode *) + 1))
+#define VAL_SIZE(len) ((size_t)(len) + ((len) >= 32 ? 32u : 0u))
+
+static inline uint8_t *kid_tokens(const tnode *n) { return (uint8_t *)(n->kids + n->kcap); }
+
+static inline unsigned token_at(const uint8_t *key, uint32_t bit, unsigned ts)
+{
+    return ((unsigned)key[bit >> 3] >> (8 - (bit & 7) - ts)) & ((1u << ts) - 1);
+}
+
+/* Length in bits of the common prefix of a and b (not rounded to tokens), knowing that the
+** first `from` bits are equal; at most min(abits, bbits). */
+static uint32_t common_bits(const uint8_t *a, uint32_t abits, const uint8_t *b, uint32_t bbits,
+                            uint32_t from)
+{
+    uint32_t m = abits < bbits ? abits : bbits;
+    size_t end = KEY_BYTES(m);
+    for (size_t i = from >> 3; i < end; i++) {
+        unsigned x = (unsigned)(a[i] ^ b[i]);
+        if (x) {
+            uint32_t r = (uint32_t)(i * 8) + (uint32_t)(__builtin_clz(x) - 24);
+            return r < m ? r : m;
+        }
+    }
+    return m;
+}
+
+/* Index of the child with token t, or -1. */
+static inline int find_kid(const tnode *n, unsigned t)
+{
+    const uint8_t *tok = kid_tokens(n);
+    const void *p = memchr(tok, (int)t, n->nkids);
+    return p ? (int)((const uint8_t *)p - tok) : -1;
+}
+
+static tnode *node_new(merkle_trie *t, const uint8_t *key, uint32_t kbits)
+{
+    tnode *n = pool_alloc(&t->pool, NODE_SIZE(kbits));
+    if (n == NULL) return NULL;
+    memset(n, 0, offsetof(tnode, key));
+    n->kbits = kbits;
+    n->dirty = 1;
+    size_t kb = KEY_BYTES(kbits);
+    if (kb) {
+        memcpy(n->key, key, kb);
+        if (kbits & 7) n->key[kb - 1] &= (uint8_t)(0xff00u >> (kbits & 7));
+    }
+    return n;
+}
+
+static void node_free(merkle_trie *t, tnode *n)
+{
+    if (n->hasval) pool_free(&t->pool, n->val, VAL_SIZE(n->vlen));
+    if (n->kids) pool_free(&t->pool, n->kids, KIDS_SIZE(n->kcap));
+    pool_free(&t->pool, n, NODE_SIZE(n->kbits));
+}
+
+/* Set the value of n (computing its digest once, here). -1 on allocation failure. */
+static int node_set_value(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen)
+{
+    uint8_t *blk = NULL;
+    if (vlen) {
+        blk = pool_alloc(&t->pool, VAL_SIZE(vlen));
+        if (blk == NULL) return -1;
+        if (vlen >= 32) {
+            merkle_sha256_hash(blk, v, vlen);
+            memcpy(blk + 32, v, vlen);
+        } else {
+            memcpy(blk, v, vlen);
+        }
+    }
+    if (n->hasval) pool_free(&t->pool, n->val, VAL_SIZE(n->vlen));
+    n->val = blk;
+    n->vlen = (uint32_t)vlen;
+    n->hasval = 1;
+    return 0;
+}
+
+static inline const uint8_t *node_value(const tnode *n)
+{
+    return n->vlen >= 32 ? n->val + 32 : n->val;
+}
+
+/* Insert child c with token tok into n (tok not present). -1 on allocation failure. */
+static int node_add_kid(merkle_trie *t, tnode *n, tnode *c, unsigned tok)
+{
+    if (n->nkids == n->kcap) {
+        unsigned ncap = n->kcap ? 2u * n->kcap : 2u;
+        if (ncap > t->bf) ncap = t->bf;
+        tnode **nk = pool_alloc(&t->pool, KIDS_SIZE(ncap));
+        if (nk == NULL) return -1;
+        if (n->kids) {
+            memcpy(nk, n->kids, n->nkids * sizeof(tnode *));
+            memcpy((uint8_t *)(nk + ncap), kid_tokens(n), n->nkids);
+            pool_free(&t->pool, n->kids, KIDS_SIZE(n->kcap));
+        }
+        n->kids = nk;
+        n->kcap = (uint16_t)ncap;
+    }
+    uint8_t *toks = kid_tokens(n);
+    unsigned i = n->nkids;
+    while (i > 0 && toks[i - 1] > tok) {
+        toks[i] = toks[i - 1];
+        n->kids[i] = n->kids[i - 1];
+        i--;
+    }
+    toks[i] = (uint8_t)tok;
+    n->kids[i] = c;
+    n->nkids++;
+    return 0;
+}
+
+static void node_remove_kid(tnode *n, unsigned i)
+{
+    uint8_t *toks = kid_tokens(n);
+    for (unsigned j = i; j + 1 < n->nkids; j++) {
+        toks[j] = toks[j + 1];
+        n->kids[j] = n->kids[j + 1];
+    }
+    n->nkids--;
+}
+
+/* ------------------------------------------------------------------ life cycle */
+
+merkle_status merkle_trie_alloc(merkle_trie **out, unsigned branch_factor)
+{
+    if (out == NULL) return MERKLE_ERR_ARG;
+    *out = NULL;
+    unsigned ts;
+    switch (branch_factor) {
+    case 2: ts = 1; break;
+    case 4: ts = 2; break;
+    case 16: ts = 4; break;
+    case 256: ts = 8; break;
+    default: return MERKLE_ERR_ARG;
+    }
+    merkle_trie *t = calloc(1, sizeof *t);
+    if (t == NULL) return MERKLE_ERR_NOMEM;
+    t->bf = branch_factor;
+    t->ts = ts;
+    *out = t;
+    return MERKLE_OK;
+}
+
+void merkle_trie_free(merkle_trie *t)
+{
+    if (t == NULL) return;
+    pool_release(&t->pool);
+    free(t);
+}
+
+unsigned merkle_trie_branch_factor(const merkle_trie *t) { return t ? t->bf : 0; }
+uint64_t merkle_trie_size(const merkle_trie *t) { return t ? t->size : 0; }
+size_t merkle_trie_memory(const merkle_trie *t) { return t ? t->pool.bytes + sizeof *t : 0; }
+
+/* ------------------------------------------------------------------ put / get / delete */
+
+merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len,
+                              const uint8_t *value, size_t value_len)
+{
+    if (t == NULL || (key == NULL && key_len) || (value == NULL && value_len))
+        return MERKLE_ERR_ARG;
+    if (key_len > MERKLE_TRIE_MAX_KEY || value_len > MERKLE_TRIE_MAX_VALUE)
+        return MERKLE_ERR_RANGE;
+    uint32_t kbits = (uint32_t)(key_len * 8);
+    tnode **slot = &t->root;
+    uint32_t from = 0;
+    for (;;) {
+        tnode *n = *slot;
+        if (n == NULL) { /* empty trie */
+            tnode *leaf = node_new(t, key, kbits);
+            if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0) {
+                if (leaf) node_free(t, leaf);
+                return MERKLE_ERR_NOMEM;
+            }
+            *slot = leaf;
+            t->size++;
+            return MERKLE_OK;
+        }
+        uint32_t cp = common_bits(n->key, n->kbits, key, kbits, from);
+        if (cp < n->kbits) {
+            /* The key leaves n's path inside n's compressed part: a new branch at the last
+            ** token boundary takes n's place, with n and the new key below it. */
+            cp -= cp % t->ts;
+            tnode *b = node_new(t, key, cp);
+            if (b == NULL) return MERKLE_ERR_NOMEM;
+            if (node_add_kid(t, b, n, token_at(n->key, cp, t->ts)) != 0) {
+                node_free(t, b);
+                return MERKLE_ERR_NOMEM;
+            }
+            if (kbits == cp) {
+                if (node_set_value(t, b, value, value_len) != 0) {
+                    node_free(t, b);
+                    return MERKLE_ERR_NOMEM;
+                }
+            } else {
+                tnode *leaf = node_new(t, key, kbits);
+                if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0 ||
+                    node_add_kid(t, b, leaf, token_at(key, cp, t->ts)) != 0) {
+                    if (leaf) node_free(t, leaf);
+                    node_free(t, b);
+                    return MERKLE_ERR_NOMEM;
+                }
+            }
+            *slot = b;
+            t->size++;
+            return MERKLE_OK;
+        }
+        /* n's key is a prefix of key: n is on the path and its ID will change. */
+        n->dirty = 1;
+        if (kbits == n->kbits) {
+            int had = n->hasval;
+            if (node_set_value(t, n, value, value_len) != 0) return MERKLE_ERR_NOMEM;
+            if (!had) t->size++;
+            return MERKLE_OK;
+        }
+        unsigned tok = token_at(key, n->kbits, t->ts);
+        int i = find_kid(n, tok);
+        if (i >= 0) {
+            slot = &n->kids[i];
+            from = n->kbits + t->ts;
+            continue;
+        }
+        tnode *leaf = node_new(t, key, kbits);
+        if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0 ||
+            node_add_kid(t, n, leaf, tok) != 0) {
+            if (leaf) node_free(t, leaf);
+            return MERKLE_ERR_NOMEM;
+        }
+        t->size++;
+        return MERKLE_OK;
+    }
+}
+
+/* The node whose full key is key (with or without a value), or NULL. */
+static tnode *lookup(const merkle_trie *t, const uint8_t *key, uint32_t kbits)
+{
+    tnode *n = t->root;
+    uint32_t from = 0;
+    while (n) {
+        if (n->kbits > kbits || common_bits(n->key, n->kbits, key, kbits, from) < n->kbits)
+            return NULL;
+        if (n->kbits == kbits) return n;
+        int i = find_kid(n, token_at(key, n->kbits, t->ts));
+        if (i < 0) return NULL;
+        from = n->kbits + t->ts;
+        n = n->kids[i];
+    }
+    return NULL;
+}
+
+merkle_status merkle_trie_get(uint8_t *value, size_t cap, size_t *value_len, int *found,
+                              const merkle_trie *t, const uint8_t *key, size_t key_len)
+{
+    if (t == NULL || found == NULL || value_len == NULL || (key == NULL && key_len) ||
+        (value == NULL && cap))
+        return MERKLE_ERR_ARG;
+    *found = 0;
+    *value_len = 0;
+    if (key_len > MERKLE_TRIE_MAX_KEY) return MERKLE_OK;
+    const tnode *n = lookup(t, key, (uint32_t)(key_len * 8));
+    if (n == NULL || !n->hasval) return MERKLE_OK;
+    *found = 1;
+    *value_len = n->vlen;
+    if (cap < n->vlen) return MERKLE_ERR_BUFFER;
+    if (n->vlen) memcpy(value, node_value(n), n->vlen);
+    return MERKLE_OK;
+}
+
+merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key, size_t key_len)
+{
+    if (t == NULL || (key == NULL && key_len)) return MERKLE_ERR_ARG;
+    if (found) *found = 0;
+    if (key_len > MERKLE_TRIE_MAX_KEY) return MERKLE_OK;
+    uint32_t kbits = (uint32_t)(key_len * 8);
+    tnode *target = lookup(t, key, kbits);
+    if (target == NULL || !target->hasval) return MERKLE_OK;
+    /* Walk again, marking the path dirty and remembering the parent's slot. */
+    tnode **pslot = NULL, **slot = &t->root;
+    while (*slot != target) {
+        tnode *n = *slot;
+        n->dirty = 1;
+        pslot = slot;
+        slot = &n->kids[find_kid(n, token_at(key, n->kbits, t->ts))];
+    }
+    if (found) *found = 1;
+    t->size--;
+    pool_free(&t->pool, target->val, VAL_SIZE(target->vlen));
+    target->val = NULL;
+    target->vlen = 0;
+    target->hasval = 0;
+    target->dirty = 1;
+    if (target->nkids >= 2) return MERKLE_OK;
+    if (target->nkids == 1) { /* a valueless node with one child merges into the child */
+        *slot = target->kids[0];
+        node_free(t, target);
+        return MERKLE_OK;
+    }
+    node_free(t, target);
+    if (pslot == NULL) {
+        t->root = NULL;
+        return MERKLE_OK;
+    }
+    tnode *p = *pslot;
+    node_remove_kid(p, (unsigned)(slot - p->kids));
+    if (!p->hasval && p->nkids == 1) {
+        *pslot = p->kids[0];
+        node_free(t, p);
+    }
+    return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ walk */
+
+typedef struct frame {
+    tnode *n;
+    uint32_t i;
+} frame;
+
+typedef struct wstack {
+    frame *f;
+    size_t cap;
+} wstack;
+
+static int ws_reserve(wstack *w, size_t need)
+{
+    if (need <= w->cap) return 0;
+    size_t ncap = w->cap ? w->cap * 2 : 64;
+    while (ncap < need) ncap *= 2;
+    frame *nf = realloc(w->f, ncap * sizeof *nf);
+    if (nf == NULL) return -1;
+    w->f = nf;
+    w->cap = ncap;
+    return 0;
+}
+
+merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_visit_fn fn, void *ctx)
+{
+    if (t == NULL || fn == NULL) return MERKLE_ERR_ARG;
+    if (t->root == NULL) return MERKLE_OK;
+    wstack w = {NULL, 0};
+    merkle_status st = MERKLE_OK;
+    size_t sp = 0;
+    if (ws_reserve(&w, 1) != 0) return MERKLE_ERR_NOMEM;
+    w.f[sp++] = (frame){t->root, 0};
+    if (t->root->hasval &&
+        fn(ctx, t->root->key, t->root->kbits / 8, node_value(t->root), t->root->vlen))
+        goto done;
+    while (sp) {
+        frame *fr = &w.f[sp - 1];
+        if (fr->i == fr->n->nkids) {
+            sp--;
+            continue;
+        }
+        tnode *c = fr->n->kids[fr->i++];
+        if (c->hasval && fn(ctx, c->key, c->kbits / 8, node_value(c), c->vlen)) goto done;
+        if (c->nkids) {
+            if (ws_reserve(&w, sp + 1) != 0) {
+                st = MERKLE_ERR_NOMEM;
+                goto done;
+            }
+            w.f[sp++] = (frame){c, 0};
+        }
+    }
+done:
+    free(w.f);
+    return st;
+}
+
+/* ------------------------------------------------------------------ hashing */
+
+/*
+** ID of n from its children's IDs (which must be current). The preimage is assembled in a
+** small stack buffer and streamed into SHA-256 in large pieces; nothing is allocated.
+*/
+static void node_hash(tnode *n)
+{
+    uint8_t buf[704];
+    size_t u = 0;
+    merkle_sha256 c;
+    merkle_sha256_init(&c);
+    u += merkle__uvarint_put(buf, n->nkids);
+    const uint8_t *toks = kid_tokens(n);
+    for (unsigned i = 0; i < n->nkids; i++) {
+        if (u > sizeof buf - 34) {
+            merkle_sha256_update(&c, buf, u);
+            u = 0;
+        }
+        unsigned tk = toks[i];
+        if (tk < 128) {
+            buf[u++] = (uint8_t)tk;
+        } else {
+            buf[u++] = (uint8_t)(tk | 0x80);
+            buf[u++] = 1;
+        }
+        memcpy(buf + u, n->kids[i]->id, MERKLE_TRIE_ID_LEN);
+        u += MERKLE_TRIE_ID_LEN;
+    }
+    if (u > sizeof buf - 34 - MERKLE__UVARINT_MAX) {
+        merkle_sha256_update(&c, buf, u);
+        u = 0;
+    }
+    if (n->hasval) {
+        buf[u++] = 1;
+        size_t dl = n->vlen >= 32 ? 32 : n->vlen;
+        buf[u++] = (uint8_t)dl;
+        if (dl) memcpy(buf + u, n->val, dl);
+        u += dl;
+    } else {
+        buf[u++] = 0;
+    }
+    u += merkle__uvarint_put(buf + u, n->kbits);
+    size_t kb = KEY_BYTES(n->kbits);
+    if (kb <= sizeof buf - u) {
+        if (kb) memcpy(buf + u, n->key, kb);
+        u += kb;
+        merkle_sha256_update(&c, buf, u);
+    } else {
+        merkle_sha256_update(&c, buf, u);
+        merkle_sha256_update(&c, n->key, kb);
+    }
+    merkle_sha256_final(&c, n->id);
+    n->dirty = 0;
+}
+
+/* Hash every dirty node under (and including) root, children first. -1 on NOMEM (the nodes
+** hashed so far are clean and correct, the rest stay dirty). */
+static int hash_subtree(tnode *root, wstack *w)
+{
+    if (!root->dirty) return 0;
+    if (root->nkids == 0) {
+        node_hash(root);
+        return 0;
+    }
+    size_t sp = 0;
+    if (ws_reserve(w, 1) != 0) return -1;
+    w->f[sp++] = (frame){root, 0};
+    while (sp) {
+        frame *fr = &w->f[sp - 1];
+        tnode *n = fr->n;
+        uint32_t i = fr->i;
+        while (i < n->nkids && !n->kids[i]->dirty) i++;
+        if (i < n->nkids) {
+            tnode *k = n->kids[i];
+            fr->i = i + 1;
+            if (k->nkids == 0) { /* dirty leaf: no need to push it */
+                node_hash(k);
+                continue;
+            }
+            if (ws_reserve(w, sp + 1) != 0) return -1;
+            w->f[sp++] = (frame){k, 0};
+            continue;
+        }
+        fr->i = i;
+        node_hash(n);
+        sp--;
+    }
+    return 0;
+}
+
+typedef struct par_job {
+    tnode **tasks;
+    size_t ntasks;
+    atomic_size_t next;
+    atomic_int failed;
+} par_job;
+
+static void *par_worker(void *arg)
+{
+    par_job *job = arg;
+    wstack w = {NULL, 0};
+    for (;;) {
+        size_t i = atomic_fetch_add(&job->next, 1);
+        if (i >= job->ntasks) break;
+        if (hash_subtree(job->tasks[i], &w) != 0) atomic_store(&job->failed, 1);
+    }
+    free(w.f);
+    return NULL;
+}
+
+typedef struct nodevec {
+    tnode **v;
+    size_t n, cap;
+} nodevec;
+
+static int nv_push(nodevec *a, tnode *x)
+{
+    if (a->n == a->cap) {
+        size_t nc = a->cap ? a->cap * 2 : 64;
+        tnode **nv = realloc(a->v, nc * sizeof *nv);
+        if (nv == NULL) return -1;
+        a->v = nv;
+        a->cap = nc;
+    }
+    a->v[a->n++] = x;
+    return 0;
+}
+
+/* Split the dirty part of the trie into independent subtrees (the frontier) and the dirty
+** nodes above them (upper, in breadth-first order); hash the frontier on `threads` threads,
+** then upper in reverse order, so that children always come before their parents. */
+static int hash_parallel(merkle_trie *t, unsigned threads)
+{
+    nodevec cur = {0}, next = {0}, upper = {0};
+    int rc = -1;
+    if (nv_push(&cur, t->root) != 0) goto out;
+    for (int round = 0; round < 16 && cur.n < 8u * threads; round++) {
+        int expanded = 0;
+        next.n = 0;
+        for (size_t i = 0; i < cur.n; i++) {
+            tnode *n = cur.v[i];
+            size_t before = next.n;
+            for (unsigned k = 0; k < n->nkids; k++)
+                if (n->kids[k]->dirty && nv_push(&next, n->kids[k]) != 0) goto out;
+            if (next.n > before) {
+                expanded = 1;
+                if (nv_push(&upper, n) != 0) goto out;
+            } else if (nv_push(&next, n) != 0) {
+                goto out;
+            }
+        }
+        nodevec tmp = cur;
+        cur = next;
+        next = tmp;
+        if (!expanded) break;
+    }
+    par_job job;
+    job.tasks = cur.v;
+    job.ntasks = cur.n;
+    atomic_init(&job.next, 0);
+    atomic_init(&job.failed, 0);
+    pthread_t tid[64];
+    unsigned started = 0;
+    unsigned want = threads - 1;
+    if (want > 64) want = 64;
+    if (want > cur.n) want = (unsigned)cur.n;
+    for (unsigned i = 0; i < want; i++) {
+        if (pthread_create(&tid[started], NULL, par_worker, &job) != 0) break;
+        started++;
+    }
+    par_worker(&job);
+    for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    if (atomic_load(&job.failed)) goto out;
+    for (size_t i = upper.n; i-- > 0;) node_hash(upper.v[i]);
+    rc = 0;
+out:
+    free(cur.v);
+    free(next.v);
+    free(upper.v);
+    return rc;
+}
+
+merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
+                               unsigned threads, merkle_error *err)
+{
+    if (out == NULL || t == NULL) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
+    if (t->root == NULL) {
+        memset(out, 0, MERKLE_TRIE_ID_LEN);
+        return MERKLE_OK;
+    }
+    if (t->root->dirty) {
+        int rc;
+        if (threads > 1 && t->root->nkids > 0) {
+            rc = hash_parallel(t, threads);
+        } else {
+            wstack w = {NULL, 0};
+            rc = hash_subtree(t->root, &w);
+            free(w.f);
+        }
+        if (rc != 0) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory while hashing");
+    }
+    memcpy(out, t->root->id, MERKLE_TRIE_ID_LEN);
+    return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ one node, public */
+
+const uint8_t *merkle__trie_value_digest(uint8_t d[32], const uint8_t *value, size_t len,
+                                         size_t *dlen)
+{
+    if (len >= 32) {
+        merkle_sha256_hash(d, value, len);
+        *dlen = 32;
+        return d;
+    }
+    *dlen = len;
+    return value;
+}
+
+merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN], const uint8_t *key,
+                                    size_t key_bits, int has_value, const uint8_t *value,
+                                    size_t value_len, const merkle_trie_child *children, size_t n)
+{
+    if (out == NULL || (key == NULL && key_bits) || (value == NULL && value_len) ||
+        (children == NULL && n) || n > 256)
+        return MERKLE_ERR_ARG;
+    size_t kb = KEY_BYTES(key_bits);
+    if ((key_bits & 7) && (key[kb - 1] & (0xffu >> (key_bits & 7)))) return MERKLE_ERR_ARG;
+    uint8_t buf[704];
+    size_t u = 0;
+    merkle_sha256 c;
+    merkle_sha256_init(&c);
+    u += merkle__uvarint_put(buf, n);
+    for (size_t i = 0; i < n; i++) {
+        if (children[i].index > 255 || (i && children[i].index <= children[i - 1].index))
+            return MERKLE_ERR_ARG;
+        if (u > sizeof buf - 34) {
+            merkle_sha256_update(&c, buf, u);
+            u = 0;
+        }
+        u += merkle__uvarint_put(buf + u, children[i].index);
+        memcpy(buf + u, children[i].id, MERKLE_TRIE_ID_LEN);
+        u += MERKLE_TRIE_ID_LEN;
+    }
+    if (u > sizeof buf - 34 - MERKLE__UVARINT_MAX) {
+        merkle_sha256_update(&c, buf, u);
+        u = 0;
+    }
+    if (has_value) {
+        uint8_t d[32];
+        size_t dl;
+        const uint8_t *dp = merkle__trie_value_digest(d, value, value_len, &dl);
+        buf[u++] = 1;
+        buf[u++] = (uint8_t)dl;
+        if (dl) memcpy(buf + u, dp, dl);
+        u += dl;
+    } else {
+        buf[u++] = 0;
+    }
+    u += merkle__uvarint_put(buf + u, key_bits);
+    merkle_sha256_update(&c, buf, u);
+    if (kb) merkle_sha256_update(&c, key, kb);
+    merkle_sha256_final(&c, out);
+    return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ proofs: path access */
+
+/* Size of n's ID preimage; when out is not NULL, also write it there. */
+static size_t node_preimage(const tnode *n, uint8_t *out)
+{
+    uint8_t tmp[MERKLE__UVARINT_MAX];
+    size_t u = merkle__uvarint_put(out ? out : tmp, n->nkids);
+    const uint8_t *toks = kid_tokens(n);
+    for (unsigned i = 0; i < n->nkids; i++) {
+        u += merkle__uvarint_put(out ? out + u : tmp, toks[i]);
+        if (out) memcpy(out + u, n->kids[i]->id, MERKLE_TRIE_ID_LEN);
+        u += MERKLE_TRIE_ID_LEN;
+    }
+    if (n->hasval) {
+        size_t dl = n->vlen >= 32 ? 32 : n->vlen;
+        if (out) {
+            out[u] = 1;
+            out[u + 1] = (uint8_t)dl;
+            if (dl) memcpy(out + u + 2, n->val, dl);
+        }
+        u += 2 + dl;
+    } else {
+        if (out) out[u] = 0;
+        u += 1;
+    }
+    u += merkle__uvarint_put(out ? out + u : tmp, n->kbits);
+    size_t kb = KEY_BYTES(n->kbits);
+    if (out && kb) memcpy(out + u, n->key, kb);
+    return u + kb;
+}
+
+#define PROOF_MAGIC "MTRP"
+#define PROOF_VERSION 1
+
+merkle_status merkle_trie_prove(uint8_t *out, size_t cap, size_t *out_len, merkle_trie *t,
+                                const uint8_t *key, size_t key_len, merkle_error *err)
+{
+    if (t == NULL || out_len == NULL || (out == NULL && cap) || (key == NULL && key_len))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
+    if (key_len > MERKLE_TRIE_MAX_KEY)
+        return merkle__fail(err, MERKLE_ERR_RANGE, 0, 0, "key too long");
+    uint8_t rid[MERKLE_TRIE_ID_LEN];
+    merkle_status st = merkle_trie_root(rid, t, 1, err);
+    if (st != MERKLE_OK) return st;
+    uint32_t kbits = (uint32_t)(key_len * 8);
+    /* Pass 1 sizes the proof, pass 2 writes it. */
+    const tnode *target = lookup(t, key, kbits);
+    int present = target && target->hasval;
+    uint8_t hdr[4 + 3 + 2 * MERKLE__UVARINT_MAX];
+    for (int pass = 0; pass < 2; pass++) {
+        uint8_t *w = pass ? out : NULL;
+        size_t u = 0;
+        memcpy(hdr, PROOF_MAGIC, 4);
+        hdr[4] = PROOF_VERSION;
+        hdr[5] = (uint8_t)t->ts;
+        hdr[6] = (uint8_t)present;
+        size_t h = 7 + merkle__uvarint_put(hdr + 7, key_len);
+        if (w) memcpy(w, hdr, h);
+        u += h;
+        if (w && key_len) memcpy(w + u, key, key_len);
+        u += key_len;
+        if (present) {
+            h = merkle__uvarint_put(hdr, target->vlen);
+            if (w) memcpy(w + u, hdr, h);
+            u += h;
+            if (w && target->vlen) memcpy(w + u, node_value(target), target->vlen);
+            u += target->vlen;
+        }
+        /* The lookup path: count, then the nodes. */
+        size_t count = 0;
+        for (const tnode *n = t->root; n;) {
+            count++;
+            if (n->kbits > kbits || common_bits(n->key, n->kbits, key, kbits, 0) < n->kbits ||
+                n->kbits == kbits)
+                break;
+            int i = find_kid(n, token_at(key, n->kbits, t->ts));
+            n = i < 0 ? NULL : n->kids[i];
+        }
+        h = merkle__uvarint_put(hdr, count);
+        if (w) memcpy(w + u, hdr, h);
+        u += h;
+        for (const tnode *n = t->root; n;) {
+            u += node_preimage(n, w ? w + u : NULL);
+            if (n->kbits > kbits || common_bits(n->key, n->kbits, key, kbits, 0) < n->kbits ||
+                n->kbits == kbits)
+                break;
+            int i = find_kid(n, token_at(key, n->kbits, t->ts));
+            n = i < 0 ? NULL : n->kids[i];
+        }
+        if (!pass) {
+            *out_len = u;
+            if (cap < u)
+                return merkle__fail(err, MERKLE_ERR_BUFFER, 0, 0,
+                                    "proof needs %zu bytes, buffer has %zu", u, cap);
+        }
+    }
+    return MERKLE_OK;
+}
