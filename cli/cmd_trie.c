@@ -85,29 +85,6 @@ static char *read_named(const char *name, size_t *len)
     return buf;
 }
 
-/* Decode a hex field ("-" = empty) into *out (grown as needed). 0 ok, -1 bad hex/NOMEM. */
-static int field_hex(const char *f, size_t flen, uint8_t **out, size_t *cap, size_t *n,
-                     merkle_error *e)
-{
-    if (flen == 1 && f[0] == '-') {
-        *n = 0;
-        return 0;
-    }
-    if (flen / 2 + 1 > *cap) {
-        size_t nc = flen / 2 + 64;
-        uint8_t *nb = realloc(*out, nc);
-        if (nb == NULL) {
-            snprintf(e->message, sizeof e->message, "out of memory");
-            return -1;
-        }
-        *out = nb;
-        *cap = nc;
-    }
-    return merkle_hex_decode(*out, *cap, n, f, flen, e) == MERKLE_OK ? 0 : -1;
-}
-
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
 /* Apply the operations of FILE to t. Returns CLI_OK or CLI_FAIL (message printed). */
 static int apply_ops(merkle_trie *t, const char *name)
 {
@@ -115,79 +92,18 @@ static int apply_ops(merkle_trie *t, const char *name)
     char *buf = read_named(name, &len);
     if (buf == NULL) return CLI_FAIL;
     const char *shown = strcmp(name, "-") == 0 ? "(standard input)" : name;
-    uint8_t *kb = NULL, *vb = NULL;
-    size_t kcap = 0, vcap = 0;
+    /* Any one line needs at most len / 2 bytes of decoded key and value. */
+    uint8_t *scratch = malloc(len / 2 + 1);
     int rc = CLI_OK;
-    uint64_t line = 0;
-    size_t pos = 0;
-    while (pos < len) {
-        line++;
-        size_t end = pos;
-        while (end < len && buf[end] != '\n') end++;
-        /* Split into at most 4 fields; a field starting with '#' starts a comment. */
-        const char *f[4];
-        size_t fl[4];
-        int nf = 0, extra = 0;
-        size_t i = pos;
-        while (i < end) {
-            while (i < end && is_space(buf[i])) i++;
-            if (i >= end || buf[i] == '#') break;
-            size_t s = i;
-            while (i < end && !is_space(buf[i])) i++;
-            if (nf < 4) {
-                f[nf] = buf + s;
-                fl[nf] = i - s;
-                nf++;
-            } else {
-                extra = 1;
-            }
-        }
-        pos = end + 1;
-        if (nf == 0) continue;
-        if (memchr(buf + (f[0] - buf), '\0', end - (size_t)(f[0] - buf)) != NULL) {
-            cli_error("trie: %s:%llu: NUL byte in line", shown, (unsigned long long)line);
-            rc = CLI_FAIL;
-            break;
-        }
-        int is_put = fl[0] == 3 && memcmp(f[0], "put", 3) == 0;
-        int is_del = fl[0] == 3 && memcmp(f[0], "del", 3) == 0;
-        if (!is_put && !is_del) {
-            cli_error("trie: %s:%llu: unknown operation '%.*s' (expected put or del)", shown,
-                      (unsigned long long)line, (int)(fl[0] > 40 ? 40 : fl[0]), f[0]);
-            rc = CLI_FAIL;
-            break;
-        }
-        int want = is_put ? 3 : 2;
-        if (nf != want || extra) {
-            cli_error("trie: %s:%llu: %s", shown, (unsigned long long)line,
-                      is_put ? (nf < want ? "put needs KEYHEX and VALUEHEX" : "put takes 2 fields")
-                             : (nf < want ? "del needs KEYHEX" : "del takes 1 field"));
-            rc = CLI_FAIL;
-            break;
-        }
-        merkle_error e;
-        size_t kl, vl = 0;
-        if (field_hex(f[1], fl[1], &kb, &kcap, &kl, &e) != 0) {
-            cli_error("trie: %s:%llu: invalid key: %s", shown, (unsigned long long)line, e.message);
-            rc = CLI_FAIL;
-            break;
-        }
-        if (is_put && field_hex(f[2], fl[2], &vb, &vcap, &vl, &e) != 0) {
-            cli_error("trie: %s:%llu: invalid value: %s", shown, (unsigned long long)line,
-                      e.message);
-            rc = CLI_FAIL;
-            break;
-        }
-        merkle_status st = is_put ? merkle_trie_put(t, kb, kl, vb, vl)
-                                  : merkle_trie_delete(t, NULL, kb, kl);
-        if (st != MERKLE_OK) {
-            cli_error("trie: %s:%llu: %s", shown, (unsigned long long)line, merkle_strerror(st));
-            rc = CLI_FAIL;
-            break;
-        }
+    merkle_error e;
+    if (scratch == NULL) {
+        cli_error("trie: %s: out of memory", shown);
+        rc = CLI_FAIL;
+    } else if (merkle_trie_apply_text(t, buf, len, NULL, scratch, len / 2 + 1, &e) != MERKLE_OK) {
+        cli_error("trie: %s:%llu: %s", shown, (unsigned long long)e.line, e.message);
+        rc = CLI_FAIL;
     }
-    free(kb);
-    free(vb);
+    free(scratch);
     free(buf);
     return rc;
 }

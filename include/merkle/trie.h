@@ -99,6 +99,22 @@ MERKLE_API merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_v
                                              void *ctx);
 
 /*
+** Apply operations written in the text format of `merkle trie` (docs/trie.md) to t, in
+** order: one per line, "put KEYHEX VALUEHEX" or "del KEYHEX", fields separated by blanks
+** (space, tab, CR), a lone "-" for an empty key or an empty (present) value, blank lines and
+** '#' comments (a field starting with '#' comments out the rest of the line) ignored.
+** scratch (scratch_cap bytes, caller-owned) holds the decoded key and value of one line: a
+** line needs (length of its hex fields) / 2 bytes. *ops (may be NULL) receives the number of
+** operations applied. Stops at the first bad line, with the operations before it applied.
+** Errors: MERKLE_ERR_FORMAT (err->line is the 1-based line, err->offset its byte offset,
+** err->message says what is wrong), MERKLE_ERR_BUFFER (scratch too small for that line),
+** MERKLE_ERR_RANGE / MERKLE_ERR_NOMEM from put, MERKLE_ERR_ARG. Allocates only trie nodes.
+*/
+MERKLE_API merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t len,
+                                                uint64_t *ops, uint8_t *scratch,
+                                                size_t scratch_cap, merkle_error *err);
+
+/*
 ** Root ID of the trie (32 zero bytes when empty). Hashes the nodes changed since the last
 ** call, children before parents; with threads > 1, independent changed subtrees are hashed
 ** on up to `threads` threads (0 is taken as 1), all joined before returning. Allocates a walk
