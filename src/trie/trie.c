@@ -868,3 +868,60 @@ merkle_status merkle_trie_prove(uint8_t *out, size_t cap, size_t *out_len, merkl
     }
     return MERKLE_OK;
 }
+
+/* ------------------------------------------------------------------ bench support */
+
+merkle_status merkle__trie_preimages(const merkle_trie *t, uint8_t **buf, size_t *len,
+                                     size_t **offs, size_t *count)
+{
+    *buf = NULL;
+    *offs = NULL;
+    *len = *count = 0;
+    if (t->root == NULL) return MERKLE_OK;
+    size_t cap = 1 << 20, ocap = 1 << 16, n = 0, c = 0;
+    uint8_t *b = malloc(cap);
+    size_t *o = malloc(ocap * sizeof *o);
+    wstack w = {NULL, 0};
+    merkle_status st = MERKLE_ERR_NOMEM;
+    if (b == NULL || o == NULL || ws_reserve(&w, 1) != 0) goto fail;
+    size_t sp = 0;
+    w.f[sp++] = (frame){t->root, 0};
+    while (sp) {
+        frame *fr = &w.f[sp - 1];
+        if (fr->i < fr->n->nkids) {
+            tnode *k = fr->n->kids[fr->i++];
+            if (ws_reserve(&w, sp + 1) != 0) goto fail;
+            w.f[sp++] = (frame){k, 0};
+            continue;
+        }
+        tnode *nd = fr->n;
+        sp--;
+        size_t need = node_preimage(nd, NULL);
+        while (n + need > cap) {
+            uint8_t *nb = realloc(b, cap * 2);
+            if (nb == NULL) goto fail;
+            b = nb;
+            cap *= 2;
+        }
+        if (c + 1 >= ocap) {
+            size_t *no = realloc(o, ocap * 2 * sizeof *o);
+            if (no == NULL) goto fail;
+            o = no;
+            ocap *= 2;
+        }
+        o[c++] = n;
+        n += node_preimage(nd, b + n);
+    }
+    o[c] = n;
+    free(w.f);
+    *buf = b;
+    *offs = o;
+    *len = n;
+    *count = c;
+    return MERKLE_OK;
+fail:
+    free(w.f);
+    free(b);
+    free(o);
+    return st;
+}

@@ -37,4 +37,12 @@ int merkle__uvarint_get(uint64_t *v, const uint8_t *in, size_t len, size_t *pos)
 const uint8_t *merkle__trie_value_digest(uint8_t d[32], const uint8_t *value, size_t len,
                                          size_t *dlen);
 
+/*
+** Benchmark support: the ID preimage of every node of t, children before parents, in one
+** malloc'd buffer; offs[i]..offs[i+1] delimit node i (offs has count + 1 entries). Both
+** buffers are the caller's to free. Errors: MERKLE_ERR_NOMEM.
+*/
+merkle_status merkle__trie_preimages(const merkle_trie *t, uint8_t **buf, size_t *len,
+                                     size_t **offs, size_t *count);
+
 #endif

@@ -1,0 +1,294 @@
+/*
+** Trie benchmarks, each a ratio against SHA-256 itself measured in the same run:
+**   1. one node with 16 children: merkle_trie_hash_node vs merkle_sha256_hash over the same
+**      preimage bytes (and the number of heap allocations per node: must be 0);
+**   2. N random 32-byte keys with 32-byte values, branch factor 16: build + root vs hashing
+**      every node's preimage once (single thread), and the root on 2 threads;
+**   3. changing 1% of the keys and re-rooting vs the full build;
+**   4. proof verification (allocations: must be 0); bytes of memory per key.
+** Usage: bench_trie [--smoke] [--keys N] [--reps R]   (default 1,000,000 keys, 3 reps)
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "merkle/hash.h"
+#include "merkle/trie.h"
+#include "trie/trie_impl.h"
+
+/* Count heap allocations by interposing malloc (glibc exports the real ones). */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static volatile size_t g_allocs;
+void *malloc(size_t n);
+void *calloc(size_t a, size_t b);
+void *realloc(void *p, size_t n);
+void *malloc(size_t n)
+{
+    g_allocs++;
+    return __libc_malloc(n);
+}
+void *calloc(size_t a, size_t b)
+{
+    g_allocs++;
+    return __libc_calloc(a, b);
+}
+void *realloc(void *p, size_t n)
+{
+    g_allocs++;
+    return __libc_realloc(p, n);
+}
+
+/* CPU time of this process: the machine is shared, and single-threaded sections are
+** compared by the CPU they use (wall time is used for the 2-thread root only). */
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void)
+{
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+static void fill(uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t r = rnd();
+        memcpy(p + i, &r, n - i < 8 ? n - i : 8);
+    }
+}
+
+static volatile uint8_t sink;
+
+static void bench_node(int smoke, int reps)
+{
+    merkle_trie_child kids[16];
+    for (unsigned i = 0; i < 16; i++) {
+        kids[i].index = i;
+        fill(kids[i].id, 32);
+    }
+    uint8_t key[3] = {0xab, 0xcd, 0xe0}; /* a 20-bit internal-node key */
+    uint8_t pre[700];
+    size_t pl = 0;
+    pl += merkle__uvarint_put(pre, 16);
+    for (unsigned i = 0; i < 16; i++) {
+        pre[pl++] = (uint8_t)i;
+        memcpy(pre + pl, kids[i].id, 32);
+        pl += 32;
+    }
+    pre[pl++] = 0;
+    pl += merkle__uvarint_put(pre + pl, 20);
+    memcpy(pre + pl, key, 3);
+    pl += 3;
+    uint8_t a[32], b[32];
+    merkle_trie_hash_node(a, key, 20, 0, NULL, 0, kids, 16);
+    merkle_sha256_hash(b, pre, pl);
+    if (memcmp(a, b, 32) != 0) {
+        fprintf(stderr, "bench_trie: node hash mismatch\n");
+        exit(1);
+    }
+    /* Interleave short batches of both and take medians: robust on a shared machine. */
+    long iters = smoke ? 2000 : 20000;
+    enum { ROUNDS = 21 };
+    double tn[ROUNDS], ts[ROUNDS], ratio[ROUNDS];
+    int r = smoke ? 5 : ROUNDS;
+    (void)reps;
+    size_t allocs = 0;
+    for (int rep = 0; rep < r; rep++) {
+        double t0 = now();
+        for (long i = 0; i < iters; i++) {
+            kids[0].id[0] = (uint8_t)i;
+            merkle_trie_hash_node(a, key, 20, 0, NULL, 0, kids, 16);
+            sink ^= a[0];
+        }
+        double t1 = now();
+        for (long i = 0; i < iters; i++) {
+            pre[2] = (uint8_t)i;
+            merkle_sha256_hash(b, pre, pl);
+            sink ^= b[0];
+        }
+        double t2 = now();
+        tn[rep] = (t1 - t0) / (double)iters;
+        ts[rep] = (t2 - t1) / (double)iters;
+        ratio[rep] = tn[rep] / ts[rep];
+    }
+    size_t before = g_allocs;
+    merkle_trie_hash_node(a, key, 20, 0, NULL, 0, kids, 16);
+    allocs = g_allocs - before;
+    double mn = median(tn, r), ms = median(ts, r), mr = median(ratio, r);
+    printf("1. node with 16 children (%zu-byte preimage), SHA-256 backend %s, median of %d:\n", pl,
+           merkle_sha256_backend(), r);
+    printf("   %-36s %9.1f ns/node\n", "merkle_trie_hash_node", mn * 1e9);
+    printf("   %-36s %9.1f ns/node\n", "merkle_sha256_hash(preimage) [peer]", ms * 1e9);
+    printf("   ratio node/sha256 %.3fx (median of per-round ratios; target <= 1.15x); heap "
+           "allocations per node: %zu\n\n",
+           mr, allocs);
+}
+
+static void build(merkle_trie **out, const uint8_t *keys, const uint8_t *vals, size_t n)
+{
+    if (merkle_trie_alloc(out, 16) != MERKLE_OK) exit(1);
+    for (size_t i = 0; i < n; i++)
+        if (merkle_trie_put(*out, keys + 32 * i, 32, vals + 32 * i, 32) != MERKLE_OK) exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    int smoke = 0, reps = 3;
+    size_t n = 1000000;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--smoke") == 0) {
+            smoke = 1;
+        } else if (strcmp(argv[i], "--keys") == 0 && i + 1 < argc) {
+            n = (size_t)strtoull(argv[++i], NULL, 10);
+        } else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+        } else {
+            fprintf(stderr, "usage: bench_trie [--smoke] [--keys N] [--reps R]\n");
+            return 2;
+        }
+    }
+    if (smoke) {
+        n = 10000;
+        reps = 1;
+    }
+    if (reps < 1) reps = 1;
+    if (reps > 9) reps = 9;
+    bench_node(smoke, reps);
+
+    uint8_t *keys = malloc(32 * n), *vals = malloc(32 * n), *newv = malloc(32 * n);
+    fill(keys, 32 * n);
+    fill(vals, 32 * n);
+    fill(newv, 32 * n);
+    size_t nchg = n / 100 ? n / 100 : 1;
+    double tb[9], tr[9], tbase[9], tbase_v[9], tchg[9], tmt[9], trw[9];
+    size_t nodes = 0, mem = 0, prelen = 0;
+    for (int rep = 0; rep < reps; rep++) {
+        merkle_trie *t;
+        uint8_t root[32], root2[32];
+        double t0 = now();
+        build(&t, keys, vals, n);
+        double t1 = now();
+        merkle_trie_root(root, t, 1, NULL);
+        double t2 = now();
+        tb[rep] = t2 - t0;
+        tr[rep] = t2 - t1;
+        mem = merkle_trie_memory(t);
+        /* Peer: SHA-256 of every node's preimage once (and, separately, of every value). */
+        uint8_t *buf;
+        size_t *offs, len, cnt;
+        if (merkle__trie_preimages(t, &buf, &len, &offs, &cnt) != MERKLE_OK) return 1;
+        nodes = cnt;
+        prelen = len;
+        uint8_t d[32];
+        double t3 = now();
+        for (size_t i = 0; i < cnt; i++) {
+            merkle_sha256_hash(d, buf + offs[i], offs[i + 1] - offs[i]);
+            sink ^= d[0];
+        }
+        double t4 = now();
+        for (size_t i = 0; i < n; i++) {
+            merkle_sha256_hash(d, vals + 32 * i, 32);
+            sink ^= d[0];
+        }
+        double t5 = now();
+        tbase[rep] = t4 - t3;
+        tbase_v[rep] = (t4 - t3) + (t5 - t4);
+        free(buf);
+        free(offs);
+        /* 1% of the keys get new values, then re-root. */
+        double t6 = now();
+        for (size_t i = 0; i < nchg; i++) {
+            size_t k = (size_t)(rnd() % n);
+            merkle_trie_put(t, keys + 32 * k, 32, newv + 32 * k, 32);
+        }
+        merkle_trie_root(root2, t, 1, NULL);
+        double t7 = now();
+        tchg[rep] = t7 - t6;
+        merkle_trie_free(t);
+        /* Root on 2 threads (fresh build, root timed alone). */
+        build(&t, keys, vals, n);
+        double t8 = wall(), c8 = now();
+        merkle_trie_root(root2, t, 1, NULL);
+        double t9 = wall(), c9 = now();
+        trw[rep] = t9 - t8;
+        (void)c8, (void)c9;
+        merkle_trie_free(t);
+        build(&t, keys, vals, n);
+        t8 = wall();
+        merkle_trie_root(root2, t, 2, NULL);
+        t9 = wall();
+        tmt[rep] = t9 - t8;
+        if (memcmp(root, root2, 32) != 0) {
+            fprintf(stderr, "bench_trie: threaded root differs\n");
+            return 1;
+        }
+        merkle_trie_free(t);
+    }
+    double b = median(tb, reps), r = median(tr, reps), base = median(tbase, reps),
+           basev = median(tbase_v, reps), chg = median(tchg, reps), mt = median(tmt, reps),
+           rw = median(trw, reps);
+    printf("2. %zu random 32-byte keys (CPU time), 32-byte values, branch factor 16 (%zu nodes, %.1f MB of "
+           "preimages), median of %d:\n",
+           n, nodes, (double)prelen / 1e6, reps);
+    printf("   %-44s %8.3f s\n", "build (put every key) + root, 1 thread", b);
+    printf("   %-44s %8.3f s\n", "  of which root (hash every node)", r);
+    printf("   %-44s %8.3f s\n", "root on 1 thread (wall clock)", rw);
+    printf("   %-44s %8.3f s\n", "root on 2 threads (wall clock)", mt);
+    printf("   %-44s %8.3f s\n", "SHA-256 of every node preimage once [peer]", base);
+    printf("   %-44s %8.3f s\n", "  + SHA-256 of every value", basev);
+    printf("   ratio build+root / preimage hashing: %.2fx (target <= 2.5x); / preimages+values: "
+           "%.2fx\n",
+           b / base, b / basev);
+    printf("   ratio root alone / preimage hashing: %.2fx; 2-thread root speed-up %.2fx\n", r / base,
+           rw / mt);
+    printf("   memory: %.1f bytes per key (%.1f MB)\n\n", (double)mem / (double)n, (double)mem / 1e6);
+    printf("3. change %zu keys (1%%) and re-root: %.4f s = %.2f%% of the full build (target <= "
+           "5%%)\n\n",
+           nchg, chg, 100.0 * chg / b);
+
+    /* 4. verify allocates nothing. */
+    merkle_trie *t;
+    build(&t, keys, vals, n < 1000 ? n : 1000);
+    uint8_t root[32], proof[8192];
+    size_t plen;
+    merkle_trie_root(root, t, 1, NULL);
+    merkle_trie_prove(proof, sizeof proof, &plen, t, keys, 32, NULL);
+    size_t before = g_allocs;
+    merkle_trie_proof_info info;
+    merkle_status st = merkle_trie_proof_verify(&info, proof, plen, root, NULL);
+    printf("4. proof of a present key: %zu bytes, %zu nodes, verify %s with %zu heap allocations\n",
+           plen, info.nodes, st == MERKLE_OK ? "OK" : "FAILED", g_allocs - before);
+    merkle_trie_free(t);
+    free(keys);
+    free(vals);
+    free(newv);
+    return st == MERKLE_OK ? 0 : 1;
+}
