@@ -72,6 +72,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
             if (cli_parse_u64(optarg, &j) != 0 || j > 1024)
                 return cli_usage_error(sub, "-j needs a thread count 0..1024, got '%s'", optarg);
             o->threads = (unsigned)j;
+            o->threads_given = j > 0;
             break;
         }
         case OPT_MPI: o->mpi = 1; break;

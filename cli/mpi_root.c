@@ -3,15 +3,15 @@
 **
 ** For each input, rank 0 stats the file and broadcasts how it will be handled:
 **   - a regular file (shared file system): its N leaves are cut into chunks of C leaves, C a
-**     power of two, and each rank takes a contiguous run of chunks, so every rank's range
-**     starts on a multiple of C. Inside a rank the range is split again among its threads.
-**     Each worker covers its range [s, e) with aligned perfect subtrees (2^h leaves starting
-**     at a multiple of 2^h, the largest that fits) and computes their roots with the
-**     library's streaming builder over pread(2) reads; a piece that holds the short last
-**     leaf is still a perfect shape of 2^h leaves. Every rank then sends a status and its
-**     (height, root) list to rank 0 in one gather (O(log n) hashes per rank), and rank 0
-**     pushes them in order into a merkle_tree (merkle__tree_push_subtree) and prints what
-**     `merkle root` prints.
+**     power of two (about N / (256 * ranks)), and each rank takes a contiguous run of
+**     chunks, so every rank's range starts on a multiple of C. The rank covers its range
+**     with aligned perfect subtrees (2^h leaves starting at a multiple of 2^h, the largest
+**     that fits: at most 2 * 64 of them) and computes each one's root with the library's
+**     threaded merkle_root_parallel (-j threads) over pread(2); a piece that holds the short
+**     last leaf is still a perfect shape of 2^h leaves. Every rank then sends a status and
+**     its (height, root) list to rank 0 in one gather (O(log n) hashes per rank), and rank 0
+**     pushes them in order into a merkle_tree (merkle__tree_push_subtree, a compact-range
+**     merge) and prints what `merkle root` prints.
 **   - standard input, a --leaves list, anything that is not a regular file, or a name that
 **     cannot be stat'ed: rank 0 computes it alone with the single-process code path
 **     (root_compute), so output and error messages are exactly those of `merkle root`.
@@ -19,23 +19,23 @@
 ** failure travels as a status in the gather: no rank waits for one that failed. The exit
 ** status (0, or 1 if any input failed) is broadcast so that every rank returns it.
 */
+#include "rootio.h"
+
+/* Without MERKLE_WITH_MPI this file is empty; cli/mpi_stub.c answers --mpi. */
 #ifdef MERKLE_WITH_MPI
 
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
-#include <pthread.h>
-#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "mpi_util.h"
-#include "rootio.h"
 #include "tree/tree_impl.h"
 
-#define MPI_READ_CHUNK (1u << 20)
 /* Chunks per rank: enough that ranks get equal shares within ~1/256 of the file. */
 #define CHUNKS_PER_RANK 256u
 /* A range [s, e) of leaves needs at most 2 * 64 aligned pieces. */
@@ -48,28 +48,34 @@ typedef struct piece {
     unsigned height; /* 2^height leaves */
 } piece;
 
-/* Per-thread work: a range of leaves of one file, and its result. */
-typedef struct worker {
-    const root_opts *o;
-    const char *name;
+/* read_at context of one piece: the rank's descriptor, the piece's offset in the file. */
+typedef struct piece_reader {
     int fd;
-    uint64_t size;   /* file size in bytes at stat time */
-    uint64_t first, end; /* leaves [first, end) */
-    size_t npieces;
-    uint8_t out[MAX_PIECES][1 + MERKLE_HASH_LEN]; /* height byte, root */
-    int failed;
-    char msg[MPI_MSG_LEN];
-} worker;
+    uint64_t base;
+    atomic_int err; /* first errno seen (0 = none, -1 = the file shrank) */
+} piece_reader;
 
-static void worker_fail(worker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void worker_fail(worker *w, const char *fmt, ...)
+static merkle_status piece_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
 {
-    if (w->failed) return;
-    w->failed = 1;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(w->msg, sizeof w->msg, fmt, ap);
-    va_end(ap);
+    piece_reader *r = (piece_reader *)ctx;
+    uint8_t *p = (uint8_t *)buf;
+    offset += r->base;
+    while (len) {
+        ssize_t got = pread(r->fd, p, len, (off_t)offset);
+        int e = 0;
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) e = errno ? errno : EIO;
+        if (got == 0) e = -1;
+        if (e) {
+            int none = 0;
+            atomic_compare_exchange_strong(&r->err, &none, e);
+            return MERKLE_ERR_IO;
+        }
+        p += got;
+        len -= (size_t)got;
+        offset += (uint64_t)got;
+    }
+    return MERKLE_OK;
 }
 
 /* Cover [s, e) with aligned perfect subtrees, left to right. Returns the count (<= 128). */
@@ -87,78 +93,6 @@ static size_t aligned_pieces(uint64_t s, uint64_t e, piece *out)
     return n;
 }
 
-/* Root of leaves [p->start, p->start + 2^height) of the file, streamed with pread. */
-static int hash_piece(worker *w, const piece *p, merkle_tree *t, uint8_t *buf,
-                      uint8_t root[MERKLE_HASH_LEN])
-{
-    const size_t ls = w->o->leaf_size;
-    uint64_t off = p->start * ls;
-    uint64_t leaves = (uint64_t)1 << p->height;
-    uint64_t end = (p->start + leaves > w->end) ? w->size : (p->start + leaves) * ls;
-    if (end > w->size) end = w->size;
-    merkle_status s = merkle_tree_init(t, w->o->profile, w->o->hash, ls);
-    if (s != MERKLE_OK) {
-        worker_fail(w, "%s: %s", w->name, merkle_strerror(s));
-        return -1;
-    }
-    while (off < end) {
-        size_t want = end - off < MPI_READ_CHUNK ? (size_t)(end - off) : MPI_READ_CHUNK;
-        size_t used = 0;
-        while (used < want) {
-            ssize_t got = pread(w->fd, buf + used, want - used, (off_t)(off + used));
-            if (got < 0) {
-                if (errno == EINTR) continue;
-                worker_fail(w, "%s: %s", w->name, strerror(errno));
-                return -1;
-            }
-            if (got == 0) {
-                worker_fail(w, "%s: file shrank while it was being read (expected %llu bytes)",
-                            w->name, (unsigned long long)w->size);
-                return -1;
-            }
-            used += (size_t)got;
-        }
-        s = merkle_tree_write(t, buf, used);
-        if (s != MERKLE_OK) {
-            worker_fail(w, "%s: %s", w->name, merkle_strerror(s));
-            return -1;
-        }
-        off += used;
-    }
-    if (merkle_tree_leaf_count(t) != leaves) {
-        worker_fail(w, "%s: internal error: piece of %llu leaves has %llu", w->name,
-                    (unsigned long long)leaves, (unsigned long long)merkle_tree_leaf_count(t));
-        return -1;
-    }
-    s = merkle_tree_root(t, root, NULL);
-    if (s != MERKLE_OK) {
-        worker_fail(w, "%s: %s", w->name, merkle_strerror(s));
-        return -1;
-    }
-    return 0;
-}
-
-static void *worker_run(void *arg)
-{
-    worker *w = (worker *)arg;
-    piece pieces[MAX_PIECES];
-    size_t n = aligned_pieces(w->first, w->end, pieces);
-    merkle_tree *t = malloc(sizeof *t);
-    uint8_t *buf = malloc(MPI_READ_CHUNK);
-    if (!t || !buf) {
-        worker_fail(w, "%s: %s", w->name, strerror(ENOMEM));
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            if (hash_piece(w, &pieces[i], t, buf, w->out[i] + 1) != 0) break;
-            w->out[i][0] = (uint8_t)pieces[i].height;
-            w->npieces = i + 1;
-        }
-    }
-    free(buf);
-    free(t);
-    return NULL;
-}
-
 /* Start of part k of n equal parts of [a, b) (parts differ by at most one unit). */
 static uint64_t part_start(uint64_t a, uint64_t b, uint64_t k, uint64_t n)
 {
@@ -167,8 +101,8 @@ static uint64_t part_start(uint64_t a, uint64_t b, uint64_t k, uint64_t n)
 }
 
 /*
-** This rank's share of a split file: fills hdr and *out (malloc'd, 33 bytes per piece).
-** Never fails in a way that skips the gather: failures go into hdr.
+** This rank's share of a split file: fills hdr and *out (malloc'd, 33 bytes per piece:
+** height, root). Failures go into hdr; the caller always takes part in the gather.
 */
 static void rank_work(const root_opts *o, const char *name, uint64_t size, int rank, int nranks,
                       unsigned threads, mpi_hdr *hdr, uint8_t **out)
@@ -177,7 +111,7 @@ static void rank_work(const root_opts *o, const char *name, uint64_t size, int r
     *out = NULL;
     const uint64_t ls = o->leaf_size;
     const uint64_t nleaves = size / ls + (size % ls != 0);
-    /* Chunk size: a power of two, about nleaves / (nranks * CHUNKS_PER_RANK). */
+    /* Chunk: a power of two, about nleaves / (nranks * CHUNKS_PER_RANK) leaves. */
     uint64_t target = nleaves / ((uint64_t)nranks * CHUNKS_PER_RANK);
     uint64_t chunk = 1;
     while (chunk <= target / 2) chunk <<= 1;
@@ -189,72 +123,53 @@ static void rank_work(const root_opts *o, const char *name, uint64_t size, int r
     if (first > end) first = end;
 
     /* Rank 0 always opens the file, as `merkle root` would even for an empty one. */
-    int fd = -1;
-    if (first < end || rank == 0) {
-        fd = open(name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            mpi_hdr_fail(hdr, rank, "%s: %s", name, strerror(errno));
-            return;
-        }
-    }
-    if (first == end) {
-        if (fd >= 0) close(fd);
+    if (first == end && rank != 0) return;
+    int fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        mpi_hdr_fail(hdr, rank, "%s: %s", name, strerror(errno));
         return;
     }
-#ifdef POSIX_FADV_SEQUENTIAL
-    (void)posix_fadvise(fd, (off_t)(first * ls), 0, POSIX_FADV_SEQUENTIAL);
-#endif
-    uint64_t span = end - first;
-    if (threads > span) threads = (unsigned)span;
-    if (threads < 1) threads = 1;
-    worker *ws = calloc(threads, sizeof *ws);
-    uint8_t *buf = ws ? malloc((size_t)threads * MAX_PIECES * (1 + MERKLE_HASH_LEN)) : NULL;
-    if (!buf) {
-        free(ws);
+    piece pieces[MAX_PIECES];
+    size_t n = aligned_pieces(first, end, pieces);
+    uint8_t *recs = n ? malloc(n * (1 + MERKLE_HASH_LEN)) : NULL;
+    if (n && !recs) {
         close(fd);
         mpi_hdr_fail(hdr, rank, "%s: %s", name, strerror(ENOMEM));
         return;
     }
-    pthread_t *tids = calloc(threads, sizeof *tids);
-    int *started = calloc(threads, sizeof *started);
-    for (unsigned i = 0; i < threads; i++) {
-        worker *w = &ws[i];
-        w->o = o;
-        w->name = name;
-        w->fd = fd;
-        w->size = size;
-        w->first = part_start(first, end, i, threads);
-        w->end = part_start(first, end, i + 1u, threads);
-        /* Thread 0 runs on this thread; the others in their own if they can be started. */
-        if (i > 0 && tids && started && pthread_create(&tids[i], NULL, worker_run, w) == 0)
-            started[i] = 1;
-    }
-    worker_run(&ws[0]);
-    for (unsigned i = 1; i < threads; i++) {
-        if (started && started[i])
-            pthread_join(tids[i], NULL);
-        else
-            worker_run(&ws[i]);
+#ifdef POSIX_FADV_SEQUENTIAL
+    if (n) (void)posix_fadvise(fd, (off_t)(first * ls), (off_t)((end - first) * ls),
+                               POSIX_FADV_SEQUENTIAL);
+#endif
+    for (size_t i = 0; i < n; i++) {
+        /* The piece's bytes: its 2^h leaves, the last piece of the file ending short. */
+        uint64_t off = pieces[i].start * ls;
+        uint64_t len = ((uint64_t)1 << pieces[i].height) * ls;
+        if (len > size - off) len = size - off;
+        piece_reader rd = {.fd = fd, .base = off};
+        atomic_init(&rd.err, 0);
+        uint8_t *rec = recs + i * (1 + MERKLE_HASH_LEN);
+        merkle_status s = merkle_root_parallel(rec + 1, NULL, o->profile, o->hash, o->leaf_size,
+                                               len, piece_read_at, &rd, threads);
+        rec[0] = (uint8_t)pieces[i].height;
+        int e = atomic_load(&rd.err);
+        if (s != MERKLE_OK && e > 0) {
+            mpi_hdr_fail(hdr, rank, "%s: %s", name, strerror(e));
+        } else if (s != MERKLE_OK && e < 0) {
+            mpi_hdr_fail(hdr, rank, "%s: file shrank while it was being read (expected %llu bytes)",
+                         name, (unsigned long long)size);
+        } else if (s != MERKLE_OK) {
+            mpi_hdr_fail(hdr, rank, "%s: %s", name, merkle_strerror(s));
+        }
+        if (s != MERKLE_OK) break;
     }
     close(fd);
-    size_t np = 0;
-    for (unsigned i = 0; i < threads; i++) {
-        if (ws[i].failed) {
-            mpi_hdr_fail(hdr, rank, "%s", ws[i].msg);
-            break;
-        }
-        memcpy(buf + np * (1 + MERKLE_HASH_LEN), ws[i].out, ws[i].npieces * (1 + MERKLE_HASH_LEN));
-        np += ws[i].npieces;
+    if (hdr->status) {
+        free(recs);
+        return;
     }
-    if (hdr->status == 0) {
-        hdr->count = (int32_t)np;
-        *out = buf;
-    } else {
-        free(buf);
-    }
-    free(started);
-    free(tids);
-    free(ws);
+    hdr->count = (int32_t)n;
+    *out = recs;
 }
 
 /* Rank 0: fold the gathered pieces of all ranks into the root. */
@@ -280,9 +195,13 @@ static int merge_root(const root_opts *o, const char *name, const uint8_t *piece
     return 0;
 }
 
-/* Which ranks share this node: the thread budget of the node is divided among them. */
+/*
+** Threads per rank: -j N as given; by default the node's cores divided among the ranks that
+** share the node (so that `mpirun -np <cores>` does not oversubscribe it).
+*/
 static unsigned threads_per_rank(const root_opts *o)
 {
+    if (o->threads_given) return o->threads;
     MPI_Comm node;
     int local = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
@@ -291,9 +210,7 @@ static unsigned threads_per_rank(const root_opts *o)
         MPI_Comm_free(&node);
     }
     unsigned share = cli_num_cpus() / (unsigned)(local > 0 ? local : 1);
-    if (share < 1) share = 1;
-    unsigned t = o->threads ? o->threads : share;
-    return t < share ? t : share;
+    return share > 0 ? share : 1;
 }
 
 /* One input, on every rank. Returns 0 or -1 (on rank 0: message printed). */

@@ -1,6 +1,9 @@
 /*
 ** Helpers shared by the MPI front ends: see mpi_util.h.
 */
+#include "mpi_util.h"
+
+/* Without MERKLE_WITH_MPI this file is empty; cli/mpi_stub.c answers --mpi. */
 #ifdef MERKLE_WITH_MPI
 
 #include <errno.h>
@@ -9,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_util.h"
 
 int mpi_start(int *rank, int *nranks)
 {

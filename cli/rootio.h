@@ -13,6 +13,7 @@ typedef struct root_opts {
     size_t leaf_size;
     int leaves;      /* --leaves: hex leaf per line */
     unsigned threads;
+    int threads_given; /* -j N with N > 0 (else threads is the core count) */
     int quiet;
     int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
 } root_opts;

@@ -46,4 +46,10 @@ for b in build/test/bench/bench_*; do
   echo "-- $(basename "$b") --smoke"
   "$b" --smoke
 done
+echo "== [mpi] MPI build: merkle root --mpi under mpirun -np 2 and -np 3"
+cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
+  -DMERKLE_BUILD_BENCH=OFF >/dev/null
+cmake --build build/mpi -j "$jobs" --target merkle_cli
+(cd build/mpi && ctest --output-on-failure --no-tests=error -R '^mpi_')
+
 echo "== all test steps passed"
