@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Test the shell completions of merkle the way the shells ask for them.
+#   test_completion.sh bash|fish|zsh COMPLETION_FILE MERKLE_BIN
+# bash: sources the file, checks `complete -p merkle`, then fills COMP_WORDS/COMP_CWORD and
+# calls the completion function, as bash does on <TAB>. fish: `complete -C`. zsh: syntax
+# only (zsh completion needs a terminal). Exit 0 pass, 1 fail, 77 skipped (shell missing).
+set -u
+shell=$1 file=$2 bin=$3
+PATH=$(cd "$(dirname "$bin")" && pwd):$PATH
+export PATH
+fails=0
+
+fail() {
+    echo "FAIL: $*" >&2
+    fails=$((fails + 1))
+}
+
+# expect "WORDS..." "EXPECTED REPLIES (space separated, sorted)" -- bash
+expect_bash() {
+    local line=$1 want=$2 got
+    read -r -a COMP_WORDS <<<"$line"
+    [[ $line == *" " ]] && COMP_WORDS+=("")
+    COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+    COMP_LINE=$line
+    COMP_POINT=${#line}
+    COMPREPLY=()
+    "$func" merkle "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
+    got=$(printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' ')
+    got=${got% }
+    if [[ $got != "$want" ]]; then
+        fail "bash: '$line<TAB>' gave '$got', want '$want'"
+    else
+        echo "ok   bash: '$line<TAB>' -> $got"
+    fi
+}
+
+case $shell in
+bash)
+    # shellcheck source=/dev/null
+    source "$file" || { echo "FAIL: cannot source $file" >&2; exit 1; }
+    spec=$(complete -p merkle 2>/dev/null) || { echo "FAIL: no completion registered for merkle" >&2; exit 1; }
+    echo "ok   $spec"
+    func=$(sed -nE 's/.*-F ([^ ]+).*/\1/p' <<<"$spec")
+    [[ -n $func ]] || { echo "FAIL: completion is not a function: $spec" >&2; exit 1; }
+    expect_bash "merkle ro" "root"
+    expect_bash "merkle root --pro" "--profile"
+    expect_bash "merkle root --profile " "rfc6962 sia"
+    expect_bash "merkle root --hash b" "blake2b-256"
+    expect_bash "merkle root --le" "--leaf-size --leaves"
+    expect_bash "merkle --v" "--version"
+    expect_bash "merkle c" "check clvm consistency"
+    expect_bash "merkle trie " "prove root verify"
+    expect_bash "merkle clvm s" "serialize"
+    # Every command of `merkle --help` completes, and nothing else does.
+    cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
+    expect_bash "merkle " "${cmds% }"
+    # Every long option of `merkle root --help` completes.
+    opts=$("$bin" root --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n' ' ')
+    expect_bash "merkle root --" "${opts% }"
+    # File names after the options.
+    tmp=$(mktemp -d)
+    touch "$tmp/leafdata.bin"
+    expect_bash "merkle root --leaf-size 1 $tmp/leafd" "$tmp/leafdata.bin"
+    rm -rf "$tmp"
+    ;;
+fish)
+    command -v fish >/dev/null || { echo "fish not installed: skipped"; exit 77; }
+    fish -n "$file" || fail "fish -n $file"
+    check_fish() {
+        local line=$1 want=$2 got
+        got=$(fish -c "source '$file'; complete -C'$line'" | cut -f1 | sort | tr '\n' ' ')
+        got=${got% }
+        if [[ $got != "$want" ]]; then fail "fish: '$line<TAB>' gave '$got', want '$want'"
+        else echo "ok   fish: '$line<TAB>' -> $got"; fi
+    }
+    check_fish "merkle ro" "root"
+    check_fish "merkle root --pro" "--profile"
+    check_fish "merkle root --profile " "rfc6962 sia"
+    check_fish "merkle trie " "prove root verify"
+    check_fish "merkle --vers" "--version"
+    ;;
+zsh)
+    command -v zsh >/dev/null || { echo "zsh not installed: skipped"; exit 77; }
+    zsh -n "$file" || fail "zsh -n $file"
+    head -n1 "$file" | grep -qx '#compdef merkle' || fail "zsh: first line is not '#compdef merkle'"
+    ;;
+*)
+    echo "usage: $0 bash|fish|zsh FILE MERKLE_BIN" >&2
+    exit 2
+    ;;
+esac
+[[ $fails -eq 0 ]] || { echo "$fails completion check(s) failed" >&2; exit 1; }
+echo "all $shell completion checks passed"

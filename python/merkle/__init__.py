@@ -1,0 +1,48 @@
+"""merkle: Python bindings of libmerkle (ctypes; no compiler needed).
+
+Bytes in, bytes out: every digest and root is a 32-byte bytes object (use .hex()).
+Every failure of the library raises MerkleError, which carries .status (the merkle_status
+code), .name and .message (the library's merkle_strerror text).
+
+    >>> import merkle
+    >>> merkle.root(b"abc", leaf_size=1).hex()      # same as: printf abc | merkle root --leaf-size 1
+    >>> merkle.root_leaves([b"a", b"b"])             # RFC 6962 / CometBFT root of a leaf list
+    >>> merkle.root_file("big.iso", profile="sia")  # Sia crypto.MerkleRoot of a file
+
+The library is found via MERKLE_LIBRARY, ctypes.util.find_library("merkle"), then
+libmerkle.so.0. Parts of the library that this build of libmerkle lacks are simply not
+exported by this module.
+"""
+from ._lib import (MerkleError, STATUS_NAMES, OK, ERR_ARG, ERR_BUFFER, ERR_FORMAT, ERR_VERIFY,
+                   ERR_IO, ERR_NOMEM, ERR_RANGE, ERR_LIMIT, ERR_UNSUPPORTED, ERR_STATE,
+                   HASH_LEN, strerror)
+from . import _lib
+from .tree import (PROFILES, HASHES, Tree, root, root_file, root_leaves, leaf_hash, node_hash,
+                   empty_root, digest, profile_defaults)
+
+__all__ = ["MerkleError", "STATUS_NAMES", "OK", "ERR_ARG", "ERR_BUFFER", "ERR_FORMAT",
+           "ERR_VERIFY", "ERR_IO", "ERR_NOMEM", "ERR_RANGE", "ERR_LIMIT", "ERR_UNSUPPORTED",
+           "ERR_STATE", "HASH_LEN", "strerror", "PROFILES", "HASHES", "Tree", "root",
+           "root_file", "root_leaves", "leaf_hash", "node_hash", "empty_root", "digest",
+           "profile_defaults", "library_version", "library_path", "sha256_backend"]
+
+_lib.lib.merkle_version.restype = __import__("ctypes").c_char_p
+_lib.lib.merkle_sha256_backend.restype = __import__("ctypes").c_char_p
+
+
+def library_version():
+    """Version string of the libmerkle that was loaded ("MAJOR.MINOR.PATCH")."""
+    return _lib.lib.merkle_version().decode()
+
+
+def library_path():
+    """Path or name the shared library was loaded from."""
+    return _lib.lib._name
+
+
+def sha256_backend():
+    """Name of the SHA-256 backend libmerkle chose for this CPU ("portable", "shani", ...)."""
+    return _lib.lib.merkle_sha256_backend().decode()
+
+
+__version__ = library_version()
