@@ -4,6 +4,8 @@
 #   2. ASan+UBSan build (clang), all ctest tests again
 #   3. Fuzz smoke: each libFuzzer target for a few seconds (clang)
 #   4. Benchmark smoke: each bench binary in its tiny mode
+#   5. Debian packages: build, install, test the installed files, remove (scripts/package-test.sh;
+#      MERKLE_TEST_NO_PACKAGES=1 skips it)
 # Set MERKLE_TEST_QUICK=1 to run step 1 only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -52,4 +54,8 @@ cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -
 cmake --build build/mpi -j "$jobs" --target merkle_cli
 (cd build/mpi && ctest --output-on-failure --no-tests=error -R '^mpi_')
 
+if [ "${MERKLE_TEST_NO_PACKAGES:-0}" != 1 ]; then
+  echo "== [5] Debian packages: build, install, check, remove"
+  scripts/package-test.sh
+fi
 echo "== all test steps passed"
