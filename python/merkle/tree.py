@@ -1,6 +1,8 @@
 """Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists."""
 import ctypes
+import mmap
 import os
+import stat
 
 from . import _lib
 from ._lib import MerkleError, check, fn
@@ -19,6 +21,8 @@ _hash = fn("merkle_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _root_bytes = fn("merkle_root_bytes", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p, c_size_t)
 _root_list = fn("merkle_root_list", c_int, c_void_p, c_int, c_int,
                 ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t), c_size_t)
+_root_bytes_mt = fn("merkle_root_bytes_mt", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
+                    c_size_t, ctypes.c_uint)
 _tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
 _tree_write = fn("merkle_tree_write", c_int, c_void_p, c_void_p, c_size_t)
 _tree_root = fn("merkle_tree_root", c_int, c_void_p, c_void_p, ctypes.POINTER(c_int))
@@ -81,22 +85,44 @@ def profile_defaults(profile="rfc6962"):
     return HASHES[dh.value - 1], dl.value
 
 
-def root(data, leaf_size=None, profile="rfc6962", hash=None):
+def _threads_arg(threads):
+    """Thread count for the library: None/1 = this thread, 0 = all cores."""
+    if threads is None:
+        return 1
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 0:
+        raise TypeError("threads must be an int >= 0 (0 = all cores)")
+    if threads == 0:
+        threads = os.cpu_count() or 1
+    return min(threads, 1024)
+
+
+def _root_view(ptr, n, p, h, ls, threads):
+    out = ctypes.create_string_buffer(_lib.HASH_LEN)
+    if threads > 1 and _root_bytes_mt is not None:
+        check(_root_bytes_mt(out, p, h, ls, ptr, n, threads))
+    else:
+        check(_root_bytes(out, p, h, ls, ptr, n))
+    return out.raw
+
+
+def root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None):
     """Merkle root (32 bytes) of a byte string cut into leaf_size-byte leaves.
 
     The last leaf may be short; it is never padded. leaf_size defaults to the profile's
     (4096 for rfc6962, 64 for sia), hash to the profile's (sha256 for rfc6962, blake2b-256
     for sia). Empty data gives the profile's empty root: H("") for rfc6962, 32 zero bytes
     for sia. Same answer as `merkle root --profile P --hash H --leaf-size N`.
+    threads: None or 1 hashes on the calling thread, N > 1 on N threads, 0 on all cores (the
+    root is the same; the GIL is released while the library works).
     Raises MerkleError (status MERKLE_ERR_ARG) for an unknown profile or hash, or a
     leaf_size <= 0.
     """
     p, h, ls = _resolve(profile, hash, leaf_size)
+    nthreads = _threads_arg(threads)
     ptr, n, keep = _lib.buffer(data)
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_root_bytes(out, p, h, ls, ptr, n))
+    r = _root_view(ptr, n, p, h, ls, nthreads)
     del keep
-    return out.raw
+    return r
 
 
 def root_leaves(leaves, profile="rfc6962", hash=None):
@@ -149,20 +175,34 @@ class Tree:
         return out.raw
 
 
-def root_file(path, leaf_size=None, profile="rfc6962", hash=None):
-    """Merkle root of a file's bytes, read in 1 MiB pieces in constant memory.
+def root_file(path, leaf_size=None, profile="rfc6962", hash=None, threads=None):
+    """Merkle root of a file's bytes, in constant memory.
 
     path is a path (str, bytes, os.PathLike) or a binary file object (read from its current
-    position to EOF). Same answer as `merkle root FILE`. OSError when the file cannot be
-    read; MerkleError as root().
+    position to EOF). Same answer as `merkle root FILE`. With threads (see root()) a
+    non-empty regular file named by path is mapped into memory and hashed on that many
+    threads; otherwise it is read in 1 MiB pieces. OSError when the file cannot be read;
+    MerkleError as root().
     """
-    t = Tree(leaf_size, profile, hash)
+    nthreads = _threads_arg(threads)
     if hasattr(path, "readinto") or hasattr(path, "read"):
+        t = Tree(leaf_size, profile, hash)
         _feed(t, path)
-    else:
-        with open(os.fspath(path), "rb") as f:
-            _feed(t, f)
-    return t.root()
+        return t.root()
+    with open(os.fspath(path), "rb") as f:
+        st = os.fstat(f.fileno())
+        if nthreads > 1 and stat.S_ISREG(st.st_mode) and st.st_size > 0:
+            p, h, ls = _resolve(profile, hash, leaf_size)
+            # ACCESS_COPY is a private mapping: writable for ctypes, never written.
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) as mm:
+                arr = (ctypes.c_char * len(mm)).from_buffer(mm)
+                try:
+                    return _root_view(ctypes.addressof(arr), len(mm), p, h, ls, nthreads)
+                finally:
+                    del arr
+        t = Tree(leaf_size, profile, hash)
+        _feed(t, f)
+        return t.root()
 
 
 def _feed(t, f):

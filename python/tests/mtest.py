@@ -28,7 +28,7 @@ def decimal_leaves(n):
 
 
 def counter_bytes(n):
-    return bytes(k % 251 for k in range(n))
+    return (bytes(range(251)) * (n // 251 + 1))[:n]
 
 
 def merkle_bin():
