@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -380,6 +383,158 @@ static void test_files_many(void **state)
     run_engine(paths, N, (const uint8_t(*)[16])want, want_err);
 }
 
+/* Shared-cursor pull runs: two threads with their own engines, and one engine reused. */
+typedef struct shared_list {
+    const char *const *paths;
+    size_t n;
+    atomic_size_t cursor;
+    collect *c;
+    pthread_mutex_t lock;
+} shared_list;
+
+static int shared_next(void *ctx, size_t *index, const char **path)
+{
+    shared_list *s = ctx;
+    size_t i = atomic_fetch_add(&s->cursor, 1);
+    if (i >= s->n) return 0;
+    *index = i;
+    *path = s->paths[i];
+    return 1;
+}
+
+static void shared_done(void *ctx, size_t index, int sys_errno, const uint8_t *digest,
+                        const struct stat *st)
+{
+    shared_list *s = ctx;
+    pthread_mutex_lock(&s->lock);
+    on_done(s->c, index, sys_errno, digest, st);
+    pthread_mutex_unlock(&s->lock);
+}
+
+static void *shared_worker(void *arg)
+{
+    shared_list *s = arg;
+    merkle__md5_mb_engine *e = NULL;
+    if (merkle__md5_mb_engine_alloc(&e, NULL, 16384) != MERKLE_OK) return (void *)1;
+    merkle_status st = merkle__md5_mb_engine_run(e, g_dirfd, shared_next, shared_done, s);
+    merkle__md5_mb_engine_free(e);
+    return st == MERKLE_OK ? NULL : (void *)1;
+}
+
+static void make_many(const char *dir, size_t n, size_t maxlen, char (*names)[32],
+                      const char **paths, uint8_t (*want)[16], int *want_err, uint64_t seed)
+{
+    tu_rng rng;
+    tu_rng_seed(&rng, seed);
+    uint8_t *buf = malloc(maxlen + 1);
+    assert_non_null(buf);
+    assert_int_equal(mkdirat(g_dirfd, dir, 0755), 0);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], 32, "%s/%zu", dir, i);
+        paths[i] = names[i];
+        if (i % 41 == 7) {
+            want_err[i] = ENOENT;
+            continue;
+        }
+        /* mostly small, some large: sizes spread over 0..maxlen */
+        size_t len = (size_t)tu_rng_below(&rng, (i % 5 == 0 ? maxlen : 3000) + 1);
+        tu_rng_fill(&rng, buf, len);
+        write_file(names[i], buf, len);
+        openssl_md5(want[i], buf, len);
+        want_err[i] = 0;
+    }
+    free(buf);
+}
+
+static void check_results(const collect *c, const char *const *paths, const uint8_t (*want)[16],
+                          const int *want_err)
+{
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->r[i].calls != 1) fail_msg("index %zu (%s) reported %d times", i, paths[i], c->r[i].calls);
+        if (c->r[i].err != want_err[i])
+            fail_msg("%s: error %d, want %d", paths[i], c->r[i].err, want_err[i]);
+        if (!want_err[i]) assert_memory_equal(c->r[i].digest, want[i], 16);
+    }
+}
+
+static void test_engine_pull_threads(void **state)
+{
+    (void)state;
+    enum { N = 300 };
+    static char names[N][32];
+    static const char *paths[N];
+    static uint8_t want[N][16];
+    static int want_err[N];
+    make_many("pull", N, 200000, names, paths, want, want_err, 77);
+    collect c = {N, calloc(N, sizeof(result))};
+    assert_non_null(c.r);
+    shared_list s = {paths, N, 0, &c, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, shared_worker, &s), 0);
+    void *r1 = shared_worker(&s), *r2 = NULL;
+    pthread_join(th, &r2);
+    assert_null(r1);
+    assert_null(r2);
+    check_results(&c, paths, (const uint8_t(*)[16])want, want_err);
+
+    /* One engine reused for several runs (list form), including an empty one. */
+    merkle__md5_mb_engine *e = NULL;
+    assert_int_equal(merkle__md5_mb_engine_alloc(&e, NULL, 0), MERKLE_OK);
+    for (int round = 0; round < 3; round++) {
+        memset(c.r, 0, N * sizeof(result));
+        assert_int_equal(merkle__md5_mb_engine_files(e, g_dirfd, paths, N, on_done, &c), MERKLE_OK);
+        check_results(&c, paths, (const uint8_t(*)[16])want, want_err);
+        assert_int_equal(merkle__md5_mb_engine_files(e, g_dirfd, paths, 0, on_done, &c), MERKLE_OK);
+    }
+    assert_int_equal(merkle__md5_mb_engine_run(e, g_dirfd, NULL, on_done, &c), MERKLE_ERR_ARG);
+    assert_int_equal(merkle__md5_mb_engine_run(NULL, g_dirfd, shared_next, on_done, &c),
+                     MERKLE_ERR_ARG);
+    merkle__md5_mb_engine_free(e);
+    merkle__md5_mb_engine_free(NULL);
+    assert_int_equal(merkle__md5_mb_engine_alloc(NULL, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle__md5_mb_engine_alloc(&e, NULL, (size_t)1 << 31), MERKLE_ERR_ARG);
+    assert_null(e);
+    free(c.r);
+}
+
+/* Few descriptors left: files are deferred while others are open, never lost or failed; with
+** none at all, every file reports EMFILE. */
+static void test_engine_fd_limit(void **state)
+{
+    (void)state;
+    enum { N = 120 };
+    static char names[N][32];
+    static const char *paths[N];
+    static uint8_t want[N][16];
+    static int want_err[N];
+    make_many("fdlim", N, 50000, names, paths, want, want_err, 5);
+    struct rlimit old, low;
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+    /* Highest descriptor in use now, so that only a few remain. */
+    int probe = open("/dev/null", O_RDONLY);
+    assert_true(probe >= 0);
+    close(probe);
+    low = old;
+    low.rlim_cur = (rlim_t)probe + 5;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    collect c = {N, calloc(N, sizeof(result))};
+    merkle_status s1 = c.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c) : MERKLE_ERR_NOMEM;
+    low.rlim_cur = (rlim_t)probe;
+    setrlimit(RLIMIT_NOFILE, &low);
+    collect c2 = {N, calloc(N, sizeof(result))};
+    merkle_status s2 = c2.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c2) : MERKLE_ERR_NOMEM;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    assert_int_equal(s1, MERKLE_OK);
+    check_results(&c, paths, (const uint8_t(*)[16])want, want_err);
+    assert_int_equal(s2, MERKLE_OK);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(c2.r[i].calls, 1);
+        assert_int_equal(c2.r[i].err, EMFILE); /* even a missing file: no fd to try */
+    }
+    free(c.r);
+    free(c2.r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -388,6 +543,8 @@ int main(void)
         cmocka_unit_test(test_kernels),
         cmocka_unit_test_setup_teardown(test_files_sizes, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_files_many, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_engine_pull_threads, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_engine_fd_limit, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

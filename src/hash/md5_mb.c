@@ -290,6 +290,7 @@ merkle_status merkle__md5_mb_set(const char *name)
 #define MB_DEFAULT_LANE_BUF ((size_t)128 * 1024)
 #define MB_SLACK 4096 /* behind each lane buffer: room for the in-place padding (<= 72 bytes) */
 #define MB_FADVISE_MIN ((uint64_t)1 << 20)
+#define MB_POOL MERKLE_MD5_MB_MAX_LANES /* files opened ahead, largest started first */
 
 typedef struct mb_lane {
     int fd;         /* -1: lane idle */
@@ -302,86 +303,182 @@ typedef struct mb_lane {
     struct stat st;
 } mb_lane;
 
-typedef struct mb_run {
+typedef struct mb_pending {
+    int fd;
+    size_t index;
+    struct stat st;
+} mb_pending;
+
+struct merkle__md5_mb_engine {
+    const merkle__md5_mb_impl *impl;
+    size_t cap; /* bytes per lane buffer */
+    uint8_t *arena;
+    mb_lane lane[MERKLE_MD5_MB_MAX_LANES];
+    merkle__md5_mb st;
+    /* per run */
     int dirfd;
     int oflags;
-    const char *const *paths;
-    size_t n, next;
-    size_t cap;
+    merkle__mb_next_fn next;
     merkle__mb_done_fn done;
     void *ctx;
-    merkle__md5_mb st;
-} mb_run;
+    int list_done;
+    int have_retry; /* a file whose open hit EMFILE/ENFILE, to retry after a close */
+    size_t retry_index;
+    const char *retry_path;
+    unsigned active; /* lanes with a file */
+    size_t npool;
+    mb_pending pool[MB_POOL];
+};
 
-static void lane_close(mb_lane *ln)
+merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
+                                          const merkle__md5_mb_impl *impl, size_t lane_buf)
 {
-    if (ln->fd >= 0) close(ln->fd);
-    ln->fd = -1;
+    if (!out) return MERKLE_ERR_ARG;
+    *out = NULL;
+    if (!impl) impl = merkle__md5_mb_get();
+    if (lane_buf == 0) lane_buf = MB_DEFAULT_LANE_BUF;
+    if (lane_buf > ((size_t)1 << 30)) return MERKLE_ERR_ARG;
+    if (lane_buf < 8192) lane_buf = 8192;
+    lane_buf = (lane_buf + 4095) & ~(size_t)4095;
+    merkle__md5_mb_engine *e = calloc(1, sizeof *e);
+    if (!e) return MERKLE_ERR_NOMEM;
+    size_t stride = lane_buf + MB_SLACK;
+    e->arena = aligned_alloc(4096, stride * impl->lanes);
+    if (!e->arena) {
+        free(e);
+        return MERKLE_ERR_NOMEM;
+    }
+    e->impl = impl;
+    e->cap = lane_buf;
+    for (unsigned l = 0; l < impl->lanes; l++) {
+        e->lane[l].fd = -1;
+        e->lane[l].buf = e->arena + stride * l;
+    }
+    *out = e;
+    return MERKLE_OK;
 }
 
-/* Open the next file of the list into lane l, reporting files that cannot be opened; leaves
-** the lane idle when the list is exhausted. */
-static void lane_start(mb_run *r, mb_lane *ln, unsigned l)
+void merkle__md5_mb_engine_free(merkle__md5_mb_engine *e)
 {
-    while (r->next < r->n) {
-        size_t i = r->next++;
-        int fd = openat(r->dirfd, r->paths[i], r->oflags);
-        if (fd < 0 && errno == EPERM && (r->oflags & O_NOATIME)) {
+    if (!e) return;
+    free(e->arena);
+    free(e);
+}
+
+/* Next file of the list: the deferred one first. 0 when the list is exhausted. */
+static int mb_next(merkle__md5_mb_engine *e, size_t *index, const char **path)
+{
+    if (e->have_retry) {
+        e->have_retry = 0;
+        *index = e->retry_index;
+        *path = e->retry_path;
+        return 1;
+    }
+    if (e->list_done) return 0;
+    if (!e->next(e->ctx, index, path)) {
+        e->list_done = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* Open files ahead into the pool until it is full or the list ends, reporting files that
+** cannot be opened. Running out of descriptors while others are open defers the file. */
+static void mb_fill_pool(merkle__md5_mb_engine *e)
+{
+    size_t i;
+    const char *path;
+    while (e->npool < MB_POOL && mb_next(e, &i, &path)) {
+        int fd = openat(e->dirfd, path, e->oflags);
+        if (fd < 0 && errno == EPERM && (e->oflags & O_NOATIME)) {
             /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
-            r->oflags &= ~O_NOATIME;
-            fd = openat(r->dirfd, r->paths[i], r->oflags);
+            e->oflags &= ~O_NOATIME;
+            fd = openat(e->dirfd, path, e->oflags);
         }
         if (fd < 0) {
-            r->done(r->ctx, i, errno, NULL, NULL);
+            int err = errno;
+            if ((err == EMFILE || err == ENFILE) && (e->npool > 0 || e->active > 0)) {
+                e->have_retry = 1;
+                e->retry_index = i;
+                e->retry_path = path;
+                return;
+            }
+            e->done(e->ctx, i, err, NULL, NULL);
             continue;
         }
-        if (fstat(fd, &ln->st) != 0) {
-            int e = errno;
+        mb_pending *p = &e->pool[e->npool];
+        if (fstat(fd, &p->st) != 0) {
+            int err = errno;
             close(fd);
-            r->done(r->ctx, i, e, NULL, NULL);
+            e->done(e->ctx, i, err, NULL, NULL);
             continue;
         }
-        if (S_ISREG(ln->st.st_mode) && (uint64_t)ln->st.st_size >= MB_FADVISE_MIN)
+        if (S_ISREG(p->st.st_mode) && (uint64_t)p->st.st_size >= MB_FADVISE_MIN)
             (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        ln->fd = fd;
-        ln->index = i;
-        ln->padded = 0;
-        ln->off = ln->end = 0;
-        ln->total = 0;
-        merkle__md5_mb_lane_init(&r->st, l);
-        return;
+        p->fd = fd;
+        p->index = i;
+        e->npool++;
     }
+}
+
+/* Give lane l the largest file of the pool (so that big files do not start last and finish
+** alone), or leave it idle when there is none. */
+static void lane_start(merkle__md5_mb_engine *e, unsigned l)
+{
+    mb_lane *ln = &e->lane[l];
     ln->fd = -1;
+    mb_fill_pool(e);
+    if (e->npool == 0) return;
+    size_t best = 0;
+    for (size_t k = 1; k < e->npool; k++)
+        if (e->pool[k].st.st_size > e->pool[best].st.st_size) best = k;
+    ln->fd = e->pool[best].fd;
+    ln->index = e->pool[best].index;
+    ln->st = e->pool[best].st;
+    e->pool[best] = e->pool[--e->npool];
+    ln->padded = 0;
+    ln->off = ln->end = 0;
+    ln->total = 0;
+    e->active++;
+    merkle__md5_mb_lane_init(&e->st, l);
+}
+
+static void lane_stop(merkle__md5_mb_engine *e, mb_lane *ln)
+{
+    close(ln->fd);
+    ln->fd = -1;
+    e->active--;
 }
 
 /* Make lane l ready: at least one whole block buffered at buf+off, or idle. Finishes files
 ** (digest or error) and refills the lane as needed. */
-static void lane_prepare(mb_run *r, mb_lane *ln, unsigned l)
+static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
 {
+    mb_lane *ln = &e->lane[l];
     while (ln->fd >= 0) {
         size_t avail = ln->end - ln->off;
         if (avail >= 64) return;
         if (ln->padded) { /* avail == 0: the padding block went through the kernel */
-            uint32_t v[4] = {r->st.s[0][l], r->st.s[1][l], r->st.s[2][l], r->st.s[3][l]};
+            uint32_t v[4] = {e->st.s[0][l], e->st.s[1][l], e->st.s[2][l], e->st.s[3][l]};
             uint8_t digest[16];
             store_digest(digest, v);
-            lane_close(ln);
-            r->done(r->ctx, ln->index, 0, digest, &ln->st);
-            lane_start(r, ln, l);
+            lane_stop(e, ln);
+            e->done(e->ctx, ln->index, 0, digest, &ln->st);
+            lane_start(e, l);
             continue;
         }
         /* Fewer than 64 bytes left: move them to the front and read more. */
         if (avail && ln->off) memmove(ln->buf, ln->buf + ln->off, avail);
         ln->off = 0;
         ln->end = avail;
-        size_t want = r->cap - avail;
+        size_t want = e->cap - avail;
         ssize_t got = read(ln->fd, ln->buf + avail, want);
         if (got < 0) {
             if (errno == EINTR) continue;
-            int e = errno;
-            lane_close(ln);
-            r->done(r->ctx, ln->index, e, NULL, &ln->st);
-            lane_start(r, ln, l);
+            int err = errno;
+            lane_stop(e, ln);
+            e->done(e->ctx, ln->index, err, NULL, &ln->st);
+            lane_start(e, l);
             continue;
         }
         ln->end += (size_t)got;
@@ -398,57 +495,111 @@ static void lane_prepare(mb_run *r, mb_lane *ln, unsigned l)
     }
 }
 
+merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
+                                        merkle__mb_next_fn next, merkle__mb_done_fn done,
+                                        void *ctx)
+{
+    if (!e || !next || !done) return MERKLE_ERR_ARG;
+    const merkle__md5_mb_impl *impl = e->impl;
+    const unsigned lanes = impl->lanes;
+    e->dirfd = dirfd;
+    e->oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME;
+    e->next = next;
+    e->done = done;
+    e->ctx = ctx;
+    e->list_done = 0;
+    e->have_retry = 0;
+    e->active = 0;
+    e->npool = 0;
+    for (unsigned l = 0; l < lanes; l++) lane_start(e, l);
+    for (;;) {
+        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+        size_t k = SIZE_MAX;
+        unsigned live = 0;
+        for (unsigned l = 0; l < lanes; l++) {
+            mb_lane *ln = &e->lane[l];
+            if (ln->fd < 0) {
+                /* An idle lane picks up work deferred for lack of descriptors. */
+                if (!e->have_retry && e->npool == 0) continue;
+                lane_start(e, l);
+            }
+            lane_prepare(e, l);
+            if (ln->fd < 0) continue;
+            ptr[l] = ln->buf + ln->off;
+            size_t b = (ln->end - ln->off) / 64;
+            if (b < k) k = b;
+            live++;
+        }
+        if (live == 0) {
+            if (e->have_retry || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
+            break;
+        }
+        /* One stream left: the scalar code beats a SIMD kernel running one lane. */
+        if (live == 1 && lanes > 1)
+            merkle__md5_mb_portable.blocks(&e->st, ptr, k);
+        else
+            impl->blocks(&e->st, ptr, k);
+        for (unsigned l = 0; l < lanes; l++)
+            if (ptr[l]) e->lane[l].off += 64 * k;
+    }
+    return MERKLE_OK;
+}
+
+typedef struct mb_list {
+    const char *const *paths;
+    size_t n, next;
+} mb_list;
+
+static int list_next(void *ctx, size_t *index, const char **path)
+{
+    mb_list *li = ctx;
+    if (li->next >= li->n) return 0;
+    *index = li->next;
+    *path = li->paths[li->next++];
+    return 1;
+}
+
+typedef struct mb_list_run {
+    mb_list list;
+    merkle__mb_done_fn done;
+    void *ctx;
+} mb_list_run;
+
+static int list_run_next(void *ctx, size_t *index, const char **path)
+{
+    return list_next(&((mb_list_run *)ctx)->list, index, path);
+}
+
+static void list_run_done(void *ctx, size_t index, int sys_errno, const uint8_t *digest,
+                          const struct stat *st)
+{
+    mb_list_run *r = ctx;
+    r->done(r->ctx, index, sys_errno, digest, st);
+}
+
+merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *e, int dirfd,
+                                          const char *const *paths, size_t n,
+                                          merkle__mb_done_fn done, void *ctx)
+{
+    if (!e) return MERKLE_ERR_ARG;
+    if (n == 0) return MERKLE_OK;
+    if (!paths || !done) return MERKLE_ERR_ARG;
+    mb_list_run r = {{paths, n, 0}, done, ctx};
+    return merkle__md5_mb_engine_run(e, dirfd, list_run_next, list_run_done, &r);
+}
+
 merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf,
                                       int dirfd, const char *const *paths, size_t n,
                                       merkle__mb_done_fn done, void *ctx)
 {
     if (n == 0) return MERKLE_OK;
     if (!paths || !done) return MERKLE_ERR_ARG;
-    if (!impl) impl = merkle__md5_mb_get();
-    if (lane_buf == 0) lane_buf = MB_DEFAULT_LANE_BUF;
-    if (lane_buf < 8192) lane_buf = 8192;
-    lane_buf = (lane_buf + 4095) & ~(size_t)4095;
-    if (lane_buf > ((size_t)1 << 30)) return MERKLE_ERR_ARG;
-
-    unsigned lanes = impl->lanes;
-    if (lanes > n) lanes = (unsigned)n;
-    size_t stride = lane_buf + MB_SLACK;
-    uint8_t *arena = aligned_alloc(4096, stride * lanes);
-    if (!arena) return MERKLE_ERR_NOMEM;
-
-    mb_run r;
-    memset(&r, 0, sizeof r);
-    r.dirfd = dirfd;
-    r.oflags = O_RDONLY | O_CLOEXEC | O_NOATIME;
-    r.paths = paths;
-    r.n = n;
-    r.cap = lane_buf;
-    r.done = done;
-    r.ctx = ctx;
-
-    mb_lane ln[MERKLE_MD5_MB_MAX_LANES];
-    for (unsigned l = 0; l < lanes; l++) {
-        ln[l].fd = -1;
-        ln[l].buf = arena + stride * l;
-        lane_start(&r, &ln[l], l);
-    }
-    for (;;) {
-        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
-        size_t k = SIZE_MAX;
-        for (unsigned l = 0; l < lanes; l++) {
-            lane_prepare(&r, &ln[l], l);
-            if (ln[l].fd < 0) continue;
-            ptr[l] = ln[l].buf + ln[l].off;
-            size_t b = (ln[l].end - ln[l].off) / 64;
-            if (b < k) k = b;
-        }
-        if (k == SIZE_MAX) break; /* every lane idle: list done */
-        impl->blocks(&r.st, ptr, k);
-        for (unsigned l = 0; l < lanes; l++)
-            if (ptr[l]) ln[l].off += 64 * k;
-    }
-    free(arena);
-    return MERKLE_OK;
+    merkle__md5_mb_engine *e;
+    merkle_status s = merkle__md5_mb_engine_alloc(&e, impl, lane_buf);
+    if (s != MERKLE_OK) return s;
+    s = merkle__md5_mb_engine_files(e, dirfd, paths, n, done, ctx);
+    merkle__md5_mb_engine_free(e);
+    return s;
 }
 
 merkle_status merkle__md5_mb_files(int dirfd, const char *const *paths, size_t n,

@@ -175,10 +175,45 @@ merkle_status merkle__md5_mb_files(int dirfd, const char *const *paths, size_t n
 
 /*
 ** Same, with an explicit kernel (NULL = merkle__md5_mb_get()) and per-lane buffer size in
-** bytes (0 = default; rounded up to a multiple of 4096, at least 8192). For tests and benches.
+** bytes (0 = default 128 KiB; rounded up to a multiple of 4096, at least 8192). For tests and
+** benches.
 */
 merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf,
                                       int dirfd, const char *const *paths, size_t n,
                                       merkle__mb_done_fn done, void *ctx);
+
+/*
+** Reusable engine: the lane buffers of merkle__md5_mb_files, allocated once and kept across
+** runs (a thread that hashes many batches allocates once and never page-faults again).
+** merkle__md5_mb_engine_alloc allocates (impl NULL = the dispatched kernel, lane_buf as
+** above; MERKLE_ERR_NOMEM, MERKLE_ERR_ARG); merkle__md5_mb_engine_free(NULL) is a no-op.
+** An engine is used by one thread at a time.
+*/
+typedef struct merkle__md5_mb_engine merkle__md5_mb_engine;
+merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
+                                          const merkle__md5_mb_impl *impl, size_t lane_buf);
+void merkle__md5_mb_engine_free(merkle__md5_mb_engine *eng);
+
+/* merkle__md5_mb_files with a reusable engine: no allocation. */
+merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *eng, int dirfd,
+                                          const char *const *paths, size_t n,
+                                          merkle__mb_done_fn done, void *ctx);
+
+/*
+** Pull form, for threads sharing one work list: the engine calls next(ctx, &index, &path)
+** whenever it wants another file (it opens up to 16 files ahead of the lanes, and starts the
+** largest first, so that a big file does not start last and run alone); next returns 1 with
+** *index and *path set (path must stay valid until done is called for that index), or 0 when
+** there are no more (next is then not called again in this run). done as above, once per
+** index handed out. Give each thread its own engine and let next take from a shared atomic
+** cursor: then each thread keeps its lanes full until the whole list is done, instead of
+** draining them at the end of every chunk. Holds at most 32 descriptors open at once; when
+** open fails with EMFILE/ENFILE while others are open, the file is retried later.
+** MERKLE_ERR_ARG if eng, next or done is NULL.
+*/
+typedef int (*merkle__mb_next_fn)(void *ctx, size_t *index, const char **path);
+merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *eng, int dirfd,
+                                        merkle__mb_next_fn next, merkle__mb_done_fn done,
+                                        void *ctx);
 
 #endif
