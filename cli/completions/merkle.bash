@@ -94,8 +94,12 @@ _merkle()
             mapfile -t COMPREPLY < <(compgen -W "gnu bsd hex json" -- "$cur")
             return 0
             ;;
+        -b | --branch-factor)
+            mapfile -t COMPREPLY < <(compgen -W "2 4 16 256" -- "$cur")
+            return 0
+            ;;
         --leaf-size | -j | --threads | --num-threads | --index | --size | --old-size | \
-            --new-size | --start | --end | --branch-factor | -n | --count)
+            --new-size | --start | --end | -n | --count | -k | --key | -r | --root)
             return 0
             ;;
     esac

@@ -51,6 +51,9 @@ bash)
     expect_bash "merkle c" "check clvm consistency"
     expect_bash "merkle trie " "prove root verify"
     expect_bash "merkle clvm s" "serialize"
+    expect_bash "merkle trie root --branch-factor " "16 2 256 4"
+    expect_bash "merkle trie prove --k" "--key"
+    expect_bash "merkle trie verify --root " ""
     # Every command of `merkle --help` completes, and nothing else does.
     cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
     expect_bash "merkle " "${cmds% }"
@@ -77,6 +80,7 @@ fish)
     check_fish "merkle root --pro" "--profile"
     check_fish "merkle root --profile " "rfc6962 sia"
     check_fish "merkle trie " "prove root verify"
+    check_fish "merkle trie root --branch-factor " "16 2 256 4"
     check_fish "merkle --vers" "--version"
     ;;
 zsh)

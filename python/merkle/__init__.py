@@ -8,6 +8,7 @@ code), .name and .message (the library's merkle_strerror text).
     >>> merkle.root(b"abc", leaf_size=1).hex()      # same as: printf abc | merkle root --leaf-size 1
     >>> merkle.root_leaves([b"a", b"b"])             # RFC 6962 / CometBFT root of a leaf list
     >>> merkle.root_file("big.iso", profile="sia")  # Sia crypto.MerkleRoot of a file
+    >>> merkle.trie_root({b"k": b"v"})               # merkledb root ID (merkle.Trie for more)
 
 The library is found via MERKLE_LIBRARY, ctypes.util.find_library("merkle"), then
 libmerkle.so.0. Parts of the library that this build of libmerkle lacks are simply not
@@ -25,6 +26,14 @@ __all__ = ["MerkleError", "STATUS_NAMES", "OK", "ERR_ARG", "ERR_BUFFER", "ERR_FO
            "ERR_STATE", "HASH_LEN", "strerror", "PROFILES", "HASHES", "Tree", "root",
            "root_file", "root_leaves", "leaf_hash", "node_hash", "empty_root", "digest",
            "profile_defaults", "library_version", "library_path", "sha256_backend"]
+
+# Modules whose C part may be missing from an older libmerkle are exported only when present.
+if _lib.has("merkle_trie_alloc"):
+    from .trie import (Trie, TrieProof, trie_root, trie_verify, cb58_encode, cb58_decode,
+                       parse_id)
+    from . import trie
+    __all__ += ["Trie", "TrieProof", "trie_root", "trie_verify", "cb58_encode", "cb58_decode",
+                "parse_id", "trie"]
 
 _lib.lib.merkle_version.restype = __import__("ctypes").c_char_p
 _lib.lib.merkle_sha256_backend.restype = __import__("ctypes").c_char_p

@@ -1,0 +1,277 @@
+"""Merkle radix trie with avalanchego merkledb node IDs (include/merkle/trie.h)."""
+import collections
+import ctypes
+
+from . import _lib
+from ._lib import MerkleError, check, fn
+
+c_int, c_size_t, c_void_p, c_char_p, c_uint = (ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p,
+                                               ctypes.c_char_p, ctypes.c_uint)
+ID_LEN = 32
+
+
+class _Child(ctypes.Structure):
+    _fields_ = [("index", ctypes.c_uint32), ("id", ctypes.c_uint8 * ID_LEN)]
+
+
+class _ProofInfo(ctypes.Structure):
+    _fields_ = [("branch_factor", c_uint), ("present", c_int), ("key", c_void_p),
+                ("key_len", c_size_t), ("value", c_void_p), ("value_len", c_size_t),
+                ("nodes", c_size_t)]
+
+
+_VISIT = ctypes.CFUNCTYPE(c_int, c_void_p, c_void_p, c_size_t, c_void_p, c_size_t)
+
+_alloc = fn("merkle_trie_alloc", c_int, ctypes.POINTER(c_void_p), c_uint)
+_free = fn("merkle_trie_free", None, c_void_p)
+_size = fn("merkle_trie_size", ctypes.c_uint64, c_void_p)
+_bf = fn("merkle_trie_branch_factor", c_uint, c_void_p)
+_put = fn("merkle_trie_put", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
+_delete = fn("merkle_trie_delete", c_int, c_void_p, ctypes.POINTER(c_int), c_char_p, c_size_t)
+_get = fn("merkle_trie_get", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+          ctypes.POINTER(c_int), c_void_p, c_char_p, c_size_t)
+_foreach = fn("merkle_trie_foreach", c_int, c_void_p, _VISIT, c_void_p)
+_apply_text = fn("merkle_trie_apply_text", c_int, c_void_p, c_char_p, c_size_t,
+                 ctypes.POINTER(ctypes.c_uint64), c_void_p, c_size_t, ctypes.POINTER(_lib.Error))
+_root = fn("merkle_trie_root", c_int, c_void_p, c_void_p, c_uint, ctypes.POINTER(_lib.Error))
+_hash_node = fn("merkle_trie_hash_node", c_int, c_void_p, c_char_p, c_size_t, c_int, c_char_p,
+                c_size_t, ctypes.POINTER(_Child), c_size_t)
+_prove = fn("merkle_trie_prove", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t), c_void_p,
+            c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
+_verify = fn("merkle_trie_proof_verify", c_int, ctypes.POINTER(_ProofInfo), c_char_p, c_size_t,
+             c_char_p, ctypes.POINTER(_lib.Error))
+_cb58_encode = fn("merkle_cb58_encode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                  c_char_p, c_size_t)
+_cb58_decode = fn("merkle_cb58_decode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                  c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
+_id_parse = fn("merkle_trie_id_parse", c_int, c_void_p, c_char_p, ctypes.POINTER(_lib.Error))
+
+AVAILABLE = _alloc is not None
+
+TrieProof = collections.namedtuple("TrieProof", "present key value branch_factor nodes")
+TrieProof.__doc__ = """What a verified trie proof states: present (bool), key (bytes), value
+(bytes, or None when absent), branch_factor, nodes (path length)."""
+
+
+def _bytes(x, name):
+    if isinstance(x, str):
+        raise TypeError("%s must be bytes-like, not str" % name)
+    return x if isinstance(x, bytes) else bytes(x)
+
+
+class Trie:
+    """A merkledb-compatible Merkle radix trie (merkle_trie), owned by this object.
+
+        t = Trie(branch_factor=16)
+        t[b"key"] = b"value"            # or t.put(key, value)
+        t.root().hex()                  # root ID; 32 zero bytes when empty
+        proof = t.prove(b"key")         # "MTRP" v1 proof bytes
+        trie_verify(proof, t.root())    # -> TrieProof(present=True, ...)
+
+    The root depends only on the key/value set. A present key with an empty value differs
+    from an absent key. Not thread-safe for writers (put/delete/root/prove); use close()
+    or a with-block to free the C memory early.
+    """
+
+    def __init__(self, branch_factor=16, items=None):
+        ptr = c_void_p()
+        check(_alloc(ctypes.byref(ptr), branch_factor), what="branch factor %r" % branch_factor)
+        self._t = ptr
+        if items is not None:
+            self.update(items)
+
+    def close(self):
+        """Free the C trie now (idempotent)."""
+        if getattr(self, "_t", None):
+            _free(self._t)
+            self._t = None
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def _ptr(self):
+        if not self._t:
+            raise MerkleError(_lib.ERR_STATE, "the trie was closed")
+        return self._t
+
+    @property
+    def branch_factor(self):
+        return int(_bf(self._ptr()))
+
+    def __len__(self):
+        return int(_size(self._ptr()))
+
+    def put(self, key, value):
+        """Insert or replace key -> value (both bytes-like; b"" is a present, empty value)."""
+        k, v = _bytes(key, "key"), _bytes(value, "value")
+        check(_put(self._ptr(), k, len(k), v, len(v)))
+
+    __setitem__ = put
+
+    def update(self, items):
+        """put() every (key, value) of a mapping or an iterable of pairs."""
+        if hasattr(items, "items"):
+            items = items.items()
+        for k, v in items:
+            self.put(k, v)
+
+    def delete(self, key):
+        """Remove key; True if it was present (an absent key is not an error)."""
+        k = _bytes(key, "key")
+        found = c_int()
+        check(_delete(self._ptr(), ctypes.byref(found), k, len(k)))
+        return bool(found.value)
+
+    def __delitem__(self, key):
+        if not self.delete(key):
+            raise KeyError(key)
+
+    def get(self, key, default=None):
+        """The value of key (bytes), or default when absent."""
+        k = _bytes(key, "key")
+        n, found = c_size_t(), c_int()
+        s = _get(None, 0, ctypes.byref(n), ctypes.byref(found), self._ptr(), k, len(k))
+        if s not in (_lib.OK, _lib.ERR_BUFFER):
+            check(s)
+        if not found.value:
+            return default
+        buf = ctypes.create_string_buffer(max(n.value, 1))
+        check(_get(buf, n.value, ctypes.byref(n), ctypes.byref(found), self._ptr(), k, len(k)))
+        return buf.raw[:n.value]
+
+    def __getitem__(self, key):
+        v = self.get(key)
+        if v is None:
+            raise KeyError(key)
+        return v
+
+    def __contains__(self, key):
+        return self.get(key) is not None
+
+    def items(self):
+        """List of (key, value) in ascending key order."""
+        out = []
+
+        def visit(_ctx, key, key_len, value, value_len):
+            out.append((ctypes.string_at(key, key_len) if key_len else b"",
+                        ctypes.string_at(value, value_len) if value_len else b""))
+            return 0
+
+        cb = _VISIT(visit)
+        check(_foreach(self._ptr(), cb, None))
+        return out
+
+    def keys(self):
+        return [k for k, _ in self.items()]
+
+    def apply_text(self, text):
+        """Apply operations in the `merkle trie` text format ("put KEYHEX VALUEHEX",
+        "del KEYHEX", "-" for empty, '#' comments); returns how many were applied.
+        MerkleError MERKLE_ERR_FORMAT names the bad line (.line) on malformed input; the
+        operations before it stay applied."""
+        data = text.encode() if isinstance(text, str) else bytes(text)
+        scratch = ctypes.create_string_buffer(len(data) // 2 + 1)
+        ops = ctypes.c_uint64()
+        err = _lib.Error()
+        check(_apply_text(self._ptr(), data, len(data), ctypes.byref(ops), scratch,
+                          len(scratch), ctypes.byref(err)), err)
+        return int(ops.value)
+
+    def root(self, threads=1):
+        """Root ID (32 bytes; 32 zero bytes when empty). Hashes only what changed since the
+        last call, on up to `threads` threads."""
+        out = ctypes.create_string_buffer(ID_LEN)
+        err = _lib.Error()
+        check(_root(out, self._ptr(), max(int(threads), 1), ctypes.byref(err)), err)
+        return out.raw
+
+    def prove(self, key):
+        """Proof (bytes, format "MTRP" version 1) that key is present with its value, or
+        absent, for the current root."""
+        k = _bytes(key, "key")
+        n = c_size_t()
+        err = _lib.Error()
+        s = _prove(None, 0, ctypes.byref(n), self._ptr(), k, len(k), ctypes.byref(err))
+        if s != _lib.ERR_BUFFER:
+            check(s, err)
+        buf = ctypes.create_string_buffer(max(n.value, 1))
+        check(_prove(buf, n.value, ctypes.byref(n), self._ptr(), k, len(k), ctypes.byref(err)),
+              err)
+        return buf.raw[:n.value]
+
+
+def trie_root(items, branch_factor=16):
+    """Root ID of the trie holding items (a mapping or an iterable of (key, value) pairs)."""
+    with Trie(branch_factor, items) as t:
+        return t.root()
+
+
+def trie_verify(proof, root):
+    """Check a trie proof against a trusted root ID (32 bytes, or hex / cb58 text).
+
+    Returns a TrieProof saying which key the proof is about and whether it is present (the
+    caller must check that .key is the key it asked about). MerkleError with
+    MERKLE_ERR_FORMAT (malformed proof) or MERKLE_ERR_VERIFY (does not match the root).
+    """
+    p = _bytes(proof, "proof")
+    r = parse_id(root) if isinstance(root, str) else _lib.digest_arg(root, "root", ID_LEN)
+    info = _ProofInfo()
+    err = _lib.Error()
+    check(_verify(ctypes.byref(info), p, len(p), r, ctypes.byref(err)), err)
+    key = ctypes.string_at(info.key, info.key_len) if info.key_len else b""
+    value = None
+    if info.present:
+        value = ctypes.string_at(info.value, info.value_len) if info.value_len else b""
+    return TrieProof(bool(info.present), key, value, int(info.branch_factor), int(info.nodes))
+
+
+def hash_node(key=b"", key_bits=None, value=None, children=()):
+    """ID of one node as merkledb's HashNode: key of key_bits bits (default 8*len(key)),
+    value None (Nothing) or bytes, children a list of (index, 32-byte id) in ascending index
+    order."""
+    k = _bytes(key, "key")
+    bits = 8 * len(k) if key_bits is None else key_bits
+    has_value = value is not None
+    v = _bytes(value, "value") if has_value else b""
+    kids = list(children)
+    arr = (_Child * max(len(kids), 1))()
+    for i, (index, cid) in enumerate(kids):
+        arr[i].index = index
+        ctypes.memmove(arr[i].id, _lib.digest_arg(cid, "child id", ID_LEN), ID_LEN)
+    out = ctypes.create_string_buffer(ID_LEN)
+    check(_hash_node(out, k, bits, int(has_value), v, len(v), arr, len(kids)))
+    return out.raw
+
+
+def cb58_encode(data):
+    """cb58 string (avalanchego ids.ID form) of bytes: base58 of data || 4 checksum bytes."""
+    d = _bytes(data, "data")
+    n = c_size_t()
+    buf = ctypes.create_string_buffer(2 * len(d) + 16)
+    check(_cb58_encode(buf, len(buf), ctypes.byref(n), d, len(d)))
+    return buf.raw[:n.value].decode("ascii")
+
+
+def cb58_decode(text):
+    """Bytes of a cb58 string; MerkleError MERKLE_ERR_FORMAT on a bad character or checksum."""
+    s = text.encode("ascii") if isinstance(text, str) else bytes(text)
+    n = c_size_t()
+    err = _lib.Error()
+    buf = ctypes.create_string_buffer(max(len(s), 1))
+    check(_cb58_decode(buf, len(buf), ctypes.byref(n), s, len(s), ctypes.byref(err)), err)
+    return buf.raw[:n.value]
+
+
+def parse_id(text):
+    """A 32-byte ID from 64 hex digits or its cb58 string."""
+    s = text.encode("ascii") if isinstance(text, str) else bytes(text)
+    out = ctypes.create_string_buffer(ID_LEN)
+    err = _lib.Error()
+    check(_id_parse(out, s, ctypes.byref(err)), err)
+    return out.raw
