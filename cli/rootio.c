@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,9 +117,20 @@ static int fail_io(const char *name, int err)
 
 /* ------------------------------------------------------------------ byte streams */
 
+/* Reader for the threaded path: pread, plus a progress line that never makes a worker wait
+** (whoever holds the display lock draws; the others skip). */
+typedef struct pread_src {
+    int fd;
+    _Atomic uint64_t done;
+    pthread_mutex_t display;
+    cli_progress prog;
+} pread_src;
+
+static merkle_status pread_progress(void *ctx, void *buf, size_t len, uint64_t offset);
+
 static merkle_status pread_all(void *ctx, void *buf, size_t len, uint64_t offset)
 {
-    int fd = *(const int *)ctx;
+    int fd = ((const pread_src *)ctx)->fd;
     uint8_t *p = (uint8_t *)buf;
     while (len) {
         ssize_t got = pread(fd, p, len, (off_t)offset);
@@ -135,6 +147,18 @@ static merkle_status pread_all(void *ctx, void *buf, size_t len, uint64_t offset
         offset += (uint64_t)got;
     }
     return MERKLE_OK;
+}
+
+static merkle_status pread_progress(void *ctx, void *buf, size_t len, uint64_t offset)
+{
+    pread_src *src = (pread_src *)ctx;
+    merkle_status s = pread_all(ctx, buf, len, offset);
+    uint64_t done = atomic_fetch_add(&src->done, len) + len;
+    if (src->prog.enabled && pthread_mutex_trylock(&src->display) == 0) {
+        cli_progress_update(&src->prog, done, 0);
+        pthread_mutex_unlock(&src->display);
+    }
+    return s;
 }
 
 /*
@@ -268,8 +292,15 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
         errno = 0;
+        pread_src src;
+        src.fd = fd;
+        atomic_init(&src.done, 0);
+        pthread_mutex_init(&src.display, NULL);
+        cli_progress_start(&src.prog, o->quiet, total, 0);
         s = merkle_root_parallel(root, &res->is_empty, o->profile, o->hash, o->leaf_size, total,
-                                 pread_all, &fd, o->threads);
+                                 pread_progress, &src, o->threads);
+        cli_progress_end(&src.prog);
+        pthread_mutex_destroy(&src.display);
         if (s == MERKLE_ERR_IO)
             rc = fail_io(name, errno ? errno : EIO);
         else if (s != MERKLE_OK) {

@@ -75,9 +75,11 @@ void merkle__sha256_prefixed(merkle__sha256_compress_fn compress, uint8_t out[32
     if (prefix_len) memcpy(block, prefix, prefix_len);
     size_t take = 64 - used;
     if (take > len) take = len;
-    if (take) memcpy(block + used, msg, take);
+    if (take) {
+        memcpy(block + used, msg, take);
+        msg += take; /* never on a NULL msg: take is 0 when len is 0 */
+    }
     used += take;
-    msg += take;
     len -= take;
     if (used == 64) {
         compress(st, block, 1);
