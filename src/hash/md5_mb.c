@@ -126,6 +126,9 @@ void merkle__md5_compress(uint32_t state[4], const uint8_t *p, size_t nblocks)
     state[3] = d;
 }
 
+#define MD5_K_ENTRY(f, a, b, c, d, g, k, s, i) k,
+const uint32_t merkle__md5_K[64] = {MERKLE__MD5_STEPS(MD5_K_ENTRY)};
+
 /* Write the MD5 padding for a message of total_len bytes whose last tail_len = total_len % 64
 ** bytes are already at p[0..tail_len); returns the number of bytes written after them
 ** (so that tail_len + result is 64 or 128). p must have room for 128 bytes. */

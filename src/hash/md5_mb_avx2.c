@@ -35,9 +35,11 @@ static inline void transpose8(__m256i r[8])
 #define V_I(b, c, d) _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones)))
 #define V_ROL(x, s) _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - (s)))
 
-#define STEP(f, a, b, c, d, g, k, s)                                                          \
+/* K from memory, and a + (M + K) pinned before f is added: see md5_mb_avx512.c. */
+#define STEP(f, a, b, c, d, g, k, s, i)                                                       \
     {                                                                                         \
-        __m256i x_ = _mm256_add_epi32(a, _mm256_add_epi32(m[g], _mm256_set1_epi32((int)(k)))); \
+        __m256i x_ = _mm256_add_epi32(a, _mm256_add_epi32(m[g], K[i]));                       \
+        __asm__("" : "+x"(x_));                                                               \
         x_ = _mm256_add_epi32(x_, V_##f(b, c, d));                                            \
         a = _mm256_add_epi32(b, V_ROL(x_, s));                                                \
     }
@@ -61,6 +63,8 @@ static void avx2_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE_MD5
     }
     if (!live || !nblocks) return;
     const __m256i ones = _mm256_set1_epi32(-1);
+    __m256i K[64];
+    for (int i = 0; i < 64; i++) K[i] = _mm256_set1_epi32((int)merkle__md5_K[i]);
     __m256i a = _mm256_loadu_si256((const __m256i *)st->s[0]);
     __m256i b = _mm256_loadu_si256((const __m256i *)st->s[1]);
     __m256i c = _mm256_loadu_si256((const __m256i *)st->s[2]);
