@@ -1,12 +1,16 @@
 /*
 ** BLAKE2b (any digest length 1..64; BLAKE2b-256 for trees) on libsodium's generichash,
-** whose state is plain data: it lives by value inside merkle_blake2b.
+** whose state is plain data: it lives by value inside merkle_blake2b. Also the dispatch of
+** the BLAKE2b-256 batch kernels (libsodium per message, or 4/8 lanes in blake2b_<isa>.c).
 */
 #include <pthread.h>
 #include <sodium.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "hash/impl.h"
+#include "hash/blake2b_impl.h"
 
 _Static_assert(sizeof(crypto_generichash_state) <= sizeof(((merkle_blake2b *)0)->opaque),
                "merkle_blake2b too small for libsodium's state");
@@ -47,4 +51,170 @@ void merkle_blake2b_256(uint8_t out[MERKLE_BLAKE2B_256_LEN], const void *data, s
 {
     pthread_once(&g_sodium_once, sodium_setup);
     crypto_generichash(out, 32, (const unsigned char *)data, len, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ batch */
+
+const uint64_t merkle__blake2b_IV[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                        0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                        0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                        0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+
+static void batch_sodium(uint8_t *out, const uint8_t *const *msgs, size_t n,
+                         const uint8_t *prefix, size_t prefix_len, size_t len)
+{
+    pthread_once(&g_sodium_once, sodium_setup);
+    for (size_t i = 0; i < n; i++) {
+        crypto_generichash_state st;
+        crypto_generichash_init(&st, NULL, 0, 32);
+        if (prefix_len) crypto_generichash_update(&st, prefix, prefix_len);
+        if (len) crypto_generichash_update(&st, msgs[i], len);
+        crypto_generichash_final(&st, out + 32 * i, 32);
+    }
+}
+
+static int always(void)
+{
+    return 1;
+}
+
+const merkle__blake2b_impl merkle__blake2b_sodium = {"sodium", always, batch_sodium, 1};
+
+static const merkle__blake2b_impl *const g_b2_all[] = {
+#ifdef MERKLE_HAVE_X86
+    &merkle__blake2b_avx512,
+    &merkle__blake2b_avx2,
+#endif
+    &merkle__blake2b_sodium,
+};
+#define N_B2 (sizeof g_b2_all / sizeof g_b2_all[0])
+
+static _Atomic(const merkle__blake2b_impl *) g_b2;
+static pthread_once_t g_b2_once = PTHREAD_ONCE_INIT;
+static const merkle__blake2b_impl *g_b2_auto;
+
+/* A kernel is used only if it agrees with libsodium on ragged batches of one- and
+** multi-block messages (17 lanes: full groups and a remainder for 4 and 8 lanes). */
+static int b2_self_test(const merkle__blake2b_impl *impl)
+{
+    uint8_t msg[17 * 300], got[17 * 32], want[17 * 32];
+    const uint8_t *ptrs[17];
+    static const size_t lens[] = {0, 64, 127, 300};
+    for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7 + 3);
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+        for (size_t i = 0; i < 17; i++) ptrs[i] = msg + i * lens[l];
+        impl->batch(got, ptrs, 17, (const uint8_t *)"\x01", 1, lens[l]);
+        batch_sodium(want, ptrs, 17, (const uint8_t *)"\x01", 1, lens[l]);
+        if (memcmp(got, want, sizeof got) != 0) return 0;
+    }
+    return 1;
+}
+
+static double b2_time(const merkle__blake2b_impl *impl)
+{
+    static const uint8_t zeros[64];
+    const uint8_t *ptrs[32];
+    uint8_t out[32 * 32];
+    for (int i = 0; i < 32; i++) ptrs[i] = zeros;
+    double best = 0;
+    for (int r = 0; r < 3; r++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        impl->batch(out, ptrs, 32, zeros, 1, 64);
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        double t = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
+        if (r == 0 || t < best) best = t;
+    }
+    return best;
+}
+
+static const merkle__blake2b_impl *b2_find(const char *name)
+{
+    for (size_t i = 0; i < N_B2; i++)
+        if (strcmp(g_b2_all[i]->name, name) == 0) return g_b2_all[i];
+    return NULL;
+}
+
+static void b2_choose(void)
+{
+    const merkle__blake2b_impl *best = &merkle__blake2b_sodium;
+    double best_t = b2_time(best);
+    for (size_t i = 0; i + 1 < N_B2; i++) {
+        const merkle__blake2b_impl *c = g_b2_all[i];
+        if (!c->available() || !b2_self_test(c)) continue;
+        double t = b2_time(c);
+        if (t < best_t) {
+            best = c;
+            best_t = t;
+        }
+    }
+    g_b2_auto = best;
+    const merkle__blake2b_impl *pick = best;
+    const char *env = getenv("MERKLE_BLAKE2B_BACKEND");
+    if (env && *env) {
+        const merkle__blake2b_impl *want = b2_find(env);
+        if (want && want->available() && b2_self_test(want)) pick = want;
+    }
+    atomic_store_explicit(&g_b2, pick, memory_order_release);
+}
+
+static const merkle__blake2b_impl *b2_get(void)
+{
+    const merkle__blake2b_impl *impl = atomic_load_explicit(&g_b2, memory_order_acquire);
+    if (MERKLE_LIKELY(impl != NULL)) return impl;
+    pthread_once(&g_sodium_once, sodium_setup);
+    pthread_once(&g_b2_once, b2_choose);
+    return atomic_load_explicit(&g_b2, memory_order_acquire);
+}
+
+const char *merkle__blake2b_backend(void)
+{
+    return b2_get()->name;
+}
+
+merkle_status merkle__blake2b_set_backend(const char *name)
+{
+    (void)b2_get();
+    if (name == NULL || strcmp(name, "auto") == 0) {
+        atomic_store_explicit(&g_b2, g_b2_auto, memory_order_release);
+        return MERKLE_OK;
+    }
+    const merkle__blake2b_impl *want = b2_find(name);
+    if (!want) return MERKLE_ERR_ARG;
+    if (!want->available()) return MERKLE_ERR_UNSUPPORTED;
+    if (!b2_self_test(want)) return MERKLE_ERR_VERIFY;
+    atomic_store_explicit(&g_b2, want, memory_order_release);
+    return MERKLE_OK;
+}
+
+size_t merkle__blake2b_backends(const char **names, size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < N_B2; i++) {
+        if (!g_b2_all[i]->available()) continue;
+        if (names && n < cap) names[n] = g_b2_all[i]->name;
+        n++;
+    }
+    return n;
+}
+
+void merkle__blake2b256_batch(uint8_t *out, const uint8_t *const *msgs, size_t n,
+                              const uint8_t *prefix, size_t prefix_len, size_t len)
+{
+    if (n) b2_get()->batch(out, msgs, n, prefix, prefix_len, len);
+}
+
+void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
+                                      const uint8_t *base, size_t stride, size_t len, size_t n)
+{
+    const merkle__blake2b_impl *impl = b2_get();
+    const uint8_t *ptrs[128];
+    while (n) {
+        size_t k = n < 128 ? n : 128;
+        for (size_t i = 0; i < k; i++) ptrs[i] = base ? base + i * stride : NULL;
+        impl->batch(out, ptrs, k, prefix, prefix_len, len);
+        out += 32 * k;
+        if (base) base += k * stride;
+        n -= k;
+    }
 }

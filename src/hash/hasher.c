@@ -80,12 +80,6 @@ merkle_status merkle_hash_batch_strided(uint8_t *out, merkle_hash_alg alg, const
     if (n == 0) return MERKLE_OK;
     if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))
         return MERKLE_ERR_ARG;
-    for (size_t i = 0; i < n; i++) {
-        merkle_blake2b b;
-        merkle_blake2b_init(&b, 32);
-        merkle_blake2b_update(&b, prefix, prefix_len);
-        merkle_blake2b_update(&b, base ? base + i * stride : NULL, len);
-        merkle_blake2b_final(&b, out + 32 * i);
-    }
+    merkle__blake2b256_batch_strided(out, prefix, prefix_len, base, stride, len, n);
     return MERKLE_OK;
 }

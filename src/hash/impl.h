@@ -1,12 +1,16 @@
 /*
 ** Internal interface of the digest backends. Never installed.
 **
-** A SHA-256 backend is a table of two kernels:
+** A SHA-256 backend is a table of two kernels and its natural width:
 **   compress  absorb nblocks consecutive 64-byte blocks into one state (streaming, one-shot)
 **   batch     out[32*i..) = SHA-256(prefix || msgs[i][0..len)) for i < n: N independent
 **             messages of one length, the shape of a Merkle level. Multi-lane backends
 **             (AVX2, AVX-512) and interleaved SHA-NI implement it natively; others use
 **             merkle__sha256_batch_generic over their compress.
+** Multi-lane kernels share the lane driver in hash/lanes.h (whole blocks read in place, only
+** the head and tail blocks copied). In automatic mode the batch entry is a composite chosen by
+** a one-time calibration (sha256.c): per message shape the fastest measured kernel, with
+** ragged remainders sent to the narrow kernel when that is cheaper than a padded group.
 ** Only src/hash/ files with an ISA suffix (_shani, _avx2, _avx512, ...) use intrinsics; the
 ** build gives each its own -m flags.
 */
@@ -26,6 +30,7 @@ typedef struct merkle__sha256_impl {
     int (*available)(void); /* 1 if this CPU (and OS) can run it */
     merkle__sha256_compress_fn compress;
     merkle__sha256_batch_fn batch;
+    unsigned lanes; /* messages one kernel pass takes at full width (1 = plain loop) */
 } merkle__sha256_impl;
 
 extern const uint32_t merkle__sha256_K[64];
@@ -47,11 +52,52 @@ void merkle__sha256_batch_generic(merkle__sha256_compress_fn compress, uint8_t *
                                   const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
                                   size_t prefix_len, size_t len);
 
+/* The portable compression function (also the single-stream fallback of lane kernels). */
+void merkle__sha256_compress_portable(uint32_t state[8], const uint8_t *blocks, size_t nblocks);
+
 /* Backends (defined one per file). */
 extern const merkle__sha256_impl merkle__sha256_portable;
 #ifdef MERKLE_HAVE_X86
-extern const merkle__sha256_impl merkle__sha256_shani;
+extern const merkle__sha256_impl merkle__sha256_shani;  /* 1 stream */
+extern const merkle__sha256_impl merkle__sha256_shani2; /* 2 interleaved streams */
+extern const merkle__sha256_impl merkle__sha256_shani4; /* 4 interleaved streams */
+extern const merkle__sha256_impl merkle__sha256_avx2;   /* 8 lanes */
+extern const merkle__sha256_impl merkle__sha256_avx512; /* 16 lanes */
 #endif
+
+/*
+** Calibration result of the automatic choice (for benchmarks and tests): the kernel used for
+** messages of at most two blocks, for longer ones, and the measured ns per message of every
+** available kernel on both shapes (0 when not measured). Triggers the choice if needed.
+*/
+typedef struct merkle__sha256_calibration {
+    const merkle__sha256_impl *shorts, *longs, *narrow;
+    size_t i_shorts, i_longs, i_narrow; /* their indices in impl[] */
+    size_t count;
+    const merkle__sha256_impl *impl[8];
+    double ns_short[8], ns_long[8];
+} merkle__sha256_calibration;
+void merkle__sha256_calibration_get(merkle__sha256_calibration *out);
+
+/* Every backend compiled in (available or not), in preference order; returns the count. */
+size_t merkle__sha256_all(const merkle__sha256_impl *const **list);
+
+/*
+** BLAKE2b-256 batch kernels (blake2b.c, blake2b_<isa>.c). The kernel is the fastest one
+** measured once on 65-byte messages (sodium = libsodium per message, avx2 = 4 lanes,
+** avx512 = 8 lanes), or the one named by MERKLE_BLAKE2B_BACKEND if usable.
+** merkle__blake2b_set_backend(NULL or "auto") restores the automatic choice; an unknown name
+** gives MERKLE_ERR_ARG, an unusable one MERKLE_ERR_UNSUPPORTED. Not thread-safe (tests and
+** benchmarks only). merkle__blake2b_backends lists the usable ones like
+** merkle_sha256_backends; merkle__blake2b_backend names the one in use.
+*/
+merkle_status merkle__blake2b_set_backend(const char *name);
+size_t merkle__blake2b_backends(const char **names, size_t cap);
+const char *merkle__blake2b_backend(void);
+
+/* Strided BLAKE2b-256 batch, the shape of merkle_sha256_batch_strided. */
+void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
+                                      const uint8_t *base, size_t stride, size_t len, size_t n);
 
 /* CPU features (x86-64); 0 elsewhere. Computed once. */
 enum {

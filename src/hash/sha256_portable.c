@@ -26,7 +26,7 @@ static inline uint32_t rotr(uint32_t x, unsigned n)
     return (x >> n) | (x << (32 - n));
 }
 
-static void compress_portable(uint32_t state[8], const uint8_t *blocks, size_t nblocks)
+void merkle__sha256_compress_portable(uint32_t state[8], const uint8_t *blocks, size_t nblocks)
 {
     uint32_t w[64];
     while (nblocks--) {
@@ -113,7 +113,7 @@ void merkle__sha256_batch_generic(merkle__sha256_compress_fn compress, uint8_t *
 static void batch_portable(uint8_t *out, const uint8_t *const *msgs, size_t n,
                            const uint8_t *prefix, size_t prefix_len, size_t len)
 {
-    merkle__sha256_batch_generic(compress_portable, out, msgs, n, prefix, prefix_len, len);
+    merkle__sha256_batch_generic(merkle__sha256_compress_portable, out, msgs, n, prefix, prefix_len, len);
 }
 
 static int always(void)
@@ -121,5 +121,5 @@ static int always(void)
     return 1;
 }
 
-const merkle__sha256_impl merkle__sha256_portable = {"portable", always, compress_portable,
-                                                     batch_portable};
+const merkle__sha256_impl merkle__sha256_portable = {
+    "portable", always, merkle__sha256_compress_portable, batch_portable, 1};

@@ -1,0 +1,34 @@
+/*
+** Internal interface of the BLAKE2b-256 batch kernels. Never installed.
+** A backend hashes n messages prefix || msgs[i][0..len) of one length to 32-byte BLAKE2b-256
+** digests (unkeyed, digest length 32). "sodium" calls libsodium once per message; "avx2"
+** (4 lanes) and "avx512" (8 lanes) run the lane driver of hash/lanes.h.
+*/
+#ifndef MERKLE_HASH_BLAKE2B_IMPL_H
+#define MERKLE_HASH_BLAKE2B_IMPL_H
+
+#include "hash/impl.h"
+
+extern const uint64_t merkle__blake2b_IV[8];
+
+typedef void (*merkle__blake2b_batch_fn)(uint8_t *out, const uint8_t *const *msgs, size_t n,
+                                         const uint8_t *prefix, size_t prefix_len, size_t len);
+
+typedef struct merkle__blake2b_impl {
+    const char *name;
+    int (*available)(void);
+    merkle__blake2b_batch_fn batch;
+    unsigned lanes;
+} merkle__blake2b_impl;
+
+extern const merkle__blake2b_impl merkle__blake2b_sodium;
+#ifdef MERKLE_HAVE_X86
+extern const merkle__blake2b_impl merkle__blake2b_avx2;
+extern const merkle__blake2b_impl merkle__blake2b_avx512;
+#endif
+
+/* BLAKE2b-256 batch through the selected kernel (prefix_len <= 128). */
+void merkle__blake2b256_batch(uint8_t *out, const uint8_t *const *msgs, size_t n,
+                              const uint8_t *prefix, size_t prefix_len, size_t len);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+** SHA-256 compression over L lanes of 32-bit words in vector registers, shared by the AVX2
+** (8 lanes) and AVX-512 (16 lanes) kernels. Never installed. The including file defines:
+**   V                     the vector type
+**   V_ADD(a,b)            lane-wise 32-bit addition
+**   V_SET1(x)             broadcast a 32-bit constant
+**   V_ROR(x,n)            rotate right by constant n
+**   V_SHR(x,n)            shift right by constant n
+**   V_XOR3(a,b,c)         a ^ b ^ c
+**   V_CH(e,f,g)           (e & f) ^ (~e & g)
+**   V_MAJ(a,b,c)          majority
+**   simd_load_words(w, ptrs, off)   w[0..16) = big-endian words of the 64-byte blocks at
+**                                   ptrs[lane] + off, transposed (w[t] lane i = word t)
+** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function.
+*/
+#ifndef MERKLE_HASH_SHA256_SIMD_H
+#define MERKLE_HASH_SHA256_SIMD_H
+
+#define S_BSIG0(x) V_XOR3(V_ROR(x, 2), V_ROR(x, 13), V_ROR(x, 22))
+#define S_BSIG1(x) V_XOR3(V_ROR(x, 6), V_ROR(x, 11), V_ROR(x, 25))
+#define S_SSIG0(x) V_XOR3(V_ROR(x, 7), V_ROR(x, 18), V_SHR(x, 3))
+#define S_SSIG1(x) V_XOR3(V_ROR(x, 17), V_ROR(x, 19), V_SHR(x, 10))
+
+/* One round; the caller rotates the roles of a..h instead of moving values. */
+#define S_ROUND(a, b, c, d, e, f, g, h, wk)                                                     \
+    do {                                                                                       \
+        V t1_ = V_ADD(V_ADD(h, S_BSIG1(e)), V_ADD(V_CH(e, f, g), wk));                         \
+        d = V_ADD(d, t1_);                                                                     \
+        h = V_ADD(t1_, V_ADD(S_BSIG0(a), V_MAJ(a, b, c)));                                     \
+    } while (0)
+
+#define S_EIGHT(t0, WK)                                                                        \
+    do {                                                                                       \
+        S_ROUND(a, b, c, d, e, f, g, h, WK(t0 + 0));                                           \
+        S_ROUND(h, a, b, c, d, e, f, g, WK(t0 + 1));                                           \
+        S_ROUND(g, h, a, b, c, d, e, f, WK(t0 + 2));                                           \
+        S_ROUND(f, g, h, a, b, c, d, e, WK(t0 + 3));                                           \
+        S_ROUND(e, f, g, h, a, b, c, d, WK(t0 + 4));                                           \
+        S_ROUND(d, e, f, g, h, a, b, c, WK(t0 + 5));                                           \
+        S_ROUND(c, d, e, f, g, h, a, b, WK(t0 + 6));                                           \
+        S_ROUND(b, c, d, e, f, g, h, a, WK(t0 + 7));                                           \
+    } while (0)
+
+/* W[t] + K[t] for the first 16 rounds, then with the schedule computed in place. */
+#define S_WK_LOAD(t) V_ADD(w[t], V_SET1(merkle__sha256_K[t]))
+#define S_WK_SCHED(t)                                                                          \
+    (w[(t)&15] = V_ADD(V_ADD(w[(t)&15], S_SSIG0(w[((t) + 1) & 15])),                           \
+                       V_ADD(w[((t) + 9) & 15], S_SSIG1(w[((t) + 14) & 15]))),                 \
+     V_ADD(w[(t)&15], V_SET1(merkle__sha256_K[t])))
+
+static inline void simd_blocks(V st[8], const uint8_t *const *ptrs, size_t nblocks)
+{
+    size_t off = 0;
+    while (nblocks--) {
+        V w[16];
+        simd_load_words(w, ptrs, off);
+        V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
+        S_EIGHT(0, S_WK_LOAD);
+        S_EIGHT(8, S_WK_LOAD);
+        for (int t = 16; t < 64; t += 16) {
+            S_EIGHT(t, S_WK_SCHED);
+            S_EIGHT(t + 8, S_WK_SCHED);
+        }
+        st[0] = V_ADD(st[0], a);
+        st[1] = V_ADD(st[1], b);
+        st[2] = V_ADD(st[2], c);
+        st[3] = V_ADD(st[3], d);
+        st[4] = V_ADD(st[4], e);
+        st[5] = V_ADD(st[5], f);
+        st[6] = V_ADD(st[6], g);
+        st[7] = V_ADD(st[7], h);
+        off += 64;
+    }
+}
+
+#endif
