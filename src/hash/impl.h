@@ -79,6 +79,9 @@ typedef struct merkle__sha256_calibration {
 } merkle__sha256_calibration;
 void merkle__sha256_calibration_get(merkle__sha256_calibration *out);
 
+/* Known-answer self-test the dispatch runs on a kernel before using it: 1 = passed. */
+int merkle__sha256_self_test(const merkle__sha256_impl *impl);
+
 /* Every backend compiled in (available or not), in preference order; returns the count. */
 size_t merkle__sha256_all(const merkle__sha256_impl *const **list);
 
