@@ -35,6 +35,11 @@ if _lib.has("merkle_trie_alloc"):
     __all__ += ["Trie", "TrieProof", "trie_root", "trie_verify", "cb58_encode", "cb58_decode",
                 "parse_id", "trie"]
 
+if _lib.has("merkle_manifest_parse_alloc"):
+    from . import manifest
+    from .manifest import check_manifest
+    __all__ += ["manifest", "check_manifest"]
+
 _lib.lib.merkle_version.restype = __import__("ctypes").c_char_p
 _lib.lib.merkle_sha256_backend.restype = __import__("ctypes").c_char_p
 
