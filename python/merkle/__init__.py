@@ -40,6 +40,10 @@ if _lib.has("merkle_manifest_parse_alloc"):
     from .manifest import check_manifest
     __all__ += ["manifest", "check_manifest"]
 
+if _lib.has("merkle_sexp_parse"):
+    from . import clvm
+    __all__ += ["clvm"]
+
 _lib.lib.merkle_version.restype = __import__("ctypes").c_char_p
 _lib.lib.merkle_sha256_backend.restype = __import__("ctypes").c_char_p
 
