@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,8 +197,10 @@ static int merge_root(const root_opts *o, const char *name, const uint8_t *piece
 }
 
 /*
-** Threads per rank: -j N as given; by default the node's cores divided among the ranks that
-** share the node (so that `mpirun -np <cores>` does not oversubscribe it).
+** Threads per rank: -j N as given. By default, the CPUs this rank may run on (the launcher's
+** binding: Open MPI binds each of up to 2 ranks to one core, Slurm to --cpus-per-task), but
+** no more than the node's cores divided among the ranks that share the node, so that an
+** unbound `mpirun -np <cores>` does not oversubscribe it either.
 */
 static unsigned threads_per_rank(const root_opts *o)
 {
@@ -210,6 +213,11 @@ static unsigned threads_per_rank(const root_opts *o)
         MPI_Comm_free(&node);
     }
     unsigned share = cli_num_cpus() / (unsigned)(local > 0 ? local : 1);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int allowed = CPU_COUNT(&set);
+        if (allowed > 0 && (unsigned)allowed < share) share = (unsigned)allowed;
+    }
     return share > 0 ? share : 1;
 }
 
