@@ -379,6 +379,17 @@ static void test_trie_root_vectors(void **state)
             free(perm);
             merkle_trie_free(t);
         }
+        { /* merkle_trie_put_batch (one sorted bulk pass) agrees */
+            merkle_trie *t;
+            assert_int_equal(merkle_trie_alloc(&t, bf_of(v)), MERKLE_OK);
+            assert_int_equal(merkle_trie_put_batch(t, (const uint8_t *const *)keys, kl,
+                                                   (const uint8_t *const *)vals, vl, n, NULL),
+                             MERKLE_OK);
+            uint8_t root[32];
+            assert_int_equal(merkle_trie_root(root, t, 1, NULL), MERKLE_OK);
+            tu_assert_hex(root, 32, json_get_str(v, "expected_root_hex"), "put_batch");
+            merkle_trie_free(t);
+        }
         /* The reference agrees too (keys here are at most 8 bytes). */
         int small = 1;
         for (size_t j = 0; j < n; j++) small &= kl[j] <= 8 && vl[j] <= 48;
@@ -762,6 +773,138 @@ static void test_api_errors(void **state)
     merkle_trie_free(NULL);
 }
 
+/* ------------------------------------------------------------------ batch put, text ops */
+
+static void test_put_batch(void **state)
+{
+    (void)state;
+    static const unsigned bfs[] = {2, 4, 16, 256};
+    tu_rng r;
+    tu_rng_seed(&r, 4242);
+    for (int round = 0; round < 40; round++) {
+        unsigned bf = bfs[round % 4], ts = bf == 2 ? 1 : bf == 4 ? 2 : bf == 16 ? 4 : 8;
+        size_t n = (size_t)tu_rng_below(&r, 300);
+        kv *items = calloc(n + 1, sizeof *items);
+        const uint8_t **kp = calloc(n + 1, sizeof *kp), **vp = calloc(n + 1, sizeof *vp);
+        size_t *kl = calloc(n + 1, sizeof *kl), *vl = calloc(n + 1, sizeof *vl);
+        model m = {calloc(n + 1, sizeof(kv)), 0};
+        for (size_t i = 0; i < n; i++) {
+            if (round % 2) { /* long random keys: the radix sort's deep buckets */
+                items[i].klen = 1 + (size_t)tu_rng_below(&r, 8);
+                tu_rng_fill(&r, items[i].k, items[i].klen);
+                items[i].k[0] &= 0x3;
+            } else {
+                random_key(&r, items[i].k, &items[i].klen);
+            }
+            items[i].vlen = (size_t)tu_rng_below(&r, 48);
+            tu_rng_fill(&r, items[i].v, items[i].vlen);
+            kp[i] = items[i].k;
+            kl[i] = items[i].klen;
+            vp[i] = items[i].vlen ? items[i].v : NULL;
+            vl[i] = items[i].vlen;
+            long j = model_find(&m, items[i].k, items[i].klen);
+            if (j < 0) j = (long)m.n++;
+            m.e[j] = items[i]; /* the later duplicate wins */
+        }
+        merkle_trie *t;
+        assert_int_equal(merkle_trie_alloc(&t, bf), MERKLE_OK);
+        assert_int_equal(merkle_trie_put_batch(t, kp, kl, vp, vl, n, NULL), MERKLE_OK);
+        check_against_model(t, &m, ts, 1);
+        /* Then modify a bit and batch again into the non-empty trie. */
+        for (size_t i = 0; i < n; i += 3) {
+            items[i].v[0] ^= 0x55;
+            if (!items[i].vlen) {
+                items[i].vlen = 1;
+                vp[i] = items[i].v;
+                vl[i] = 1;
+            }
+        }
+        model m2 = {calloc(n + 1, sizeof(kv)), 0};
+        for (size_t i = 0; i < n; i++) {
+            long j = model_find(&m2, items[i].k, items[i].klen);
+            if (j < 0) j = (long)m2.n++;
+            m2.e[j] = items[i];
+        }
+        assert_int_equal(merkle_trie_put_batch(t, kp, kl, vp, vl, n, NULL), MERKLE_OK);
+        check_against_model(t, &m2, ts, 2);
+        /* Deleting from a batch-built trie keeps it canonical. */
+        while (m2.n > n / 2) {
+            int found;
+            assert_int_equal(merkle_trie_delete(t, &found, m2.e[0].k, m2.e[0].klen), MERKLE_OK);
+            assert_true(found);
+            m2.e[0] = m2.e[--m2.n];
+        }
+        check_against_model(t, &m2, ts, 1);
+        merkle_trie_free(t);
+        free(items);
+        free(kp);
+        free(vp);
+        free(kl);
+        free(vl);
+        free(m.e);
+        free(m2.e);
+    }
+    merkle_trie *t;
+    assert_int_equal(merkle_trie_alloc(&t, 16), MERKLE_OK);
+    const uint8_t *k1[1] = {NULL};
+    size_t l1[1] = {1}, z[1] = {0};
+    assert_int_equal(merkle_trie_put_batch(t, k1, l1, k1, z, 1, NULL), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_trie_put_batch(t, NULL, NULL, NULL, NULL, 1, NULL), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_trie_put_batch(t, NULL, NULL, NULL, NULL, 0, NULL), MERKLE_OK);
+    assert_int_equal(merkle_trie_size(t), 0);
+    merkle_trie_free(t);
+}
+
+static void test_apply_text(void **state)
+{
+    (void)state;
+    merkle_trie *t, *u;
+    assert_int_equal(merkle_trie_alloc(&t, 16), MERKLE_OK);
+    assert_int_equal(merkle_trie_alloc(&u, 16), MERKLE_OK);
+    uint8_t scratch[64];
+    uint64_t ops;
+    merkle_error e;
+    static const char text[] = "# header\n\n  put 6b657930\t76616C756530 # trailing\r\n"
+                               "put - -\nput 00 -\ndel 6b657931\ndel 00\nput 01 78";
+    assert_int_equal(merkle_trie_apply_text(t, text, sizeof text - 1, &ops, scratch, sizeof scratch, &e),
+                     MERKLE_OK);
+    assert_int_equal(ops, 6);
+    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"key0", 4, (const uint8_t *)"value0", 6), MERKLE_OK);
+    assert_int_equal(merkle_trie_put(u, NULL, 0, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"\x01", 1, (const uint8_t *)"x", 1), MERKLE_OK);
+    uint8_t a[32], b[32];
+    assert_int_equal(merkle_trie_root(a, t, 1, NULL), MERKLE_OK);
+    assert_int_equal(merkle_trie_root(b, u, 1, NULL), MERKLE_OK);
+    assert_memory_equal(a, b, 32);
+    static const struct {
+        const char *text;
+        merkle_status st;
+        uint64_t line;
+        const char *msg;
+    } bad[] = {
+        {"put 00 01\nfrob 00\n", MERKLE_ERR_FORMAT, 2, "unknown operation 'frob'"},
+        {"put 00\n", MERKLE_ERR_FORMAT, 1, "put needs"},
+        {"\n\nput 00 01 02\n", MERKLE_ERR_FORMAT, 3, "put takes"},
+        {"del\n", MERKLE_ERR_FORMAT, 1, "del needs"},
+        {"del 00 01", MERKLE_ERR_FORMAT, 1, "del takes"},
+        {"put 0 01\n", MERKLE_ERR_FORMAT, 1, "invalid key"},
+        {"put 00 0x\n", MERKLE_ERR_FORMAT, 1, "invalid value"},
+        {"put 00 " "0000000000000000000000000000000000000000000000000000000000000000"
+         "0000000000000000000000000000000000000000000000000000000000000000\n",
+         MERKLE_ERR_BUFFER, 1, "scratch"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(merkle_trie_apply_text(t, bad[i].text, strlen(bad[i].text), &ops, scratch,
+                                                sizeof scratch, &e),
+                         bad[i].st);
+        assert_int_equal(e.line, bad[i].line);
+        assert_non_null(strstr(e.message, bad[i].msg));
+    }
+    assert_int_equal(merkle_trie_apply_text(NULL, "", 0, NULL, NULL, 0, &e), MERKLE_ERR_ARG);
+    merkle_trie_free(t);
+    merkle_trie_free(u);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -769,7 +912,8 @@ int main(void)
         cmocka_unit_test(test_node_id_vectors),    cmocka_unit_test(test_trie_root_vectors),
         cmocka_unit_test(test_random_vs_reference), cmocka_unit_test(test_threads_and_orders),
         cmocka_unit_test(test_proofs),             cmocka_unit_test(test_proof_format_errors),
-        cmocka_unit_test(test_api_errors),
+        cmocka_unit_test(test_api_errors),         cmocka_unit_test(test_put_batch),
+        cmocka_unit_test(test_apply_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,6 +67,22 @@ MERKLE_API merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, siz
                                          const uint8_t *value, size_t value_len);
 
 /*
+** Put n pairs at once: keys[i] (key_lens[i] bytes) -> values[i] (value_lens[i] bytes), as if
+** by merkle_trie_put in order (a later duplicate key wins). The batch is sorted first
+** (allocating an index, freed before returning); into an EMPTY trie it is then built in one
+** sorted pass that hashes every node as soon as it is complete, with good memory locality,
+** so the following merkle_trie_root has nothing left to do. Into a non-empty trie the pairs
+** are put in key order. Errors: MERKLE_ERR_ARG, MERKLE_ERR_RANGE (checked for every item
+** before anything changes), MERKLE_ERR_NOMEM (an empty trie stays empty; a non-empty trie
+** may hold a key-ordered prefix of the batch).
+*/
+MERKLE_API merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
+                                               const size_t *key_lens,
+                                               const uint8_t *const *values,
+                                               const size_t *value_lens, size_t n,
+                                               merkle_error *err);
+
+/*
 ** Remove key. *found (may be NULL) receives 1 if it was present, else 0; removing an absent
 ** key is not an error. Errors: MERKLE_ERR_ARG.
 */

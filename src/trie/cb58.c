@@ -41,7 +41,7 @@ merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len, const u
     uint8_t buf[MERKLE_CB58_MAX_BYTES + 4];
     uint8_t h[32];
     if (n) memcpy(buf, in, n);
-    merkle_sha256_hash(h, in, n);
+    merkle_sha256_hash(h, buf, n); /* buf, not in: never NULL */
     memcpy(buf + n, h + 28, 4);
     size_t total = n + 4;
     size_t zeros = 0;

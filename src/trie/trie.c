@@ -137,7 +137,11 @@ struct merkle_trie {
 #define KIDS_SIZE(cap) ((size_t)(cap) * (sizeof(tnode *) + 1))
 #define VAL_SIZE(len) ((size_t)(len) + ((len) >= 32 ? 32u : 0u))
 
-static inline uint8_t *kid_tokens(const tnode *n) { return (uint8_t *)(n->kids + n->kcap); }
+/* Token bytes of n's children (NULL for a node that never had children). */
+static inline uint8_t *kid_tokens(const tnode *n)
+{
+    return n->kids ? (uint8_t *)(n->kids + n->kcap) : NULL;
+}
 
 static inline unsigned token_at(const uint8_t *key, uint32_t bit, unsigned ts)
 {
@@ -164,6 +168,7 @@ static uint32_t common_bits(const uint8_t *a, uint32_t abits, const uint8_t *b, 
 /* Index of the child with token t, or -1. */
 static inline int find_kid(const tnode *n, unsigned t)
 {
+    if (n->nkids == 0) return -1;
     const uint8_t *tok = kid_tokens(n);
     const void *p = memchr(tok, (int)t, n->nkids);
     return p ? (int)((const uint8_t *)p - tok) : -1;
@@ -707,6 +712,195 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
     }
     memcpy(out, t->root->id, MERKLE_TRIE_ID_LEN);
     return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ batch put */
+
+/* Key a sorts before key b, comparing from byte `depth` on (the bytes before are equal). */
+static int key_before(const uint8_t *a, size_t al, const uint8_t *b, size_t bl, size_t depth)
+{
+    size_t m = al < bl ? al : bl;
+    int c = m > depth ? memcmp(a + depth, b + depth, m - depth) : 0;
+    return c < 0 || (c == 0 && al < bl);
+}
+
+typedef struct sort_task {
+    size_t lo, n, depth;
+} sort_task;
+
+/*
+** Stable sort of idx[0..n) by key (bytewise, a prefix first): MSD radix sort on one byte at a
+** time with an explicit task stack (no recursion, whatever the key lengths), insertion sort
+** for small buckets. Equal keys keep their input order. -1 on allocation failure.
+*/
+static int sort_keys(size_t *idx, size_t n, const uint8_t *const *keys, const size_t *lens)
+{
+    size_t *tmp = malloc(n * sizeof *tmp);
+    size_t tcap = 256, tn = 0;
+    sort_task *tasks = malloc(tcap * sizeof *tasks);
+    if (tmp == NULL || tasks == NULL) {
+        free(tmp);
+        free(tasks);
+        return -1;
+    }
+    tasks[tn++] = (sort_task){0, n, 0};
+    while (tn) {
+        sort_task tk = tasks[--tn];
+        size_t *v = idx + tk.lo;
+        if (tk.n <= 24) {
+            for (size_t i = 1; i < tk.n; i++) {
+                size_t x = v[i], j = i;
+                while (j > 0 && key_before(keys[x], lens[x], keys[v[j - 1]], lens[v[j - 1]], tk.depth)) {
+                    v[j] = v[j - 1];
+                    j--;
+                }
+                v[j] = x;
+            }
+            continue;
+        }
+        size_t count[257] = {0}, pos[257];
+        for (size_t i = 0; i < tk.n; i++) {
+            size_t k = v[i];
+            count[lens[k] > tk.depth ? 1u + keys[k][tk.depth] : 0u]++;
+        }
+        size_t acc = 0;
+        for (unsigned b = 0; b < 257; b++) {
+            pos[b] = acc;
+            acc += count[b];
+        }
+        for (size_t i = 0; i < tk.n; i++) {
+            size_t k = v[i];
+            tmp[pos[lens[k] > tk.depth ? 1u + keys[k][tk.depth] : 0u]++] = k;
+        }
+        memcpy(v, tmp, tk.n * sizeof *v);
+        if (tn + 256 > tcap) {
+            sort_task *nt = realloc(tasks, 2 * (tcap + 256) * sizeof *nt);
+            if (nt == NULL) {
+                free(tmp);
+                free(tasks);
+                return -1;
+            }
+            tasks = nt;
+            tcap = 2 * (tcap + 256);
+        }
+        /* Bucket 0 holds keys that end here: all equal, already in input order. */
+        for (unsigned b = 1; b < 257; b++)
+            if (count[b] > 1)
+                tasks[tn++] = (sort_task){tk.lo + pos[b] - count[b], count[b], tk.depth + 1};
+    }
+    free(tmp);
+    free(tasks);
+    return 0;
+}
+
+/*
+** Build the whole trie of an empty t from keys in sorted order (idx, duplicates adjacent, the
+** last one wins) with a stack of open nodes on the path to the latest key; a node is hashed
+** the moment it is complete, while its children's IDs are still in cache.
+*/
+static int bulk_build(merkle_trie *t, const size_t *idx, size_t n, const uint8_t *const *keys,
+                      const size_t *lens, const uint8_t *const *vals, const size_t *vlens)
+{
+    size_t cap = 64, sp = 0;
+    tnode **st = malloc(cap * sizeof *st);
+    if (st == NULL) return -1;
+    const uint8_t *pk = NULL;
+    uint32_t pbits = 0;
+    uint64_t count = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t q = idx[i];
+        const uint8_t *k = keys[q];
+        size_t kl = lens[q];
+        if (i + 1 < n && lens[idx[i + 1]] == kl && (kl == 0 || memcmp(keys[idx[i + 1]], k, kl) == 0))
+            continue; /* a later duplicate wins */
+        uint32_t kbits = (uint32_t)(kl * 8);
+        if (sp) {
+            uint32_t d = common_bits(pk, pbits, k, kbits, 0);
+            d -= d % t->ts;
+            while (st[sp - 1]->kbits > d) {
+                tnode *c = st[--sp];
+                node_hash(c);
+                if (sp && st[sp - 1]->kbits >= d) {
+                    if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
+                        goto fail;
+                } else {
+                    tnode *b = node_new(t, k, d);
+                    if (b == NULL || node_add_kid(t, b, c, token_at(c->key, d, t->ts)) != 0) goto fail;
+                    st[sp++] = b;
+                    break;
+                }
+            }
+        }
+        if (sp + 1 >= cap) {
+            tnode **ns = realloc(st, 2 * cap * sizeof *ns);
+            if (ns == NULL) goto fail;
+            st = ns;
+            cap *= 2;
+        }
+        tnode *leaf = node_new(t, k, kbits);
+        if (leaf == NULL) goto fail;
+        st[sp++] = leaf;
+        if (node_set_value(t, leaf, vals[q], vlens[q]) != 0) goto fail;
+        pk = leaf->key;
+        pbits = kbits;
+        count++;
+    }
+    while (sp > 1) {
+        tnode *c = st[--sp];
+        node_hash(c);
+        if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
+            goto fail;
+    }
+    if (sp) {
+        node_hash(st[0]);
+        t->root = st[0];
+    }
+    t->size = count;
+    free(st);
+    return 0;
+fail: /* the trie was empty: drop everything built so far */
+    free(st);
+    pool_release(&t->pool);
+    t->root = NULL;
+    t->size = 0;
+    return -1;
+}
+
+merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
+                                    const size_t *key_lens, const uint8_t *const *values,
+                                    const size_t *value_lens, size_t n, merkle_error *err)
+{
+    if (t == NULL || (n && (keys == NULL || key_lens == NULL || values == NULL || value_lens == NULL)))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
+    for (size_t i = 0; i < n; i++) {
+        if ((keys[i] == NULL && key_lens[i]) || (values[i] == NULL && value_lens[i]))
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, i, "item %zu: NULL with a non-zero length", i);
+        if (key_lens[i] > MERKLE_TRIE_MAX_KEY || value_lens[i] > MERKLE_TRIE_MAX_VALUE)
+            return merkle__fail(err, MERKLE_ERR_RANGE, 0, i, "item %zu: key or value too long", i);
+    }
+    if (n == 0) return MERKLE_OK;
+    if (n > SIZE_MAX / sizeof(size_t))
+        return merkle__fail(err, MERKLE_ERR_RANGE, 0, 0, "batch too large");
+    size_t *idx = malloc(n * sizeof *idx);
+    if (idx == NULL) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    for (size_t i = 0; i < n; i++) idx[i] = i;
+    if (sort_keys(idx, n, keys, key_lens) != 0) {
+        free(idx);
+        return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
+    merkle_status st = MERKLE_OK;
+    if (t->root == NULL) {
+        if (bulk_build(t, idx, n, keys, key_lens, values, value_lens) != 0)
+            st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    } else {
+        for (size_t i = 0; i < n && st == MERKLE_OK; i++) {
+            size_t q = idx[i];
+            st = merkle_trie_put(t, keys[q], key_lens[q], values[q], value_lens[q]);
+            if (st != MERKLE_OK) st = merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
+        }
+    }
+    free(idx);
+    return st;
 }
 
 /* ------------------------------------------------------------------ one node, public */
