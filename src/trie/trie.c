@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/internal.h"
 #include "merkle/hash.h"
@@ -23,7 +24,9 @@
 #define POOL_GRAN 16
 #define POOL_MAX 4096
 #define POOL_CLASSES (POOL_MAX / POOL_GRAN)
-#define SLAB_SIZE ((size_t)1 << 20)
+#define SLAB_MIN ((size_t)1 << 16)
+#define SLAB_MAX ((size_t)1 << 23)
+#define HUGE_PAGE ((size_t)1 << 21)
 
 /* Blocks larger than POOL_MAX come from malloc with this header, on a list freed at the end. */
 typedef struct big_block {
@@ -37,7 +40,8 @@ typedef struct pool {
     uint8_t *bump, *bump_end;         /* unused tail of the newest slab */
     void *slabs;                      /* singly linked by their first pointer */
     big_block *big;
-    size_t bytes; /* slab and big-block bytes held */
+    size_t bytes;     /* slab and big-block bytes held */
+    size_t next_slab; /* size of the next slab: doubles from SLAB_MIN to SLAB_MAX */
 } pool;
 
 static void *pool_alloc(pool *p, size_t size)
@@ -63,13 +67,27 @@ static void *pool_alloc(pool *p, size_t size)
     }
     size_t need = c * POOL_GRAN;
     if ((size_t)(p->bump_end - p->bump) < need) {
-        uint8_t *s = malloc(SLAB_SIZE);
-        if (s == NULL) return NULL;
+        /* Slabs grow geometrically, so that a small trie stays small; big slabs are aligned
+        ** to and advised for transparent huge pages: a large trie then takes a page fault
+        ** per 2 MiB instead of per 4 KiB. */
+        size_t ssz = p->next_slab < SLAB_MIN ? SLAB_MIN : p->next_slab;
+        void *mem = NULL;
+        if (ssz >= HUGE_PAGE) {
+            if (posix_memalign(&mem, HUGE_PAGE, ssz) != 0) mem = NULL;
+#ifdef MADV_HUGEPAGE
+            if (mem) (void)madvise(mem, ssz, MADV_HUGEPAGE);
+#endif
+        } else {
+            mem = malloc(ssz);
+        }
+        if (mem == NULL) return NULL;
+        uint8_t *s = mem;
         memcpy(s, &p->slabs, sizeof(void *));
         p->slabs = s;
-        p->bytes += SLAB_SIZE;
+        p->bytes += ssz;
         p->bump = s + POOL_GRAN; /* the first 16 bytes link the slab */
-        p->bump_end = s + SLAB_SIZE;
+        p->bump_end = s + ssz;
+        p->next_slab = ssz < SLAB_MAX ? 2 * ssz : SLAB_MAX;
     }
     void *r = p->bump;
     p->bump += need;
@@ -724,82 +742,155 @@ static int key_before(const uint8_t *a, size_t al, const uint8_t *b, size_t bl, 
     return c < 0 || (c == 0 && al < bl);
 }
 
-typedef struct sort_task {
-    size_t lo, n, depth;
-} sort_task;
+typedef struct sort_item {
+    uint64_t pfx; /* the key's first 8 bytes, big-endian, zero-padded */
+    const uint8_t *key;
+    size_t klen;
+    size_t idx; /* position in the batch */
+} sort_item;
 
-/*
-** Stable sort of idx[0..n) by key (bytewise, a prefix first): MSD radix sort on one byte at a
-** time with an explicit task stack (no recursion, whatever the key lengths), insertion sort
-** for small buckets. Equal keys keep their input order. -1 on allocation failure.
-*/
-static int sort_keys(size_t *idx, size_t n, const uint8_t *const *keys, const size_t *lens)
+/* Stable LSD radix sort of it[0..m) on prefix bits [0, top) (16-bit digits), via tmp. */
+static void lsd_sort(sort_item *it, sort_item *tmp, size_t m, unsigned top, size_t *count)
 {
-    size_t *tmp = malloc(n * sizeof *tmp);
-    size_t tcap = 256, tn = 0;
-    sort_task *tasks = malloc(tcap * sizeof *tasks);
-    if (tmp == NULL || tasks == NULL) {
-        free(tmp);
-        free(tasks);
-        return -1;
-    }
-    tasks[tn++] = (sort_task){0, n, 0};
-    while (tn) {
-        sort_task tk = tasks[--tn];
-        size_t *v = idx + tk.lo;
-        if (tk.n <= 24) {
-            for (size_t i = 1; i < tk.n; i++) {
-                size_t x = v[i], j = i;
-                while (j > 0 && key_before(keys[x], lens[x], keys[v[j - 1]], lens[v[j - 1]], tk.depth)) {
-                    v[j] = v[j - 1];
-                    j--;
-                }
-                v[j] = x;
-            }
-            continue;
-        }
-        size_t count[257] = {0}, pos[257];
-        for (size_t i = 0; i < tk.n; i++) {
-            size_t k = v[i];
-            count[lens[k] > tk.depth ? 1u + keys[k][tk.depth] : 0u]++;
-        }
+    sort_item *src = it, *dst = tmp;
+    for (unsigned shift = 0; shift < top; shift += 16) {
+        memset(count, 0, 65536 * sizeof *count);
+        for (size_t i = 0; i < m; i++) count[(src[i].pfx >> shift) & 0xffff]++;
+        if (count[(src[0].pfx >> shift) & 0xffff] == m) continue; /* one digit value */
         size_t acc = 0;
-        for (unsigned b = 0; b < 257; b++) {
-            pos[b] = acc;
-            acc += count[b];
+        for (size_t d = 0; d < 65536; d++) {
+            size_t c = count[d];
+            count[d] = acc;
+            acc += c;
         }
-        for (size_t i = 0; i < tk.n; i++) {
-            size_t k = v[i];
-            tmp[pos[lens[k] > tk.depth ? 1u + keys[k][tk.depth] : 0u]++] = k;
-        }
-        memcpy(v, tmp, tk.n * sizeof *v);
-        if (tn + 256 > tcap) {
-            sort_task *nt = realloc(tasks, 2 * (tcap + 256) * sizeof *nt);
-            if (nt == NULL) {
-                free(tmp);
-                free(tasks);
-                return -1;
-            }
-            tasks = nt;
-            tcap = 2 * (tcap + 256);
-        }
-        /* Bucket 0 holds keys that end here: all equal, already in input order. */
-        for (unsigned b = 1; b < 257; b++)
-            if (count[b] > 1)
-                tasks[tn++] = (sort_task){tk.lo + pos[b] - count[b], count[b], tk.depth + 1};
+        for (size_t i = 0; i < m; i++) dst[count[(src[i].pfx >> shift) & 0xffff]++] = src[i];
+        sort_item *t = src;
+        src = dst;
+        dst = t;
     }
-    free(tmp);
-    free(tasks);
-    return 0;
+    if (src != it) memcpy(it, src, m * sizeof *it);
+}
+
+/* malloc for large temporary arrays, advised for transparent huge pages (fewer faults). */
+static void *big_alloc(size_t size)
+{
+    void *mem = NULL;
+    if (size < 2 * HUGE_PAGE) return malloc(size);
+    if (posix_memalign(&mem, HUGE_PAGE, size) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(mem, size, MADV_HUGEPAGE);
+#endif
+    return mem;
+}
+
+/* Stable insertion sort of v[0..m) by prefix (m small). */
+static void isort_pfx(sort_item *v, size_t m)
+{
+    for (size_t i = 1; i < m; i++) {
+        sort_item x = v[i];
+        size_t j = i;
+        while (j > 0 && v[j - 1].pfx > x.pfx) {
+            v[j] = v[j - 1];
+            j--;
+        }
+        v[j] = x;
+    }
+}
+
+/* Stable distribution of src[0..m) into dst by prefix byte (pfx >> shift) & 0xff; start[]
+** receives the 257 bucket boundaries. */
+static void byte_pass(sort_item *dst, const sort_item *src, size_t m, unsigned shift,
+                      size_t start[257])
+{
+    size_t pos[256] = {0};
+    for (size_t i = 0; i < m; i++) pos[(src[i].pfx >> shift) & 0xff]++;
+    size_t acc = 0;
+    for (unsigned d = 0; d < 256; d++) {
+        start[d] = acc;
+        acc += pos[d];
+        pos[d] = start[d];
+    }
+    start[256] = m;
+    for (size_t i = 0; i < m; i++) dst[pos[(src[i].pfx >> shift) & 0xff]++] = src[i];
 }
 
 /*
-** Build the whole trie of an empty t from keys in sorted order (idx, duplicates adjacent, the
-** last one wins) with a stack of open nodes on the path to the latest key; a node is hashed
-** the moment it is complete, while its children's IDs are still in cache.
+** Stable sort of the batch by key (bytewise, a prefix first) into a malloc'd array of items
+** (NULL on allocation failure). The first 8 bytes of every key are read once, in input
+** order; zero-padded prefixes order keys consistently. Two most-significant-byte passes with
+** 256 buckets each (cache- and TLB-friendly), then insertion sort for small buckets and an
+** LSD radix sort on the remaining 48 bits for large ones; runs of equal prefixes are finally
+** ordered by a stable insertion sort on the full keys. Equal keys keep their input order.
 */
-static int bulk_build(merkle_trie *t, const size_t *idx, size_t n, const uint8_t *const *keys,
-                      const size_t *lens, const uint8_t *const *vals, const size_t *vlens)
+static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *lens)
+{
+    sort_item *a = big_alloc(n * sizeof *a), *b = big_alloc(n * sizeof *b);
+    size_t *count = malloc(65536 * sizeof *count);
+    if (a == NULL || b == NULL || count == NULL) {
+        free(a);
+        free(b);
+        free(count);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t tmp[8] = {0};
+        if (lens[i]) memcpy(tmp, keys[i], lens[i] < 8 ? lens[i] : 8);
+        uint64_t v = 0;
+        for (int j = 0; j < 8; j++) v = (v << 8) | tmp[j];
+        a[i] = (sort_item){v, keys[i], lens[i], i};
+    }
+    size_t s1[257], s2[257];
+    byte_pass(b, a, n, 56, s1); /* a -> b on the first byte */
+    for (unsigned d = 0; d < 256; d++) {
+        size_t lo = s1[d], m = s1[d + 1] - lo;
+        if (m <= 32) {
+            isort_pfx(b + lo, m);
+            continue;
+        }
+        byte_pass(a + lo, b + lo, m, 48, s2); /* b -> a on the second byte */
+        for (unsigned e = 0; e < 256; e++) {
+            size_t l2 = lo + s2[e], m2 = s2[e + 1] - s2[e];
+            if (m2 <= 32)
+                isort_pfx(a + l2, m2);
+            else
+                lsd_sort(a + l2, b + l2, m2, 48, count);
+        }
+        memcpy(b + lo, a + lo, m * sizeof *a);
+    }
+    /* Runs of equal prefixes: stable insertion sort on the whole key. */
+    for (size_t lo = 0; lo < n;) {
+        size_t hi = lo + 1;
+        while (hi < n && b[hi].pfx == b[lo].pfx) hi++;
+        for (size_t i = lo + 1; i < hi; i++) {
+            sort_item x = b[i];
+            size_t j = i;
+            while (j > lo && key_before(x.key, x.klen, b[j - 1].key, b[j - 1].klen, 0)) {
+                b[j] = b[j - 1];
+                j--;
+            }
+            b[j] = x;
+        }
+        lo = hi;
+    }
+    free(a);
+    free(count);
+    return b;
+}
+
+/* Items i and i+1 of a sorted batch have the same key. */
+static inline int same_key(const sort_item *x, const sort_item *y)
+{
+    return x->pfx == y->pfx && x->klen == y->klen &&
+           (x->klen <= 8 || memcmp(x->key + 8, y->key + 8, x->klen - 8) == 0);
+}
+
+/*
+** Build the whole trie of an empty t from the sorted batch (duplicates adjacent, the last one
+** wins) with a stack of open nodes on the path to the latest key; a node is hashed the
+** moment it is complete, while its children's IDs are still in cache.
+*/
+static int bulk_build(merkle_trie *t, const sort_item *it, size_t n,
+                      const uint8_t *const *vals, const size_t *vlens)
 {
     size_t cap = 64, sp = 0;
     tnode **st = malloc(cap * sizeof *st);
@@ -808,12 +899,19 @@ static int bulk_build(merkle_trie *t, const size_t *idx, size_t n, const uint8_t
     uint32_t pbits = 0;
     uint64_t count = 0;
     for (size_t i = 0; i < n; i++) {
-        size_t q = idx[i];
-        const uint8_t *k = keys[q];
-        size_t kl = lens[q];
-        if (i + 1 < n && lens[idx[i + 1]] == kl && (kl == 0 || memcmp(keys[idx[i + 1]], k, kl) == 0))
-            continue; /* a later duplicate wins */
-        uint32_t kbits = (uint32_t)(kl * 8);
+        /* Sorted order is random order in the input: fetch ahead, first the value
+        ** pointers, then the key and value bytes. */
+        if (i + 16 < n) {
+            __builtin_prefetch(&vals[it[i + 16].idx]);
+            __builtin_prefetch(&vlens[it[i + 16].idx]);
+        }
+        if (i + 8 < n) {
+            __builtin_prefetch(it[i + 8].key);
+            __builtin_prefetch(vals[it[i + 8].idx]);
+        }
+        if (i + 1 < n && same_key(&it[i], &it[i + 1])) continue; /* a later duplicate wins */
+        const uint8_t *k = it[i].key;
+        uint32_t kbits = (uint32_t)(it[i].klen * 8);
         if (sp) {
             uint32_t d = common_bits(pk, pbits, k, kbits, 0);
             d -= d % t->ts;
@@ -840,7 +938,7 @@ static int bulk_build(merkle_trie *t, const size_t *idx, size_t n, const uint8_t
         tnode *leaf = node_new(t, k, kbits);
         if (leaf == NULL) goto fail;
         st[sp++] = leaf;
-        if (node_set_value(t, leaf, vals[q], vlens[q]) != 0) goto fail;
+        if (node_set_value(t, leaf, vals[it[i].idx], vlens[it[i].idx]) != 0) goto fail;
         pk = leaf->key;
         pbits = kbits;
         count++;
@@ -879,27 +977,22 @@ merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
             return merkle__fail(err, MERKLE_ERR_RANGE, 0, i, "item %zu: key or value too long", i);
     }
     if (n == 0) return MERKLE_OK;
-    if (n > SIZE_MAX / sizeof(size_t))
+    if (n > SIZE_MAX / sizeof(sort_item))
         return merkle__fail(err, MERKLE_ERR_RANGE, 0, 0, "batch too large");
-    size_t *idx = malloc(n * sizeof *idx);
-    if (idx == NULL) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-    for (size_t i = 0; i < n; i++) idx[i] = i;
-    if (sort_keys(idx, n, keys, key_lens) != 0) {
-        free(idx);
-        return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-    }
+    sort_item *it = sort_keys(n, keys, key_lens);
+    if (it == NULL) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     merkle_status st = MERKLE_OK;
     if (t->root == NULL) {
-        if (bulk_build(t, idx, n, keys, key_lens, values, value_lens) != 0)
+        if (bulk_build(t, it, n, values, value_lens) != 0)
             st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     } else {
         for (size_t i = 0; i < n && st == MERKLE_OK; i++) {
-            size_t q = idx[i];
-            st = merkle_trie_put(t, keys[q], key_lens[q], values[q], value_lens[q]);
+            size_t q = it[i].idx;
+            st = merkle_trie_put(t, it[i].key, it[i].klen, values[q], value_lens[q]);
             if (st != MERKLE_OK) st = merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
         }
     }
-    free(idx);
+    free(it);
     return st;
 }
 
