@@ -844,6 +844,47 @@ static void test_put_batch(void **state)
         free(m.e);
         free(m2.e);
     }
+    /* Large buckets (shared 6-byte prefixes, all sort paths), duplicates, mixed lengths:
+    ** put_batch equals a put loop. */
+    {
+        enum { N = 20000 };
+        uint8_t(*kb)[12] = malloc(N * 12);
+        const uint8_t **kp = malloc(N * sizeof *kp), **vp = malloc(N * sizeof *vp);
+        size_t *kl = malloc(N * sizeof *kl), *vl = malloc(N * sizeof *vl);
+        tu_rng_fill(&r, (uint8_t *)kb, N * 12);
+        for (size_t i = 0; i < N; i++) {
+            memcpy(kb[i], "prefix", i % 3 ? 6 : 2);
+            if (i % 7 == 0) kb[i][6] = 0;
+            kp[i] = kb[i];
+            kl[i] = 5 + i % 8;
+            vp[i] = kb[i] + 1; /* a distinct value even for a duplicate key */
+            vl[i] = 11 - i % 5;
+            if (i % 11 == 0 && i) {
+                kp[i] = kb[i - 1]; /* duplicate key, another value */
+                kl[i] = kl[i - 1];
+            }
+        }
+        for (unsigned bf = 2; bf <= 256; bf *= bf == 4 ? 4 : bf == 16 ? 16 : 2) {
+            merkle_trie *a, *b;
+            assert_int_equal(merkle_trie_alloc(&a, bf), MERKLE_OK);
+            assert_int_equal(merkle_trie_alloc(&b, bf), MERKLE_OK);
+            assert_int_equal(merkle_trie_put_batch(a, kp, kl, vp, vl, N, NULL), MERKLE_OK);
+            for (size_t i = 0; i < N; i++)
+                assert_int_equal(merkle_trie_put(b, kp[i], kl[i], vp[i], vl[i]), MERKLE_OK);
+            uint8_t ra[32], rb[32];
+            assert_int_equal(merkle_trie_root(ra, a, 1, NULL), MERKLE_OK);
+            assert_int_equal(merkle_trie_root(rb, b, 2, NULL), MERKLE_OK);
+            assert_memory_equal(ra, rb, 32);
+            assert_int_equal(merkle_trie_size(a), merkle_trie_size(b));
+            merkle_trie_free(a);
+            merkle_trie_free(b);
+        }
+        free(kb);
+        free(kp);
+        free(kl);
+        free(vp);
+        free(vl);
+    }
     merkle_trie *t;
     assert_int_equal(merkle_trie_alloc(&t, 16), MERKLE_OK);
     const uint8_t *k1[1] = {NULL};
