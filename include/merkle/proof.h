@@ -1,0 +1,397 @@
+/*
+** merkle/proof.h: inclusion, consistency and range proofs; compact ranges; a streaming
+** prover; a binary and a JSON proof encoding.
+**
+** Every tree here has the RFC 6962 shape (see tree.h). Formats covered:
+**
+**   RFC 6962 / 9162   inclusion (audit path, bottom-up) and consistency proofs, generation
+**                     and verification exactly as RFC 9162 section 2.1.3-2.1.4, with the
+**                     exact-length checks of transparency-dev/merkle.
+**   CometBFT          Proof{Total, Index, LeafHash, Aunts}: Aunts is the RFC 6962 audit
+**                     path; merkle_cometbft_verify is its Verify(rootHash, leaf) rule.
+**   Sia merkletree    single-leaf proof set = raw segment ++ audit path (bottom-up), and
+**                     range proofs for [start, end): the roots of the subtrees left of start
+**                     then right of end, in left-to-right leaf order (BuildRangeProof).
+**
+** The streaming prover (merkle_prover) builds any of these in one pass over a stream or a
+** leaf list of any size with O(log n) memory and no allocation, batching the leaf and node
+** hashing the way merkle_tree does; the leaves are not kept.
+**
+** Verification functions take only const inputs and never allocate. All functions are
+** reentrant; none keeps global state.
+*/
+#ifndef MERKLE_PROOF_H
+#define MERKLE_PROOF_H
+
+#include "merkle/tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Longest path any proof kind can have: a range proof has at most 63 left and 64 right
+** subtree roots; an audit path at most 64 hashes; a consistency proof at most 65. */
+#define MERKLE_PROOF_MAX_PATH 128
+
+/* ------------------------------------------------------------------ RFC 6962 / 9162 */
+
+/*
+** Number of hashes in the audit path of leaf index in a tree of size leaves:
+** bitlen(index ^ (size-1)) + popcount(index >> that). 0 when index >= size (no such proof).
+*/
+MERKLE_API size_t merkle_inclusion_path_len(uint64_t index, uint64_t size);
+
+/*
+** Number of hashes in the RFC 9162 consistency proof from old_size to new_size
+** (0 < old_size <= new_size); 0 when old_size == new_size or the sizes are invalid.
+*/
+MERKLE_API size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_size);
+
+/*
+** Verify an RFC 9162 inclusion proof: leaf_hash (= H(0x00 || leaf)) is leaf `index` of the
+** tree of `size` leaves whose root is `root`. path[0..path_len) is the audit path, bottom-up.
+** Returns MERKLE_OK, or MERKLE_ERR_VERIFY when the proof does not verify: index >= size,
+** a path of the wrong length (too short or too long, even if it happens to hash right), or a
+** root mismatch. MERKLE_ERR_ARG for NULL pointers or a bad hash. Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash, uint64_t index,
+                                                 uint64_t size,
+                                                 const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                                 const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                 size_t path_len,
+                                                 const uint8_t root[MERKLE_HASH_LEN]);
+
+/*
+** Verify an RFC 9162 consistency proof that the tree of old_size leaves with root old_root
+** is a prefix of the tree of new_size leaves with root new_root. Returns MERKLE_OK or
+** MERKLE_ERR_VERIFY (old_size == 0 -- even with new_size == 0 --, old_size > new_size, a
+** proof of the wrong length, a root mismatch). MERKLE_ERR_ARG for NULL pointers or a bad
+** hash. Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_consistency_verify(merkle_hash_alg hash, uint64_t old_size,
+                                                   uint64_t new_size,
+                                                   const uint8_t old_root[MERKLE_HASH_LEN],
+                                                   const uint8_t new_root[MERKLE_HASH_LEN],
+                                                   const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                   size_t path_len);
+
+/*
+** Generate the audit path of leaf `index` from the n leaf hashes leaf_hashes[0..n) (each
+** H(0x00 || leaf)). Writes up to cap hashes to path and their number to *path_len; the root
+** goes to root (may be NULL). Errors: MERKLE_ERR_RANGE for index >= n (n == 0 included),
+** MERKLE_ERR_BUFFER when cap is too small (*path_len then holds the needed count),
+** MERKLE_ERR_ARG for NULL pointers. Uses the streaming prover: O(n) time, no allocation.
+*/
+MERKLE_API merkle_status merkle_inclusion_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                                size_t *path_len,
+                                                uint8_t root[MERKLE_HASH_LEN],
+                                                merkle_hash_alg hash,
+                                                const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                                uint64_t n, uint64_t index);
+
+/*
+** Generate the RFC 9162 consistency proof PROOF(old_size, D[0:n]) from the n leaf hashes.
+** old_root / new_root (either may be NULL) receive the two roots. Errors: MERKLE_ERR_RANGE
+** for old_size == 0 or old_size > n, MERKLE_ERR_BUFFER as above, MERKLE_ERR_ARG.
+*/
+MERKLE_API merkle_status merkle_consistency_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                                  size_t *path_len,
+                                                  uint8_t old_root[MERKLE_HASH_LEN],
+                                                  uint8_t new_root[MERKLE_HASH_LEN],
+                                                  merkle_hash_alg hash,
+                                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                                  uint64_t n, uint64_t old_size);
+
+/* ------------------------------------------------------------------ CometBFT */
+
+/*
+** CometBFT Proof.Verify(rootHash, leaf), always SHA-256: fails (MERKLE_ERR_VERIFY) when
+** root is NULL, total <= 0, index < 0 or >= total, H(0x00 || leaf) != leaf_hash, the number
+** of aunts is wrong, more than 100 aunts (MaxAunts), or the computed root differs.
+** leaf may be NULL when leaf_len is 0; aunts may be NULL when aunt_count is 0.
+** Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total,
+                                                int64_t index,
+                                                const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                                const uint8_t (*aunts)[MERKLE_HASH_LEN],
+                                                size_t aunt_count, const void *leaf,
+                                                size_t leaf_len);
+
+/* ------------------------------------------------------------------ Sia merkletree */
+
+/*
+** Sia VerifyProof for a single-leaf proof set: segment[0..segment_len) is proofSet[0] (the
+** raw leaf bytes), path[0..path_len) is proofSet[1:] (bottom-up), index the leaf index and
+** num_leaves the tree size. Returns MERKLE_OK or MERKLE_ERR_VERIFY (index >= num_leaves,
+** wrong path length, root mismatch). Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_sia_verify(merkle_hash_alg hash,
+                                           const uint8_t root[MERKLE_HASH_LEN],
+                                           const void *segment, size_t segment_len,
+                                           const uint8_t (*path)[MERKLE_HASH_LEN],
+                                           size_t path_len, uint64_t index,
+                                           uint64_t num_leaves);
+
+/*
+** Number of hashes in the range proof of [start, end) in a tree of size leaves:
+** popcount(start) subtree roots on the left plus the aligned blocks from end to size on the
+** right. 0 when the range is invalid (start >= end or end > size).
+*/
+MERKLE_API size_t merkle_range_path_len(uint64_t start, uint64_t end, uint64_t size);
+
+/*
+** Sia VerifyRangeProof: leaf_hashes[0..end-start) are H(0x00 || leaf) of the leaves in
+** [start, end); path[0..path_len) the subtree roots left to right. The verifier is not
+** given the tree size (as upstream); pass size != 0 to also require the exact length of a
+** proof for a tree of that size. Returns MERKLE_OK or MERKLE_ERR_VERIFY (too few elements,
+** an element that would break the subtree order, root mismatch); MERKLE_ERR_RANGE when
+** start >= end; MERKLE_ERR_ARG for NULL pointers. Allocates nothing (about 4 KiB of stack).
+*/
+MERKLE_API merkle_status merkle_range_verify(merkle_hash_alg hash, uint64_t start, uint64_t end,
+                                             const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                             const uint8_t (*path)[MERKLE_HASH_LEN],
+                                             size_t path_len, uint64_t size,
+                                             const uint8_t root[MERKLE_HASH_LEN]);
+
+/*
+** Convert between the two orders of the same hashes for leaf `index`: the audit path
+** (bottom-up) and the range proof of [index, index+1) (left to right). out may not alias
+** in; n hashes are written. MERKLE_ERR_FORMAT when n is not a possible length for index.
+*/
+MERKLE_API merkle_status merkle_path_to_range_order(uint8_t (*out)[MERKLE_HASH_LEN],
+                                                    const uint8_t (*in)[MERKLE_HASH_LEN],
+                                                    size_t n, uint64_t index);
+MERKLE_API merkle_status merkle_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
+                                                    const uint8_t (*in)[MERKLE_HASH_LEN],
+                                                    size_t n, uint64_t index);
+
+/* ------------------------------------------------------------------ compact ranges */
+
+/* Largest number of subtree roots a compact range of 64-bit positions can hold. */
+#define MERKLE_COMPACT_MAX 128
+
+/*
+** A compact range: the minimal list of perfect-subtree roots covering leaves [begin, end),
+** left to right (sizes grow, then shrink). Ranges merge associatively, so threads or
+** machines may each build one and a fold joins them; from begin == 0 the root follows.
+** Plain data (about 4.2 KiB), no pointers, copyable. Fields are private.
+*/
+typedef struct merkle_compact_range {
+    uint32_t version;
+    merkle_hash_alg hash;
+    uint64_t begin, end;
+    uint32_t count;                                   /* entries in hashes[] */
+    uint8_t heights[MERKLE_COMPACT_MAX];              /* entry i covers 2^heights[i] leaves */
+    uint8_t hashes[MERKLE_COMPACT_MAX][MERKLE_HASH_LEN];
+} merkle_compact_range;
+
+/* An empty range [begin, begin). MERKLE_ERR_ARG for a bad hash. */
+MERKLE_API merkle_status merkle_compact_init(merkle_compact_range *r, merkle_hash_alg hash,
+                                             uint64_t begin);
+
+/* Append a leaf (hashed as H(0x00 || data)) or a leaf hash at the end. MERKLE_ERR_RANGE
+** when end would pass 2^64 - 1. */
+MERKLE_API merkle_status merkle_compact_append_leaf(merkle_compact_range *r, const void *data,
+                                                    size_t len);
+MERKLE_API merkle_status merkle_compact_append_leaf_hash(merkle_compact_range *r,
+                                                         const uint8_t hash[MERKLE_HASH_LEN]);
+
+/*
+** Append the root of the perfect subtree of 2^height leaves starting at end. MERKLE_ERR_STATE
+** when end is not a multiple of 2^height (the subtree would not be aligned), MERKLE_ERR_RANGE
+** on overflow.
+*/
+MERKLE_API merkle_status merkle_compact_append_subtree(merkle_compact_range *r, unsigned height,
+                                                       const uint8_t hash[MERKLE_HASH_LEN]);
+
+/*
+** Build the range [begin, begin + n) from n leaves leaves[i] of lens[i] bytes.
+*/
+MERKLE_API merkle_status merkle_compact_from_leaves(merkle_compact_range *r,
+                                                    merkle_hash_alg hash, uint64_t begin,
+                                                    const uint8_t *const *leaves,
+                                                    const size_t *lens, size_t n);
+
+/*
+** r := r ++ right, where right starts where r ends (right->begin == r->end, same hash;
+** MERKLE_ERR_STATE otherwise). r and right may not be the same object.
+*/
+MERKLE_API merkle_status merkle_compact_merge(merkle_compact_range *r,
+                                              const merkle_compact_range *right);
+
+/*
+** Root of the tree of leaves [0, end): the range must begin at 0 and be non-empty
+** (MERKLE_ERR_STATE otherwise; the empty tree's root is the profile's, merkle_empty_root).
+*/
+MERKLE_API merkle_status merkle_compact_root(uint8_t out[MERKLE_HASH_LEN],
+                                             const merkle_compact_range *r);
+
+/* ------------------------------------------------------------------ streaming prover */
+
+/* Which proof a prover builds, or a decoded proof is. */
+typedef enum merkle_proof_kind {
+    MERKLE_PROOF_INCLUSION = 1,   /* one leaf: audit path bottom-up (+ Sia segment) */
+    MERKLE_PROOF_CONSISTENCY = 2, /* old_size -> tree_size, RFC 9162 */
+    MERKLE_PROOF_RANGE = 3        /* leaves [start, end): subtree roots left to right */
+} merkle_proof_kind;
+
+/*
+** Streaming prover: feed a leaf list or a byte stream once; at the end it holds the root,
+** the proof and (for one leaf) the leaf hash. Keeps O(log n) hashes (about 22 KiB, no
+** pointers, no heap); the leaves are hashed in batches and thrown away. Fields are private.
+*/
+typedef struct merkle_prover {
+    uint32_t version;
+    merkle_proof_kind kind;
+    merkle_hash_alg hash;
+    size_t leaf_size;
+    uint64_t start, end;       /* target range [start, end) (one leaf: end = start + 1) */
+    uint64_t old_size;         /* consistency */
+    uint64_t count;            /* leaves in stack (multiple of the chunk) */
+    uint64_t pending;          /* leaf hashes in level[] */
+    uint64_t partial_len;
+    uint64_t next_right;       /* start of the next right-hand block to capture */
+    int finished;
+    int have_left, have_inner, have_leaf;
+    uint32_t nleft, nright;
+    merkle_hasher leaf;
+    uint8_t leaf_hash[MERKLE_HASH_LEN];
+    uint8_t inner[MERKLE_HASH_LEN];        /* consistency: root of the old tree's last block */
+    uint8_t left[MERKLE_MAX_DEPTH][MERKLE_HASH_LEN];
+    uint8_t right[MERKLE_MAX_DEPTH + 1][MERKLE_HASH_LEN];
+    uint8_t stack[MERKLE_MAX_DEPTH][MERKLE_HASH_LEN];
+    uint8_t level[MERKLE_TREE_CHUNK][MERKLE_HASH_LEN];
+    uint8_t scratch[MERKLE_TREE_CHUNK][MERKLE_HASH_LEN];
+} merkle_prover;
+
+/*
+** Start a prover. kind INCLUSION: a = leaf index (b ignored); RANGE: [a, b) with a < b;
+** CONSISTENCY: a = old size > 0 (b ignored). leaf_size is the cut of merkle_prover_write
+** (> 0). Errors: MERKLE_ERR_ARG (bad hash, kind, leaf_size 0), MERKLE_ERR_RANGE (a >= b for
+** a range, old size 0). Never allocates.
+*/
+MERKLE_API merkle_status merkle_prover_init(merkle_prover *p, merkle_proof_kind kind,
+                                            merkle_hash_alg hash, size_t leaf_size,
+                                            uint64_t a, uint64_t b);
+
+/* Append one leaf / one leaf hash / stream bytes, as merkle_tree_push_leaf,
+** merkle_tree_push_leaf_hash and merkle_tree_write. Errors as those. */
+MERKLE_API merkle_status merkle_prover_push_leaf(merkle_prover *p, const void *data, size_t len);
+MERKLE_API merkle_status merkle_prover_push_leaf_hash(merkle_prover *p,
+                                                      const uint8_t hash[MERKLE_HASH_LEN]);
+MERKLE_API merkle_status merkle_prover_write(merkle_prover *p, const void *data, size_t len);
+
+/* Leaves seen so far (a started partial stream leaf counts). */
+MERKLE_API uint64_t merkle_prover_leaf_count(const merkle_prover *p);
+
+/* A decoded or generated proof: plain data, no pointers (about 4.3 KiB). */
+typedef struct merkle_proof {
+    uint32_t version;
+    merkle_proof_kind kind;
+    merkle_profile profile;
+    merkle_hash_alg hash;
+    uint64_t tree_size;  /* n; the new size of a consistency proof */
+    uint64_t index;      /* inclusion: leaf index; range: start; consistency: old size */
+    uint64_t end;        /* range: end (exclusive); inclusion: index + 1; consistency: 0 */
+    uint64_t leaf_size;  /* leaf size of the stream it was built from; 0 for a leaf list */
+    uint32_t flags;      /* MERKLE_PROOF_HAS_* */
+    uint8_t root[MERKLE_HASH_LEN];      /* tree root (new root for consistency) */
+    uint8_t old_root[MERKLE_HASH_LEN];  /* consistency */
+    uint8_t leaf_hash[MERKLE_HASH_LEN]; /* inclusion */
+    size_t path_len;
+    uint8_t path[MERKLE_PROOF_MAX_PATH][MERKLE_HASH_LEN];
+} merkle_proof;
+
+#define MERKLE_PROOF_HAS_ROOT 1u
+#define MERKLE_PROOF_HAS_OLD_ROOT 2u
+#define MERKLE_PROOF_HAS_LEAF_HASH 4u
+#define MERKLE_PROOF_VERSION 1u
+
+/*
+** Finish: write the proof into *out (kind, hash, sizes, root, leaf hash, path; profile is
+** set to `profile`, leaf_size to the prover's for a stream -- the caller may clear it).
+** Errors: MERKLE_ERR_RANGE when the stream ended before the target was reached (leaf index
+** or range end beyond the size, old size > size; "index was not reached"). After this call
+** only merkle_prover_init may be used on p.
+*/
+MERKLE_API merkle_status merkle_prover_finish(merkle_prover *p, merkle_proof *out,
+                                              merkle_profile profile);
+
+/* ------------------------------------------------------------------ proof objects */
+
+/*
+** Verify a proof object against root (NULL: the root stored in the proof, if any) and,
+** for an inclusion proof, leaf_hash (NULL: the one stored in the proof); for a range proof
+** leaf_hashes[0..end-start) are required (NULL otherwise); for a consistency proof old_root
+** (NULL: the stored one). Returns MERKLE_OK, MERKLE_ERR_VERIFY, or MERKLE_ERR_ARG when a
+** needed input is missing. Allocates nothing. The Sia profile verifies exactly like rfc6962
+** (the leaf hash being H(0x00 || segment)).
+*/
+MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p,
+                                             const uint8_t *root,
+                                             const uint8_t *old_root,
+                                             const uint8_t *leaf_hash,
+                                             const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                             merkle_error *error);
+
+/*
+** Binary encoding (all integers big-endian):
+**   "MRKP" | version u8 (=1) | kind u8 | profile u8 | hash u8 | flags u8 |
+**   tree_size u64 | index u64 | end u64 | leaf_size u64 | path_len u16 |
+**   [root 32 if HAS_ROOT] [old_root 32 if HAS_OLD_ROOT] [leaf_hash 32 if HAS_LEAF_HASH] |
+**   path_len * 32 | [leaf_len u32 | leaf bytes]  (the raw leaf, flag 0x08)
+** Writes at most cap bytes; *out_len receives the size needed (also on MERKLE_ERR_BUFFER).
+** leaf/leaf_len: optional raw leaf bytes (Sia proof set element 0), NULL/0 for none.
+*/
+#define MERKLE_PROOF_HAS_LEAF 8u
+#define MERKLE_PROOF_MAX_LEAF (1u << 30)
+MERKLE_API merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                             const merkle_proof *p, const uint8_t *leaf,
+                                             size_t leaf_len);
+
+/*
+** Decode a binary proof. Structural checks only: magic, version, known kind/profile/hash,
+** known flags only, path_len <= MERKLE_PROOF_MAX_PATH, leaf length <= MERKLE_PROOF_MAX_LEAF,
+** no truncation and no trailing bytes. Whether the sizes, index and path length fit
+** together is the verifier's business (merkle_proof_verify fails such a proof), so that a
+** wrong proof is reported as "does not verify" rather than "unreadable". *leaf / *leaf_len
+** (may be NULL) point into buf at the raw leaf, or NULL/0. Returns MERKLE_OK or
+** MERKLE_ERR_FORMAT (detail in error, offset = byte position).
+*/
+MERKLE_API merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf,
+                                             size_t *leaf_len, const uint8_t *buf, size_t len,
+                                             merkle_error *error);
+
+/*
+** JSON rendering (one object, keys in a fixed order, lowercase hex, a final newline):
+** inclusion: type, profile, hash, tree_size, index, [leaf_size], [leaf], leaf_hash, path,
+** root [, proof_set for the sia profile with a leaf]; range: type, profile, hash, tree_size,
+** start, end, [leaf_size], path, root; consistency: type, profile, hash, old_size, new_size,
+** old_root, new_root, path. Same buffer convention as merkle_proof_encode.
+*/
+MERKLE_API merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len,
+                                              const merkle_proof *p, const uint8_t *leaf,
+                                              size_t leaf_len);
+
+/*
+** Parse the JSON form above (keys in any order, unknown keys ignored; "proof" and "aunts"
+** are accepted for "path", "total" for "tree_size", "size1"/"size2"/"root1"/"root2" for
+** the consistency fields). leaf_buf[0..leaf_cap) receives a "leaf" field's bytes
+** (*leaf_len, 0 when absent; MERKLE_ERR_BUFFER when it does not fit). A leaf hash or path
+** element that is valid hex of a length other than 32 bytes makes the proof unverifiable:
+** reported as MERKLE_ERR_VERIFY (error->message says which). A root of another length
+** stands for itself (stored as SHA-256(0x02 || bytes), which no tree hash equals): it only
+** matches the same bytes, as when transparency-dev compares the roots of two equal sizes.
+** Every other defect is MERKLE_ERR_FORMAT. As for merkle_proof_decode, sizes and lengths are checked by the
+** verifier, not here.
+*/
+MERKLE_API merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf,
+                                                size_t leaf_cap, size_t *leaf_len,
+                                                const char *json, size_t len,
+                                                merkle_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,767 @@
+/*
+** Proof objects: verification with reasons, the binary encoding and its decoder, the JSON
+** rendering and its parser. Decoders never trust a length or a count before checking it
+** against what is left of the input.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tree/proof_impl.h"
+
+#define HDR_LEN 43u
+static const uint8_t k_magic[4] = {'M', 'R', 'K', 'P'};
+#define KNOWN_FLAGS                                                                            \
+    (MERKLE_PROOF_HAS_ROOT | MERKLE_PROOF_HAS_OLD_ROOT | MERKLE_PROOF_HAS_LEAF_HASH |          \
+     MERKLE_PROOF_HAS_LEAF)
+
+typedef unsigned long long ull;
+
+static const char *kind_name(merkle_proof_kind k)
+{
+    switch (k) {
+    case MERKLE_PROOF_INCLUSION: return "inclusion";
+    case MERKLE_PROOF_CONSISTENCY: return "consistency";
+    case MERKLE_PROOF_RANGE: return "range";
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ verification */
+
+merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
+                                  const uint8_t *old_root, const uint8_t *leaf_hash,
+                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                  merkle_error *err)
+{
+    if (!p) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof");
+    if (!merkle_hash_alg_name(p->hash) || !kind_name(p->kind) || p->path_len > MERKLE_PROOF_MAX_PATH)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid proof object");
+    const uint8_t *rt = root ? root : (p->flags & MERKLE_PROOF_HAS_ROOT) ? p->root : NULL;
+    if (!rt) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no root to verify against");
+    const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])p->path;
+    uint64_t n = p->tree_size;
+    merkle_status s;
+    switch (p->kind) {
+    case MERKLE_PROOF_INCLUSION: {
+        const uint8_t *lh = leaf_hash ? leaf_hash
+                            : (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) ? p->leaf_hash
+                                                                      : NULL;
+        if (!lh) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no leaf hash to verify");
+        if (p->index >= n)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "leaf index %llu is out of range for tree size %llu",
+                                (ull)p->index, (ull)n);
+        size_t want = merkle_inclusion_path_len(p->index, n);
+        if (p->path_len != want)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "path has %zu hashes; leaf %llu of a tree of %llu needs %zu",
+                                p->path_len, (ull)p->index, (ull)n, want);
+        s = merkle_inclusion_verify(p->hash, p->index, n, lh, path, p->path_len, rt);
+        if (s == MERKLE_ERR_VERIFY)
+            return merkle__fail(err, s, 0, 0, "root mismatch: the leaf and path do not give the root");
+        return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
+    }
+    case MERKLE_PROOF_CONSISTENCY: {
+        const uint8_t *ort = old_root ? old_root
+                             : (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) ? p->old_root
+                                                                      : NULL;
+        if (!ort) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no old root to verify against");
+        uint64_t m = p->index;
+        if (m == 0)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "consistency proof from an empty tree is meaningless");
+        if (m > n)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "old size %llu is larger than new size %llu", (ull)m, (ull)n);
+        size_t want = merkle_consistency_path_len(m, n);
+        if (p->path_len != want)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "path has %zu hashes; sizes %llu -> %llu need %zu", p->path_len,
+                                (ull)m, (ull)n, want);
+        s = merkle_consistency_verify(p->hash, m, n, ort, rt, path, p->path_len);
+        if (s == MERKLE_ERR_VERIFY)
+            return merkle__fail(err, s, 0, 0, "root mismatch: the path does not link the two roots");
+        return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
+    }
+    case MERKLE_PROOF_RANGE: {
+        if (p->index >= p->end || p->end > n)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "range [%llu, %llu) is not a non-empty range of a tree of %llu",
+                                (ull)p->index, (ull)p->end, (ull)n);
+        if (!leaf_hashes)
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "a range proof needs the range's leaves");
+        size_t want = merkle_range_path_len(p->index, p->end, n);
+        if (p->path_len != want)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "path has %zu hashes; range [%llu, %llu) of %llu needs %zu",
+                                p->path_len, (ull)p->index, (ull)p->end, (ull)n, want);
+        s = merkle_range_verify(p->hash, p->index, p->end, leaf_hashes, path, p->path_len, n, rt);
+        if (s == MERKLE_ERR_VERIFY)
+            return merkle__fail(err, s, 0, 0, "root mismatch: the leaves and path do not give the root");
+        return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
+    }
+    }
+    return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid proof kind");
+}
+
+/* ------------------------------------------------------------------ binary */
+
+static uint64_t load_be64(const uint8_t *b)
+{
+    return ((uint64_t)merkle__load_be32(b) << 32) | merkle__load_be32(b + 4);
+}
+
+merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                  const merkle_proof *p, const uint8_t *leaf, size_t leaf_len)
+{
+    if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
+    if (!kind_name(p->kind) || !merkle_profile_name(p->profile) ||
+        !merkle_hash_alg_name(p->hash) || p->path_len > MERKLE_PROOF_MAX_PATH ||
+        (p->flags & ~(uint32_t)(KNOWN_FLAGS & ~MERKLE_PROOF_HAS_LEAF)) ||
+        leaf_len > MERKLE_PROOF_MAX_LEAF)
+        return MERKLE_ERR_ARG;
+    uint32_t flags = p->flags | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
+    size_t need = HDR_LEN + p->path_len * MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_ROOT) need += MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_OLD_ROOT) need += MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_LEAF_HASH) need += MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_LEAF) need += 4 + leaf_len;
+    *out_len = need;
+    if (cap < need) return MERKLE_ERR_BUFFER;
+    uint8_t *w = out;
+    memcpy(w, k_magic, 4);
+    w[4] = (uint8_t)MERKLE_PROOF_VERSION;
+    w[5] = (uint8_t)p->kind;
+    w[6] = (uint8_t)p->profile;
+    w[7] = (uint8_t)p->hash;
+    w[8] = (uint8_t)flags;
+    merkle__store_be64(w + 9, p->tree_size);
+    merkle__store_be64(w + 17, p->index);
+    merkle__store_be64(w + 25, p->end);
+    merkle__store_be64(w + 33, p->leaf_size);
+    w[41] = (uint8_t)(p->path_len >> 8);
+    w[42] = (uint8_t)p->path_len;
+    w += HDR_LEN;
+    if (flags & MERKLE_PROOF_HAS_ROOT) w = (uint8_t *)memcpy(w, p->root, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_OLD_ROOT)
+        w = (uint8_t *)memcpy(w, p->old_root, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_LEAF_HASH)
+        w = (uint8_t *)memcpy(w, p->leaf_hash, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
+    if (p->path_len) memcpy(w, p->path, p->path_len * MERKLE_HASH_LEN);
+    w += p->path_len * MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_LEAF) {
+        merkle__store_be32(w, (uint32_t)leaf_len);
+        if (leaf_len) memcpy(w + 4, leaf, leaf_len);
+    }
+    return MERKLE_OK;
+}
+
+merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t *leaf_len,
+                                  const uint8_t *buf, size_t len, merkle_error *err)
+{
+    if (!p || (!buf && len)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof or buffer");
+    if (leaf) *leaf = NULL;
+    if (leaf_len) *leaf_len = 0;
+    if (len < 4 || memcmp(buf, k_magic, 4) != 0)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "not a binary merkle proof (no MRKP magic)");
+    if (len < HDR_LEN)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated header: %zu of %u bytes",
+                            len, HDR_LEN);
+    if (buf[4] != MERKLE_PROOF_VERSION)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 4, "unsupported proof version %u", buf[4]);
+    memset(p, 0, offsetof(merkle_proof, path));
+    p->version = MERKLE_PROOF_VERSION;
+    p->kind = (merkle_proof_kind)buf[5];
+    if (!kind_name(p->kind))
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 5, "unknown proof kind %u", buf[5]);
+    p->profile = (merkle_profile)buf[6];
+    if (!merkle_profile_name(p->profile))
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 6, "unknown profile %u", buf[6]);
+    p->hash = (merkle_hash_alg)buf[7];
+    if (!merkle_hash_alg_name(p->hash))
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 7, "unknown hash %u", buf[7]);
+    uint32_t flags = buf[8];
+    if (flags & ~(uint32_t)KNOWN_FLAGS)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 8, "unknown flags 0x%02x", flags);
+    p->flags = flags & ~MERKLE_PROOF_HAS_LEAF;
+    p->tree_size = load_be64(buf + 9);
+    p->index = load_be64(buf + 17);
+    p->end = load_be64(buf + 25);
+    p->leaf_size = load_be64(buf + 33);
+    size_t np = ((size_t)buf[41] << 8) | buf[42];
+    if (np > MERKLE_PROOF_MAX_PATH)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 41, "path of %zu hashes (at most %d)", np,
+                            MERKLE_PROOF_MAX_PATH);
+    size_t off = HDR_LEN;
+    uint8_t *dst[3] = {p->root, p->old_root, p->leaf_hash};
+    const uint32_t bits[3] = {MERKLE_PROOF_HAS_ROOT, MERKLE_PROOF_HAS_OLD_ROOT,
+                              MERKLE_PROOF_HAS_LEAF_HASH};
+    for (int i = 0; i < 3; i++) {
+        if (!(flags & bits[i])) continue;
+        if (len - off < MERKLE_HASH_LEN)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated proof");
+        memcpy(dst[i], buf + off, MERKLE_HASH_LEN);
+        off += MERKLE_HASH_LEN;
+    }
+    if ((len - off) / MERKLE_HASH_LEN < np)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated path: %zu hashes announced",
+                            np);
+    if (np) memcpy(p->path, buf + off, np * MERKLE_HASH_LEN);
+    p->path_len = np;
+    off += np * MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_LEAF) {
+        if (len - off < 4) return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated leaf length");
+        uint32_t ll = merkle__load_be32(buf + off);
+        off += 4;
+        if (ll > MERKLE_PROOF_MAX_LEAF)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, off - 4, "leaf of %u bytes is too large",
+                                ll);
+        if (len - off < ll)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated leaf: %u bytes announced",
+                                ll);
+        if (leaf) *leaf = buf + off;
+        if (leaf_len) *leaf_len = ll;
+        off += ll;
+    }
+    if (off != len)
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, off, "%zu trailing bytes after the proof",
+                            len - off);
+    return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ JSON rendering */
+
+typedef struct sbuf {
+    char *out;
+    size_t cap, len;
+} sbuf;
+
+static void put(sbuf *b, const char *s, size_t n)
+{
+    if (b->len < b->cap) {
+        size_t room = b->cap - b->len;
+        memcpy(b->out + b->len, s, n < room ? n : room);
+    }
+    b->len += n;
+}
+
+static void puts_(sbuf *b, const char *s)
+{
+    put(b, s, strlen(s));
+}
+
+static void putf(sbuf *b, const char *fmt, ...) MERKLE_PRINTF(2, 3);
+static void putf(sbuf *b, const char *fmt, ...)
+{
+    char tmp[128];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void put_hex(sbuf *b, const uint8_t *d, size_t n)
+{
+    static const char digits[] = "0123456789abcdef";
+    put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        char two[2] = {digits[d[i] >> 4], digits[d[i] & 15]};
+        put(b, two, 2);
+    }
+    put(b, "\"", 1);
+}
+
+static void put_path(sbuf *b, const char *key, const merkle_proof *p, const uint8_t *leaf,
+                     size_t leaf_len, int with_leaf)
+{
+    putf(b, "  \"%s\": [", key);
+    size_t k = 0;
+    if (with_leaf) {
+        puts_(b, "\n    ");
+        put_hex(b, leaf, leaf_len);
+        k++;
+    }
+    for (size_t i = 0; i < p->path_len; i++, k++) {
+        puts_(b, k ? ",\n    " : "\n    ");
+        put_hex(b, p->path[i], MERKLE_HASH_LEN);
+    }
+    puts_(b, k ? "\n  ]" : "]");
+}
+
+merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const merkle_proof *p,
+                                   const uint8_t *leaf, size_t leaf_len)
+{
+    if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
+    const char *kn = kind_name(p->kind), *pn = merkle_profile_name(p->profile),
+               *hn = merkle_hash_alg_name(p->hash);
+    if (!kn || !pn || !hn || p->path_len > MERKLE_PROOF_MAX_PATH) return MERKLE_ERR_ARG;
+    sbuf b = {out, cap, 0};
+    putf(&b, "{\n  \"type\": \"%s\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n", kn, pn, hn);
+    if (p->kind == MERKLE_PROOF_CONSISTENCY) {
+        putf(&b, "  \"old_size\": %llu,\n  \"new_size\": %llu,\n", (ull)p->index, (ull)p->tree_size);
+        if (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) {
+            puts_(&b, "  \"old_root\": ");
+            put_hex(&b, p->old_root, MERKLE_HASH_LEN);
+            puts_(&b, ",\n");
+        }
+        if (p->flags & MERKLE_PROOF_HAS_ROOT) {
+            puts_(&b, "  \"new_root\": ");
+            put_hex(&b, p->root, MERKLE_HASH_LEN);
+            puts_(&b, ",\n");
+        }
+        put_path(&b, "path", p, NULL, 0, 0);
+        puts_(&b, "\n}\n");
+    } else {
+        putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
+        if (p->kind == MERKLE_PROOF_INCLUSION)
+            putf(&b, "  \"index\": %llu,\n", (ull)p->index);
+        else
+            putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index, (ull)p->end);
+        if (p->leaf_size) putf(&b, "  \"leaf_size\": %llu,\n", (ull)p->leaf_size);
+        if (leaf) {
+            puts_(&b, "  \"leaf\": ");
+            put_hex(&b, leaf, leaf_len);
+            puts_(&b, ",\n");
+        }
+        if (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) {
+            puts_(&b, "  \"leaf_hash\": ");
+            put_hex(&b, p->leaf_hash, MERKLE_HASH_LEN);
+            puts_(&b, ",\n");
+        }
+        put_path(&b, "path", p, NULL, 0, 0);
+        if (p->flags & MERKLE_PROOF_HAS_ROOT) {
+            puts_(&b, ",\n  \"root\": ");
+            put_hex(&b, p->root, MERKLE_HASH_LEN);
+        }
+        if (p->kind == MERKLE_PROOF_INCLUSION && leaf && p->profile == MERKLE_PROFILE_SIA) {
+            puts_(&b, ",\n");
+            put_path(&b, "proof_set", p, leaf, leaf_len, 1);
+        }
+        puts_(&b, "\n}\n");
+    }
+    put(&b, "", 1); /* NUL */
+    *out_len = b.len;
+    return b.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
+}
+
+/* ------------------------------------------------------------------ JSON parsing */
+
+typedef struct jp {
+    const char *s;
+    size_t len, pos;
+    merkle_error *err;
+    merkle_status bad_len;    /* MERKLE_ERR_VERIFY once a hash of the wrong length was seen */
+    char bad_len_msg[120];
+} jp;
+
+static merkle_status jfail(jp *j, const char *what)
+{
+    return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, j->pos, "proof JSON, byte %zu: %s", j->pos,
+                        what);
+}
+
+static void ws(jp *j)
+{
+    while (j->pos < j->len && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' ||
+                               j->s[j->pos] == '\n' || j->s[j->pos] == '\r'))
+        j->pos++;
+}
+
+static int peek(jp *j)
+{
+    ws(j);
+    return j->pos < j->len ? (unsigned char)j->s[j->pos] : -1;
+}
+
+/* A string without decoding escapes (they are validated and kept as is): *a, *n. */
+static merkle_status jstring(jp *j, const char **a, size_t *n)
+{
+    if (peek(j) != '"') return jfail(j, "expected a string");
+    size_t st = ++j->pos;
+    while (j->pos < j->len) {
+        unsigned char c = (unsigned char)j->s[j->pos];
+        if (c == '"') {
+            *a = j->s + st;
+            *n = j->pos - st;
+            j->pos++;
+            return MERKLE_OK;
+        }
+        if (c < 0x20) return jfail(j, "control character in a string");
+        if (c == '\\') {
+            if (j->pos + 1 >= j->len) break;
+            char e = j->s[j->pos + 1];
+            if (e == 'u') {
+                if (j->len - j->pos < 6) break;
+                for (int i = 2; i < 6; i++) {
+                    char h = j->s[j->pos + (size_t)i];
+                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+                        return jfail(j, "bad \\u escape");
+                }
+                j->pos += 6;
+                continue;
+            }
+            if (!strchr("\"\\/bfnrt", e) || e == 0) return jfail(j, "bad escape");
+            j->pos += 2;
+            continue;
+        }
+        j->pos++;
+    }
+    return jfail(j, "unterminated string");
+}
+
+static merkle_status jskip(jp *j, int depth);
+
+static merkle_status jliteral(jp *j, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (j->len - j->pos < n || memcmp(j->s + j->pos, lit, n) != 0) return jfail(j, "bad literal");
+    j->pos += n;
+    return MERKLE_OK;
+}
+
+/* A non-negative integer without sign, fraction or exponent, at most 2^64 - 1. */
+static merkle_status juint(jp *j, uint64_t *out)
+{
+    int c = peek(j);
+    if (c == '-') return jfail(j, "negative number");
+    if (c < '0' || c > '9') return jfail(j, "expected a non-negative integer");
+    if (c == '0' && j->pos + 1 < j->len && j->s[j->pos + 1] >= '0' && j->s[j->pos + 1] <= '9')
+        return jfail(j, "leading zero in a number");
+    uint64_t v = 0;
+    while (j->pos < j->len && j->s[j->pos] >= '0' && j->s[j->pos] <= '9') {
+        unsigned d = (unsigned)(j->s[j->pos] - '0');
+        if (v > (UINT64_MAX - d) / 10) return jfail(j, "number too large");
+        v = v * 10 + d;
+        j->pos++;
+    }
+    if (j->pos < j->len && (j->s[j->pos] == '.' || j->s[j->pos] == 'e' || j->s[j->pos] == 'E'))
+        return jfail(j, "expected an integer");
+    *out = v;
+    return MERKLE_OK;
+}
+
+static merkle_status jnumber_skip(jp *j)
+{
+    size_t st = j->pos;
+    if (j->pos < j->len && j->s[j->pos] == '-') j->pos++;
+    size_t digits = 0;
+    while (j->pos < j->len && ((j->s[j->pos] >= '0' && j->s[j->pos] <= '9') || j->s[j->pos] == '.' ||
+                               j->s[j->pos] == 'e' || j->s[j->pos] == 'E' || j->s[j->pos] == '+' ||
+                               j->s[j->pos] == '-')) {
+        j->pos++;
+        digits++;
+    }
+    if (!digits) {
+        j->pos = st;
+        return jfail(j, "bad value");
+    }
+    return MERKLE_OK;
+}
+
+static merkle_status jskip(jp *j, int depth)
+{
+    if (depth > 32) return jfail(j, "nesting too deep");
+    int c = peek(j);
+    merkle_status s;
+    const char *a;
+    size_t n;
+    switch (c) {
+    case '"': return jstring(j, &a, &n);
+    case 't': return jliteral(j, "true");
+    case 'f': return jliteral(j, "false");
+    case 'n': return jliteral(j, "null");
+    case '[':
+    case '{': {
+        int obj = c == '{';
+        j->pos++;
+        if (peek(j) == (obj ? '}' : ']')) {
+            j->pos++;
+            return MERKLE_OK;
+        }
+        for (;;) {
+            if (obj) {
+                if ((s = jstring(j, &a, &n)) != MERKLE_OK) return s;
+                if (peek(j) != ':') return jfail(j, "expected ':'");
+                j->pos++;
+            }
+            if ((s = jskip(j, depth + 1)) != MERKLE_OK) return s;
+            c = peek(j);
+            if (c == ',') {
+                j->pos++;
+                continue;
+            }
+            if (c == (obj ? '}' : ']')) {
+                j->pos++;
+                return MERKLE_OK;
+            }
+            return jfail(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+        }
+    }
+    default: return jnumber_skip(j);
+    }
+}
+
+/* A hex string into out[0..cap); *n = decoded length. */
+static merkle_status jhex(jp *j, uint8_t *out, size_t cap, size_t *n, const char *what)
+{
+    const char *a;
+    size_t len;
+    size_t at = j->pos;
+    merkle_status s = jstring(j, &a, &len);
+    if (s != MERKLE_OK) return s;
+    if (len % 2) {
+        j->pos = at;
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex (odd length)",
+                            what);
+    }
+    if (len / 2 > cap) {
+        /* Valid hex that does not fit: verify it still is hex, then report the length. */
+        for (size_t i = 0; i < len; i++) {
+            char c = a[i];
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
+                return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex",
+                                    what);
+        }
+        *n = len / 2;
+        return MERKLE_ERR_BUFFER;
+    }
+    if (merkle_hex_decode(out, cap, n, a, len, NULL) != MERKLE_OK)
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex", what);
+    return MERKLE_OK;
+}
+
+/*
+** A 32-byte hash; another length marks the proof unverifiable (not malformed). For a root
+** (substitute != 0), a value of another length stands for itself: it becomes
+** SHA-256(0x02 || bytes), which no leaf or node hash can equal, so it verifies only against
+** the very same bytes -- transparency-dev compares two roots of equal sizes as byte strings.
+*/
+static merkle_status jhash(jp *j, uint8_t out[MERKLE_HASH_LEN], const char *what, int substitute)
+{
+    uint8_t raw[512];
+    size_t n = 0;
+    merkle_status s = jhex(j, raw, sizeof raw, &n, what);
+    if (s == MERKLE_OK && n == MERKLE_HASH_LEN) {
+        memcpy(out, raw, MERKLE_HASH_LEN);
+        return MERKLE_OK;
+    }
+    if (s == MERKLE_OK && substitute) {
+        static const uint8_t mark = 0x02;
+        merkle_sha256 h;
+        merkle_sha256_init(&h);
+        merkle_sha256_update(&h, &mark, 1);
+        merkle_sha256_update(&h, raw, n);
+        merkle_sha256_final(&h, out);
+        return MERKLE_OK;
+    }
+    if (s == MERKLE_ERR_BUFFER || s == MERKLE_OK) {
+        if (!j->bad_len) {
+            j->bad_len = MERKLE_ERR_VERIFY;
+            snprintf(j->bad_len_msg, sizeof j->bad_len_msg, "%s has %zu bytes, not %d", what, n,
+                     MERKLE_HASH_LEN);
+        }
+        memset(out, 0, MERKLE_HASH_LEN);
+        return MERKLE_OK;
+    }
+    return s;
+}
+
+enum {
+    F_TYPE = 1 << 0, F_PROFILE = 1 << 1, F_HASH = 1 << 2, F_SIZE = 1 << 3, F_INDEX = 1 << 4,
+    F_START = 1 << 5, F_END = 1 << 6, F_OLD = 1 << 7, F_LEAFSIZE = 1 << 8, F_LEAF = 1 << 9,
+    F_LEAFHASH = 1 << 10, F_ROOT = 1 << 11, F_OLDROOT = 1 << 12, F_PATH = 1 << 13
+};
+
+static int key_is(const char *a, size_t n, const char *k)
+{
+    return strlen(k) == n && memcmp(a, k, n) == 0;
+}
+
+merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t leaf_cap,
+                                     size_t *leaf_len, const char *json, size_t len,
+                                     merkle_error *err)
+{
+    if (!p || (!json && len) || (!leaf_buf && leaf_cap))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof or input");
+    if (leaf_len) *leaf_len = 0;
+    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    memset(p, 0, offsetof(merkle_proof, path));
+    p->version = MERKLE_PROOF_VERSION;
+    p->path_len = 0;
+    unsigned seen = 0;
+    const char *type = NULL, *prof = NULL, *hashn = NULL;
+    size_t type_n = 0, prof_n = 0, hash_n = 0;
+    uint64_t index = 0, start = 0, end = 0, old = 0;
+    merkle_status s;
+    if (peek(&j) != '{') return jfail(&j, "expected a JSON object");
+    j.pos++;
+    if (peek(&j) == '}') {
+        j.pos++;
+    } else {
+        for (;;) {
+            const char *k;
+            size_t kn;
+            if ((s = jstring(&j, &k, &kn)) != MERKLE_OK) return s;
+            if (peek(&j) != ':') return jfail(&j, "expected ':'");
+            j.pos++;
+            unsigned f = 0;
+            if (key_is(k, kn, "type")) f = F_TYPE;
+            else if (key_is(k, kn, "profile")) f = F_PROFILE;
+            else if (key_is(k, kn, "hash")) f = F_HASH;
+            else if (key_is(k, kn, "tree_size") || key_is(k, kn, "total") ||
+                     key_is(k, kn, "new_size") || key_is(k, kn, "size2"))
+                f = F_SIZE;
+            else if (key_is(k, kn, "index")) f = F_INDEX;
+            else if (key_is(k, kn, "start")) f = F_START;
+            else if (key_is(k, kn, "end")) f = F_END;
+            else if (key_is(k, kn, "old_size") || key_is(k, kn, "size1")) f = F_OLD;
+            else if (key_is(k, kn, "leaf_size")) f = F_LEAFSIZE;
+            else if (key_is(k, kn, "leaf")) f = F_LEAF;
+            else if (key_is(k, kn, "leaf_hash")) f = F_LEAFHASH;
+            else if (key_is(k, kn, "root") || key_is(k, kn, "new_root") || key_is(k, kn, "root2"))
+                f = F_ROOT;
+            else if (key_is(k, kn, "old_root") || key_is(k, kn, "root1")) f = F_OLDROOT;
+            else if (key_is(k, kn, "path") || key_is(k, kn, "proof") || key_is(k, kn, "aunts"))
+                f = F_PATH;
+            if (f & seen) return jfail(&j, "duplicate key");
+            seen |= f;
+            if (f && peek(&j) == 'n') {
+                /* null: the field is absent (a nil root, for instance). */
+                if ((s = jliteral(&j, "null")) != MERKLE_OK) return s;
+                seen &= ~f;
+            } else {
+                switch (f) {
+                case F_TYPE: s = jstring(&j, &type, &type_n); break;
+                case F_PROFILE: s = jstring(&j, &prof, &prof_n); break;
+                case F_HASH: s = jstring(&j, &hashn, &hash_n); break;
+                case F_SIZE: s = juint(&j, &p->tree_size); break;
+                case F_INDEX: s = juint(&j, &index); break;
+                case F_START: s = juint(&j, &start); break;
+                case F_END: s = juint(&j, &end); break;
+                case F_OLD: s = juint(&j, &old); break;
+                case F_LEAFSIZE: s = juint(&j, &p->leaf_size); break;
+                case F_LEAF: {
+                    size_t n = 0;
+                    s = jhex(&j, leaf_buf, leaf_cap, &n, "leaf");
+                    if (s == MERKLE_ERR_BUFFER)
+                        return merkle__fail(err, MERKLE_ERR_BUFFER, 1, j.pos,
+                                            "proof JSON: leaf of %zu bytes does not fit", n);
+                    if (leaf_len) *leaf_len = n;
+                    break;
+                }
+                case F_LEAFHASH: s = jhash(&j, p->leaf_hash, "leaf_hash", 0); break;
+                case F_ROOT: s = jhash(&j, p->root, "root", 1); break;
+                case F_OLDROOT: s = jhash(&j, p->old_root, "old_root", 1); break;
+                case F_PATH: {
+                    if (peek(&j) != '[') return jfail(&j, "path must be an array");
+                    j.pos++;
+                    if (peek(&j) == ']') {
+                        j.pos++;
+                        break;
+                    }
+                    for (;;) {
+                        if (p->path_len >= MERKLE_PROOF_MAX_PATH)
+                            return jfail(&j, "path has too many hashes");
+                        char what[32];
+                        snprintf(what, sizeof what, "path[%zu]", p->path_len);
+                        if ((s = jhash(&j, p->path[p->path_len], what, 0)) != MERKLE_OK) return s;
+                        p->path_len++;
+                        int c = peek(&j);
+                        if (c == ',') {
+                            j.pos++;
+                            continue;
+                        }
+                        if (c == ']') {
+                            j.pos++;
+                            break;
+                        }
+                        return jfail(&j, "expected ',' or ']' in path");
+                    }
+                    break;
+                }
+                default: s = jskip(&j, 1); break;
+                }
+                if (s != MERKLE_OK) return s;
+            }
+            int c = peek(&j);
+            if (c == ',') {
+                j.pos++;
+                continue;
+            }
+            if (c == '}') {
+                j.pos++;
+                break;
+            }
+            return jfail(&j, "expected ',' or '}'");
+        }
+    }
+    if (peek(&j) != -1) return jfail(&j, "trailing data after the JSON object");
+
+    /* Kind: explicit, or implied by the fields present. */
+    if (type) {
+        if (key_is(type, type_n, "inclusion")) p->kind = MERKLE_PROOF_INCLUSION;
+        else if (key_is(type, type_n, "consistency")) p->kind = MERKLE_PROOF_CONSISTENCY;
+        else if (key_is(type, type_n, "range")) p->kind = MERKLE_PROOF_RANGE;
+        else return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown type");
+    } else if (seen & F_OLD) {
+        p->kind = MERKLE_PROOF_CONSISTENCY;
+    } else if (seen & (F_START | F_END)) {
+        p->kind = MERKLE_PROOF_RANGE;
+    } else {
+        p->kind = MERKLE_PROOF_INCLUSION;
+    }
+    p->profile = MERKLE_PROFILE_RFC6962;
+    if (prof) {
+        char name[16];
+        if (prof_n >= sizeof name)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile");
+        memcpy(name, prof, prof_n);
+        name[prof_n] = 0;
+        if (merkle_profile_from_name(&p->profile, name) != MERKLE_OK)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile '%s'", name);
+    }
+    (void)merkle_profile_defaults(p->profile, &p->hash, NULL);
+    if (hashn) {
+        char name[16];
+        if (hash_n >= sizeof name)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash");
+        memcpy(name, hashn, hash_n);
+        name[hash_n] = 0;
+        if (merkle_hash_alg_from_name(&p->hash, name) != MERKLE_OK)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash '%s'", name);
+    }
+    unsigned need = F_SIZE | F_PATH;
+    switch (p->kind) {
+    case MERKLE_PROOF_INCLUSION:
+        need |= F_INDEX;
+        p->index = index;
+        p->end = index + 1;
+        break;
+    case MERKLE_PROOF_RANGE:
+        need |= F_START | F_END;
+        p->index = start;
+        p->end = end;
+        break;
+    case MERKLE_PROOF_CONSISTENCY:
+        need |= F_OLD;
+        p->index = old;
+        break;
+    }
+    if ((seen & need) != need) {
+        const char *miss = !(seen & F_SIZE)    ? (p->kind == MERKLE_PROOF_CONSISTENCY ? "new_size"
+                                                                                    : "tree_size")
+                           : !(seen & F_PATH)  ? "path"
+                           : !(seen & F_INDEX) && (need & F_INDEX) ? "index"
+                           : !(seen & F_OLD) && (need & F_OLD)     ? "old_size"
+                                                                   : "start/end";
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: missing \"%s\"", miss);
+    }
+    if (seen & F_ROOT) p->flags |= MERKLE_PROOF_HAS_ROOT;
+    if (seen & F_OLDROOT) p->flags |= MERKLE_PROOF_HAS_OLD_ROOT;
+    if (seen & F_LEAFHASH) p->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
+    if (j.bad_len)
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "%s", j.bad_len_msg);
+    return MERKLE_OK;
+}
