@@ -1,23 +1,752 @@
-/* Placeholder: this subcommand is being built (see the issues). */
+/*
+** merkle proof --index I | --range START:END [root options] [--binary] [FILE]
+** merkle consistency --old-size M [root options] [--binary] [FILE]
+** merkle verify PROOF [--root HEX] [--old-root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]
+**
+** proof/consistency read their input exactly like `merkle root` (same options, via rootio)
+** and feed it once through the library's streaming prover: O(log n) memory whatever the
+** input size. verify accepts the JSON or the binary encoding.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "rootio.h"
+
+#define READ_CHUNK (1u << 20)
+#define MAX_PROOF_FILE (64u << 20)
+
+typedef unsigned long long ull;
+
+static void help_proof(const char *sub)
+{
+    int cons = strcmp(sub, "consistency") == 0;
+    if (cons)
+        printf("Usage: merkle consistency --old-size M [OPTIONS] [FILE]\n"
+               "Print the RFC 9162 consistency proof that the tree of the first M leaves of FILE\n"
+               "is a prefix of the tree of all its leaves, as JSON (old_size, new_size, old_root,\n"
+               "new_root, path).\n\n");
+    else
+        printf("Usage: merkle proof --index I [OPTIONS] [FILE]\n"
+               "       merkle proof --range START:END [OPTIONS] [FILE]\n"
+               "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
+               "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n\n");
+    printf("  --binary         write the binary proof encoding instead of JSON\n"
+           "  --profile P      rfc6962 (default) or sia (BLAKE2b-256, 64-byte segments)\n"
+           "  --hash H         sha256 (rfc6962 default) or blake2b-256 (sia default)\n"
+           "  --leaf-size N    cut the byte stream into N-byte leaves (default 4096 for rfc6962,\n"
+           "                   64 for sia); the last leaf may be short\n"
+           "  --leaves         each input line is one leaf in hex\n"
+           "  -j, --threads N  accepted for compatibility with merkle root (proofs use one)\n"
+           "  -q, --quiet      no progress line\n"
+           "  -h, --help       this help\n\n"
+           "With no FILE, or when FILE is -, read standard input. The input is read once,\n"
+           "in constant memory.\n"
+           "Exit status: 0 success, 1 the input cannot be read or is too short for the\n"
+           "requested proof, 2 usage error.\n");
+}
+
+static void help_verify(void)
+{
+    printf("Usage: merkle verify PROOF [--root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]\n"
+           "Verify a proof written by merkle proof / merkle consistency (JSON or --binary).\n\n"
+           "  --root HEX       the trusted root (new root for a consistency proof); default:\n"
+           "                   the root stored in the proof (checks only that it is coherent)\n"
+           "  --old-root HEX   the trusted old root of a consistency proof (default: stored)\n"
+           "  --leaf FILE      the leaf's raw bytes (for a range proof: the bytes of the leaves\n"
+           "                   of the range, or for a --leaves proof one hex leaf per line)\n"
+           "  --leaf-hex HEX   the leaf's raw bytes in hex\n"
+           "  --leaf-hash HEX  the leaf hash H(0x00 || leaf)\n"
+           "Without a leaf option the leaf stored in the proof (\"leaf\", else \"leaf_hash\")\n"
+           "is used. PROOF - reads standard input.\n"
+           "Prints OK (exit 0) or FAILED: <reason> (exit 1); exit 2 for a malformed proof file\n"
+           "or a usage error.\n");
+}
+
+/* ------------------------------------------------------------------ proof / consistency */
+
+typedef struct proof_job {
+    merkle_prover *prover;
+    int single;        /* capture the raw bytes of one leaf */
+    uint64_t index;
+    uint64_t seen;     /* leaves pushed (list mode) */
+    uint8_t *leaf;     /* captured leaf bytes */
+    size_t leaf_len, leaf_cap;
+} proof_job;
+
+static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
+{
+    proof_job *j = (proof_job *)ctx;
+    if (j->single && j->seen == j->index) {
+        j->leaf = malloc(len ? len : 1);
+        if (!j->leaf) {
+            cli_error("out of memory");
+            return -1;
+        }
+        if (len) memcpy(j->leaf, leaf, len);
+        j->leaf_len = len;
+    }
+    j->seen++;
+    merkle_status s = merkle_prover_push_leaf(j->prover, leaf, len);
+    if (s != MERKLE_OK) {
+        cli_error("%s", merkle_strerror(s));
+        return -1;
+    }
+    return 0;
+}
+
+/* Take our own options out of argv; the rest goes to root_parse_common. */
+typedef struct own_opts {
+    const char *index, *range, *old_size;
+    int binary, help;
+} own_opts;
+
+static int take_value(int argc, char **argv, int *i, const char *name, const char **out,
+                      const char *sub)
+{
+    size_t nl = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, nl) == 0 && a[nl] == '=') {
+        *out = a + nl + 1;
+        return 1;
+    }
+    if (strcmp(a, name) == 0) {
+        if (*i + 1 >= argc) {
+            cli_usage_error(sub, "option '%s' requires an argument", name);
+            return -1;
+        }
+        *out = argv[++*i];
+        return 1;
+    }
+    return 0;
+}
+
+static int split_args(int argc, char **argv, const char *sub, own_opts *own, char **rest, int *nrest)
+{
+    memset(own, 0, sizeof *own);
+    int n = 0;
+    rest[n++] = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            for (; i < argc; i++) rest[n++] = argv[i];
+            break;
+        }
+        int r;
+        if ((r = take_value(argc, argv, &i, "--index", &own->index, sub)) != 0 ||
+            (r = take_value(argc, argv, &i, "--range", &own->range, sub)) != 0 ||
+            (r = take_value(argc, argv, &i, "--old-size", &own->old_size, sub)) != 0) {
+            if (r < 0) return -1;
+            continue;
+        }
+        if (strcmp(a, "--binary") == 0) {
+            own->binary = 1;
+            continue;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            own->help = 1;
+            continue;
+        }
+        /* Options of root_parse_common that take a separate value: keep the pair. */
+        rest[n++] = argv[i];
+        if ((strcmp(a, "--profile") == 0 || strcmp(a, "--hash") == 0 ||
+             strcmp(a, "--leaf-size") == 0 || strcmp(a, "--threads") == 0 ||
+             strcmp(a, "-j") == 0) &&
+            i + 1 < argc)
+            rest[n++] = argv[++i];
+    }
+    rest[n] = NULL;
+    *nrest = n;
+    return 0;
+}
+
+static int write_all(const void *buf, size_t len)
+{
+    if (len && fwrite(buf, 1, len, stdout) != len) return -1;
+    if (fflush(stdout) != 0 || ferror(stdout)) return -1;
+    return 0;
+}
+
+static int run_prove(int argc, char **argv, const char *sub, int consistency)
+{
+    own_opts own;
+    char **rest = malloc(((size_t)argc + 2) * sizeof *rest);
+    if (!rest) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int nrest = 0;
+    if (split_args(argc, argv, sub, &own, rest, &nrest) != 0) {
+        free(rest);
+        return CLI_USAGE;
+    }
+    if (own.help) {
+        help_proof(sub);
+        free(rest);
+        return CLI_OK;
+    }
+    root_opts o;
+    int first;
+    int rc = root_parse_common(nrest, rest, &o, sub, &first);
+    if (rc == -1) {
+        free(rest);
+        return CLI_OK;
+    }
+    if (rc != 0) {
+        free(rest);
+        return rc;
+    }
+    const char *name = first < nrest ? rest[first] : "-";
+    int extra = first + 1 < nrest;
+    free(rest);
+    if (extra) return cli_usage_error(sub, "only one input FILE is allowed");
+    if (o.mpi) return cli_usage_error(sub, "--mpi is not supported for proofs");
+
+    merkle_proof_kind kind;
+    uint64_t a = 0, b = 0;
+    if (consistency) {
+        if (own.index || own.range) return cli_usage_error(sub, "--index/--range belong to merkle proof");
+        if (!own.old_size) return cli_usage_error(sub, "--old-size M is required");
+        if (cli_parse_u64(own.old_size, &a) != 0)
+            return cli_usage_error(sub, "--old-size needs a non-negative integer, got '%s'", own.old_size);
+        if (a == 0)
+            return cli_usage_error(sub, "--old-size 0: a consistency proof from an empty tree is meaningless");
+        kind = MERKLE_PROOF_CONSISTENCY;
+    } else {
+        if (own.old_size) return cli_usage_error(sub, "--old-size belongs to merkle consistency");
+        if (!own.index == !own.range) return cli_usage_error(sub, "give exactly one of --index I or --range START:END");
+        if (own.index) {
+            if (cli_parse_u64(own.index, &a) != 0 || a == UINT64_MAX)
+                return cli_usage_error(sub, "--index needs a non-negative integer, got '%s'", own.index);
+            kind = MERKLE_PROOF_INCLUSION;
+        } else {
+            const char *colon = strchr(own.range, ':');
+            char left[32];
+            size_t ll = colon ? (size_t)(colon - own.range) : 0;
+            if (!colon || ll == 0 || ll >= sizeof left)
+                return cli_usage_error(sub, "--range needs START:END, got '%s'", own.range);
+            memcpy(left, own.range, ll);
+            left[ll] = 0;
+            if (cli_parse_u64(left, &a) != 0 || cli_parse_u64(colon + 1, &b) != 0)
+                return cli_usage_error(sub, "--range needs START:END, got '%s'", own.range);
+            if (a >= b)
+                return cli_usage_error(sub, "--range %s is empty: START must be less than END", own.range);
+            kind = MERKLE_PROOF_RANGE;
+        }
+    }
+
+    merkle_prover *pv = malloc(sizeof *pv);
+    if (!pv) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    merkle_status s = merkle_prover_init(pv, kind, o.hash, o.leaf_size, a, b);
+    if (s != MERKLE_OK) {
+        free(pv);
+        return cli_usage_error(sub, "%s", merkle_strerror(s));
+    }
+    proof_job job;
+    memset(&job, 0, sizeof job);
+    job.prover = pv;
+    job.single = kind == MERKLE_PROOF_INCLUSION;
+    job.index = a;
+
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        free(pv);
+        return CLI_FAIL;
+    }
+    struct stat st;
+    rc = 0;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        cli_error("%s: %s", name, strerror(EISDIR));
+        rc = -1;
+    } else if (o.leaves) {
+        rc = root_read_leaves(name, fd, push_leaf_cb, &job);
+    } else {
+        /* Stream: large reads, and a copy of the one leaf's bytes as they pass by. */
+        uint64_t lo = 0, hi = 0;
+        if (job.single) {
+            if (a > UINT64_MAX / o.leaf_size) {
+                lo = hi = UINT64_MAX;
+            } else {
+                lo = a * o.leaf_size;
+                hi = lo + o.leaf_size < lo ? UINT64_MAX : lo + o.leaf_size;
+            }
+        }
+        uint8_t *buf = malloc(READ_CHUNK);
+        if (!buf) {
+            cli_error("out of memory");
+            rc = -1;
+        }
+#ifdef POSIX_FADV_SEQUENTIAL
+        if (S_ISREG(st.st_mode)) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+        cli_progress prog;
+        cli_progress_start(&prog, o.quiet, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0, 0);
+        uint64_t off = 0;
+        while (rc == 0) {
+            size_t used = 0;
+            int eof = 0;
+            while (used < READ_CHUNK) {
+                ssize_t got = read(fd, buf + used, READ_CHUNK - used);
+                if (got < 0) {
+                    if (errno == EINTR) continue;
+                    cli_error("%s: %s", name, strerror(errno));
+                    rc = -1;
+                    break;
+                }
+                if (got == 0) {
+                    eof = 1;
+                    break;
+                }
+                used += (size_t)got;
+            }
+            if (rc) break;
+            if (job.single && used && off < hi && off + used > lo) {
+                if (!job.leaf) {
+                    job.leaf = malloc(o.leaf_size);
+                    if (!job.leaf) {
+                        cli_error("out of memory for a leaf of %zu bytes", o.leaf_size);
+                        rc = -1;
+                        break;
+                    }
+                }
+                uint64_t from = off > lo ? off : lo, to = off + used < hi ? off + used : hi;
+                memcpy(job.leaf + (from - lo), buf + (from - off), (size_t)(to - from));
+                job.leaf_len = (size_t)(to - lo);
+            }
+            s = merkle_prover_write(pv, buf, used);
+            if (s != MERKLE_OK) {
+                cli_error("%s: %s", name, merkle_strerror(s));
+                rc = -1;
+                break;
+            }
+            off += used;
+            cli_progress_update(&prog, off, 0);
+            if (eof) break;
+        }
+        cli_progress_end(&prog);
+        free(buf);
+    }
+    if (fd != STDIN_FILENO) close(fd);
+
+    int status = CLI_OK;
+    merkle_proof *pr = malloc(sizeof *pr);
+    if (rc != 0 || !pr) {
+        if (!pr) cli_error("out of memory");
+        status = CLI_FAIL;
+    } else {
+        uint64_t n = merkle_prover_leaf_count(pv);
+        s = merkle_prover_finish(pv, pr, o.profile);
+        if (s == MERKLE_ERR_RANGE) {
+            if (kind == MERKLE_PROOF_INCLUSION)
+                cli_error("%s: leaf index %llu is out of range: the input has %llu leaves", name,
+                          (ull)a, (ull)n);
+            else if (kind == MERKLE_PROOF_RANGE)
+                cli_error("%s: range %llu:%llu is out of range: the input has %llu leaves", name,
+                          (ull)a, (ull)b, (ull)n);
+            else
+                cli_error("%s: old size %llu is larger than the tree: the input has %llu leaves",
+                          name, (ull)a, (ull)n);
+            status = CLI_FAIL;
+        } else if (s != MERKLE_OK) {
+            cli_error("%s: %s", name, merkle_strerror(s));
+            status = CLI_FAIL;
+        } else {
+            if (o.leaves) pr->leaf_size = 0;
+            const uint8_t *leaf = job.single ? (job.leaf ? job.leaf : (const uint8_t *)"") : NULL;
+            size_t leaf_len = job.single ? job.leaf_len : 0;
+            if (leaf_len > MERKLE_PROOF_MAX_LEAF && own.binary) leaf = NULL, leaf_len = 0;
+            size_t need = 0;
+            if (own.binary)
+                (void)merkle_proof_encode(NULL, 0, &need, pr, leaf, leaf_len);
+            else
+                (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
+            char *out = malloc(need ? need : 1);
+            if (!out) {
+                cli_error("out of memory");
+                status = CLI_FAIL;
+            } else {
+                size_t got;
+                s = own.binary ? merkle_proof_encode((uint8_t *)out, need, &got, pr, leaf, leaf_len)
+                               : merkle_proof_to_json(out, need, &got, pr, leaf, leaf_len);
+                if (s != MERKLE_OK) {
+                    cli_error("%s", merkle_strerror(s));
+                    status = CLI_FAIL;
+                } else if (write_all(out, own.binary ? got : got - 1) != 0) {
+                    cli_error("write error: %s", strerror(errno));
+                    status = CLI_FAIL;
+                }
+                free(out);
+            }
+        }
+    }
+    free(pr);
+    free(job.leaf);
+    free(pv);
+    return status;
+}
 
 int cmd_proof(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    return run_prove(argc, argv, "proof", 0);
 }
 
 int cmd_consistency(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    return run_prove(argc, argv, "consistency", 1);
+}
+
+/* ------------------------------------------------------------------ verify */
+
+/* Read a whole file ("-" = stdin) of at most max bytes. NULL after a message. */
+static uint8_t *slurp(const char *name, size_t max, size_t *len)
+{
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, used = 0;
+    uint8_t *buf = malloc(cap + 1);
+    for (;;) {
+        if (!buf) {
+            cli_error("%s: out of memory", name);
+            break;
+        }
+        if (used == cap) {
+            if (cap >= max) {
+                cli_error("%s: larger than %zu bytes", name, max);
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            cap *= 2;
+            uint8_t *nb = realloc(buf, cap + 1);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                continue;
+            }
+            buf = nb;
+        }
+        ssize_t got = read(fd, buf + used, cap - used);
+        if (got < 0) {
+            if (errno == EINTR) continue;
+            cli_error("%s: %s", name, strerror(errno));
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        if (got == 0) break;
+        used += (size_t)got;
+    }
+    if (fd != STDIN_FILENO) close(fd);
+    if (buf) {
+        buf[used] = 0;
+        *len = used;
+    }
+    return buf;
+}
+
+static int verify_failed(const char *fmt, const char *detail)
+{
+    printf("FAILED: ");
+    printf(fmt, detail);
+    printf("\n");
+    fflush(stdout);
+    return CLI_FAIL;
+}
+
+/* Decode a hex option into a 32-byte hash: 0 ok, 1 wrong length (FAILED), -1 bad hex. */
+static int hex_hash(const char *hex, uint8_t out[MERKLE_HASH_LEN], size_t *got)
+{
+    size_t hl = strlen(hex);
+    uint8_t *tmp = malloc(hl / 2 + 1);
+    if (!tmp) return -1;
+    size_t n = 0;
+    merkle_status s = merkle_hex_decode(tmp, hl / 2 + 1, &n, hex, hl, NULL);
+    *got = n;
+    if (s == MERKLE_OK && n == MERKLE_HASH_LEN) memcpy(out, tmp, MERKLE_HASH_LEN);
+    free(tmp);
+    if (s != MERKLE_OK) return -1;
+    return n == MERKLE_HASH_LEN ? 0 : 1;
+}
+
+typedef struct hash_list {
+    merkle_hash_alg alg;
+    uint8_t (*h)[MERKLE_HASH_LEN];
+    size_t n, cap;
+    uint64_t limit;
+    uint64_t extra; /* leaves beyond limit: counted, not kept */
+} hash_list;
+
+static int hl_add(hash_list *l, const uint8_t *leaf, size_t len)
+{
+    if (l->n >= l->limit) {
+        l->extra++;
+        return 0;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 64;
+        uint8_t(*nh)[MERKLE_HASH_LEN] = realloc(l->h, nc * MERKLE_HASH_LEN);
+        if (!nh) {
+            cli_error("out of memory");
+            return -1;
+        }
+        l->h = nh;
+        l->cap = nc;
+    }
+    merkle_status s = merkle_leaf_hash(l->h[l->n++], l->alg, leaf, len);
+    if (s != MERKLE_OK) {
+        cli_error("%s", merkle_strerror(s));
+        return -1;
+    }
+    return 0;
+}
+
+static int hl_add_cb(void *ctx, const uint8_t *leaf, size_t len)
+{
+    return hl_add((hash_list *)ctx, leaf, len);
 }
 
 int cmd_verify(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    enum { OPT_ROOT = 256, OPT_OLD_ROOT, OPT_LEAF, OPT_LEAF_HEX, OPT_LEAF_HASH };
+    static const struct option longopts[] = {
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"old-root", required_argument, NULL, OPT_OLD_ROOT},
+        {"leaf", required_argument, NULL, OPT_LEAF},
+        {"leaf-hex", required_argument, NULL, OPT_LEAF_HEX},
+        {"leaf-hash", required_argument, NULL, OPT_LEAF_HASH},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    const char *root_hex = NULL, *old_root_hex = NULL, *leaf_file = NULL, *leaf_hex = NULL,
+               *leaf_hash_hex = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_ROOT: root_hex = optarg; break;
+        case OPT_OLD_ROOT: old_root_hex = optarg; break;
+        case OPT_LEAF: leaf_file = optarg; break;
+        case OPT_LEAF_HEX: leaf_hex = optarg; break;
+        case OPT_LEAF_HASH: leaf_hash_hex = optarg; break;
+        case 'h': help_verify(); return CLI_OK;
+        default:
+            if (optopt && optopt < 256) return cli_usage_error("verify", "invalid option -- '%c'", optopt);
+            return cli_usage_error("verify", "unrecognized option or missing argument '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error("verify", "missing PROOF file");
+    if (optind + 1 < argc) return cli_usage_error("verify", "only one PROOF file is allowed");
+    if (!!leaf_file + !!leaf_hex + !!leaf_hash_hex > 1)
+        return cli_usage_error("verify", "give at most one of --leaf, --leaf-hex, --leaf-hash");
+    const char *pname = argv[optind];
+
+    uint8_t root[MERKLE_HASH_LEN], old_root[MERKLE_HASH_LEN], given_leaf_hash[MERKLE_HASH_LEN];
+    size_t got;
+    int r;
+    if (root_hex && (r = hex_hash(root_hex, root, &got)) != 0) {
+        if (r < 0) return cli_usage_error("verify", "--root is not hex: '%s'", root_hex);
+        printf("FAILED: --root has %zu bytes, a root has %d\n", got, MERKLE_HASH_LEN);
+        return CLI_FAIL;
+    }
+    if (old_root_hex && (r = hex_hash(old_root_hex, old_root, &got)) != 0) {
+        if (r < 0) return cli_usage_error("verify", "--old-root is not hex: '%s'", old_root_hex);
+        printf("FAILED: --old-root has %zu bytes, a root has %d\n", got, MERKLE_HASH_LEN);
+        return CLI_FAIL;
+    }
+    if (leaf_hash_hex && (r = hex_hash(leaf_hash_hex, given_leaf_hash, &got)) != 0) {
+        if (r < 0) return cli_usage_error("verify", "--leaf-hash is not hex: '%s'", leaf_hash_hex);
+        printf("FAILED: --leaf-hash has %zu bytes, a leaf hash has %d\n", got, MERKLE_HASH_LEN);
+        return CLI_FAIL;
+    }
+    uint8_t *leaf_data = NULL;
+    size_t leaf_data_len = 0;
+    if (leaf_hex) {
+        size_t hl = strlen(leaf_hex);
+        leaf_data = malloc(hl / 2 + 1);
+        if (!leaf_data || merkle_hex_decode(leaf_data, hl / 2 + 1, &leaf_data_len, leaf_hex, hl, NULL) != MERKLE_OK) {
+            free(leaf_data);
+            return cli_usage_error("verify", "--leaf-hex is not hex");
+        }
+    }
+
+    size_t flen = 0;
+    uint8_t *file = slurp(pname, MAX_PROOF_FILE, &flen);
+    if (!file) {
+        free(leaf_data);
+        return CLI_USAGE;
+    }
+    merkle_proof *p = malloc(sizeof *p);
+    uint8_t *stored_leaf = malloc(flen + 1); /* a binary leaf may be nearly the whole file */
+    size_t stored_leaf_len = 0;
+    int have_stored_leaf = 0;
+    int status = CLI_OK;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status s;
+    hash_list hl;
+    memset(&hl, 0, sizeof hl);
+    if (!p || !stored_leaf) {
+        cli_error("out of memory");
+        status = CLI_FAIL;
+        goto out;
+    }
+    if (flen >= 4 && memcmp(file, "MRKP", 4) == 0) {
+        const uint8_t *lp;
+        s = merkle_proof_decode(p, &lp, &stored_leaf_len, file, flen, &err);
+        if (s == MERKLE_OK && lp) {
+            memcpy(stored_leaf, lp, stored_leaf_len);
+            have_stored_leaf = 1;
+        }
+    } else {
+        s = merkle_proof_from_json(p, stored_leaf, flen / 2 + 1, &stored_leaf_len, (const char *)file,
+                                   flen, &err);
+        have_stored_leaf = s == MERKLE_OK && (p->flags & MERKLE_PROOF_HAS_LEAF);
+    }
+    if (s == MERKLE_ERR_VERIFY) {
+        status = verify_failed("%s", err.message);
+        goto out;
+    }
+    if (s != MERKLE_OK) {
+        cli_error("%s: malformed proof: %s", pname, err.message[0] ? err.message : merkle_strerror(s));
+        status = CLI_USAGE;
+        goto out;
+    }
+
+    const uint8_t *lh = NULL;
+    const uint8_t(*lhs)[MERKLE_HASH_LEN] = NULL;
+    uint8_t computed[MERKLE_HASH_LEN];
+    if (p->kind == MERKLE_PROOF_CONSISTENCY) {
+        if (leaf_file || leaf_hex || leaf_hash_hex) {
+            status = cli_usage_error("verify", "a consistency proof has no leaf: drop --leaf*");
+            goto out;
+        }
+    } else if (p->kind == MERKLE_PROOF_INCLUSION) {
+        const uint8_t *data = NULL;
+        size_t dlen = 0;
+        if (leaf_hash_hex) {
+            lh = given_leaf_hash;
+        } else {
+            if (leaf_file) {
+                leaf_data = slurp(leaf_file, SIZE_MAX / 2, &leaf_data_len);
+                if (!leaf_data) {
+                    status = CLI_USAGE;
+                    goto out;
+                }
+            }
+            if (leaf_data) {
+                data = leaf_data;
+                dlen = leaf_data_len;
+            } else if (have_stored_leaf) {
+                data = stored_leaf;
+                dlen = stored_leaf_len;
+            }
+            if (data) {
+                (void)merkle_leaf_hash(computed, p->hash, data, dlen);
+                lh = computed;
+            }
+        }
+        /* CometBFT's rule: a leaf must match the proof's own leaf hash when it has one. */
+        if (lh && (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) &&
+            !merkle_ct_equal(lh, p->leaf_hash, MERKLE_HASH_LEN)) {
+            status = verify_failed("%s", "the leaf does not match the proof's leaf_hash");
+            goto out;
+        }
+    } else {
+        uint64_t count = p->end > p->index ? p->end - p->index : 0;
+        hl.alg = p->hash;
+        hl.limit = count;
+        if (leaf_hash_hex) {
+            if (hl_add(&hl, NULL, 0) != 0) goto usage_fail; /* sized slot, replaced below */
+            memcpy(hl.h[0], given_leaf_hash, MERKLE_HASH_LEN);
+        } else if (leaf_file || leaf_hex) {
+            if (leaf_file && p->leaf_size == 0) {
+                int fd = cli_open_input(leaf_file);
+                if (fd < 0) {
+                    cli_error("%s: %s", leaf_file, strerror(errno));
+                    goto usage_fail;
+                }
+                int rr = root_read_leaves(leaf_file, fd, hl_add_cb, &hl);
+                if (fd != STDIN_FILENO) close(fd);
+                if (rr != 0) goto usage_fail;
+            } else {
+                if (leaf_file) {
+                    leaf_data = slurp(leaf_file, SIZE_MAX / 2, &leaf_data_len);
+                    if (!leaf_data) goto usage_fail;
+                }
+                if (p->leaf_size == 0) {
+                    if (hl_add(&hl, leaf_data, leaf_data_len) != 0) goto usage_fail;
+                } else {
+                    uint64_t ls = p->leaf_size;
+                    for (size_t off = 0; off < leaf_data_len; off += (size_t)ls) {
+                        size_t take = leaf_data_len - off < ls ? leaf_data_len - off : (size_t)ls;
+                        if (hl_add(&hl, leaf_data + off, take) != 0) goto usage_fail;
+                    }
+                }
+            }
+        } else {
+            status = cli_usage_error("verify", "a range proof needs the range's leaves: --leaf FILE");
+            goto out;
+        }
+        if (hl.n != count || hl.extra) {
+            printf("FAILED: the range [%llu, %llu) has %llu leaves, --leaf gave %llu\n",
+                   (ull)p->index, (ull)p->end, (ull)count, (ull)(hl.n + hl.extra));
+            status = CLI_FAIL;
+            goto out;
+        }
+        lhs = (const uint8_t(*)[MERKLE_HASH_LEN])hl.h;
+    }
+    /* A proof that names another root than the trusted one is not a proof for it. */
+    if (root_hex && (p->flags & MERKLE_PROOF_HAS_ROOT) && !merkle_ct_equal(root, p->root, MERKLE_HASH_LEN)) {
+        status = verify_failed("%s", "the proof's root differs from --root");
+        goto out;
+    }
+    if (old_root_hex && (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) &&
+        !merkle_ct_equal(old_root, p->old_root, MERKLE_HASH_LEN)) {
+        status = verify_failed("%s", "the proof's old root differs from --old-root");
+        goto out;
+    }
+    if (!root_hex && !(p->flags & MERKLE_PROOF_HAS_ROOT)) {
+        status = cli_usage_error("verify", "the proof has no root: give --root HEX");
+        goto out;
+    }
+    if (p->kind == MERKLE_PROOF_INCLUSION && !lh && !(p->flags & MERKLE_PROOF_HAS_LEAF_HASH)) {
+        status = cli_usage_error("verify", "the proof has no leaf: give --leaf, --leaf-hex or --leaf-hash");
+        goto out;
+    }
+    if (p->kind == MERKLE_PROOF_CONSISTENCY && !old_root_hex && !(p->flags & MERKLE_PROOF_HAS_OLD_ROOT)) {
+        status = cli_usage_error("verify", "the proof has no old root: give --old-root HEX");
+        goto out;
+    }
+    s = merkle_proof_verify(p, root_hex ? root : NULL, old_root_hex ? old_root : NULL, lh, lhs, &err);
+    if (s == MERKLE_OK) {
+        printf("OK\n");
+        if (!root_hex)
+            fprintf(stderr, "merkle verify: note: checked against the root stored in the proof; "
+                            "pass --root to check against a trusted root\n");
+        status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
+    } else {
+        status = verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
+    }
+    goto out;
+usage_fail:
+    status = CLI_USAGE;
+out:
+    free(hl.h);
+    free(p);
+    free(stored_leaf);
+    free(leaf_data);
+    free(file);
+    return status;
 }

@@ -294,7 +294,9 @@ typedef struct merkle_proof {
     uint64_t tree_size;  /* n; the new size of a consistency proof */
     uint64_t index;      /* inclusion: leaf index; range: start; consistency: old size */
     uint64_t end;        /* range: end (exclusive); inclusion: index + 1; consistency: 0 */
-    uint64_t leaf_size;  /* leaf size of the stream it was built from; 0 for a leaf list */
+    uint64_t leaf_size;  /* leaf size of the stream it was built from; 0 for a leaf list.
+                         ** Advisory (not covered by the proof): it tells a verifier how to
+                         ** cut a range's bytes into leaves. */
     uint32_t flags;      /* MERKLE_PROOF_HAS_* */
     uint8_t root[MERKLE_HASH_LEN];      /* tree root (new root for consistency) */
     uint8_t old_root[MERKLE_HASH_LEN];  /* consistency */
@@ -342,7 +344,9 @@ MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p,
 **   [root 32 if HAS_ROOT] [old_root 32 if HAS_OLD_ROOT] [leaf_hash 32 if HAS_LEAF_HASH] |
 **   path_len * 32 | [leaf_len u32 | leaf bytes]  (the raw leaf, flag 0x08)
 ** Writes at most cap bytes; *out_len receives the size needed (also on MERKLE_ERR_BUFFER).
-** leaf/leaf_len: optional raw leaf bytes (Sia proof set element 0), NULL/0 for none.
+** leaf/leaf_len: optional raw leaf bytes (Sia proof set element 0), NULL/0 for none; the
+** HAS_LEAF flag is set from them (p->flags' own HAS_LEAF bit is ignored). Decoders set
+** HAS_LEAF in p->flags when the input carried a leaf.
 */
 #define MERKLE_PROOF_HAS_LEAF 8u
 #define MERKLE_PROOF_MAX_LEAF (1u << 30)
@@ -352,7 +356,7 @@ MERKLE_API merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *o
 
 /*
 ** Decode a binary proof. Structural checks only: magic, version, known kind/profile/hash,
-** known flags only, path_len <= MERKLE_PROOF_MAX_PATH, leaf length <= MERKLE_PROOF_MAX_LEAF,
+** known flags only, end == index + 1 for an inclusion proof and 0 for a consistency proof, path_len <= MERKLE_PROOF_MAX_PATH, leaf length <= MERKLE_PROOF_MAX_LEAF,
 ** no truncation and no trailing bytes. Whether the sizes, index and path length fit
 ** together is the verifier's business (merkle_proof_verify fails such a proof), so that a
 ** wrong proof is reported as "does not verify" rather than "unreadable". *leaf / *leaf_len

@@ -118,10 +118,10 @@ merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
     if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
     if (!kind_name(p->kind) || !merkle_profile_name(p->profile) ||
         !merkle_hash_alg_name(p->hash) || p->path_len > MERKLE_PROOF_MAX_PATH ||
-        (p->flags & ~(uint32_t)(KNOWN_FLAGS & ~MERKLE_PROOF_HAS_LEAF)) ||
+        (p->flags & ~(uint32_t)KNOWN_FLAGS) ||
         leaf_len > MERKLE_PROOF_MAX_LEAF)
         return MERKLE_ERR_ARG;
-    uint32_t flags = p->flags | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
+    uint32_t flags = (p->flags & ~MERKLE_PROOF_HAS_LEAF) | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
     size_t need = HDR_LEN + p->path_len * MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_ROOT) need += MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_OLD_ROOT) need += MERKLE_HASH_LEN;
@@ -184,11 +184,15 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
     uint32_t flags = buf[8];
     if (flags & ~(uint32_t)KNOWN_FLAGS)
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 8, "unknown flags 0x%02x", flags);
-    p->flags = flags & ~MERKLE_PROOF_HAS_LEAF;
+    p->flags = flags;
     p->tree_size = load_be64(buf + 9);
     p->index = load_be64(buf + 17);
     p->end = load_be64(buf + 25);
     p->leaf_size = load_be64(buf + 33);
+    if ((p->kind == MERKLE_PROOF_INCLUSION && p->end != p->index + 1) ||
+        (p->kind == MERKLE_PROOF_CONSISTENCY && p->end != 0))
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 25, "end field %llu does not fit a %s proof",
+                            (ull)p->end, kind_name(p->kind));
     size_t np = ((size_t)buf[41] << 8) | buf[42];
     if (np > MERKLE_PROOF_MAX_PATH)
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 41, "path of %zu hashes (at most %d)", np,
@@ -649,6 +653,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
                         return merkle__fail(err, MERKLE_ERR_BUFFER, 1, j.pos,
                                             "proof JSON: leaf of %zu bytes does not fit", n);
                     if (leaf_len) *leaf_len = n;
+                    p->flags |= MERKLE_PROOF_HAS_LEAF;
                     break;
                 }
                 case F_LEAFHASH: s = jhash(&j, p->leaf_hash, "leaf_hash", 0); break;
@@ -758,6 +763,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
                                                                    : "start/end";
         return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: missing \"%s\"", miss);
     }
+    if (!(seen & F_LEAF)) p->flags &= ~MERKLE_PROOF_HAS_LEAF;
     if (seen & F_ROOT) p->flags |= MERKLE_PROOF_HAS_ROOT;
     if (seen & F_OLDROOT) p->flags |= MERKLE_PROOF_HAS_OLD_ROOT;
     if (seen & F_LEAFHASH) p->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
