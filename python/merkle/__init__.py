@@ -28,6 +28,15 @@ __all__ = ["MerkleError", "STATUS_NAMES", "OK", "ERR_ARG", "ERR_BUFFER", "ERR_FO
            "profile_defaults", "library_version", "library_path", "sha256_backend"]
 
 # Modules whose C part may be missing from an older libmerkle are exported only when present.
+if _lib.has("merkle_prover_init"):
+    from . import proof
+    from .proof import (Proof, inclusion_proof, consistency_proof, range_proof, stream_proof,
+                        verify_inclusion, verify_consistency, verify_cometbft, verify_sia,
+                        verify_range)
+    __all__ += ["proof", "Proof", "inclusion_proof", "consistency_proof", "range_proof",
+                "stream_proof", "verify_inclusion", "verify_consistency", "verify_cometbft",
+                "verify_sia", "verify_range"]
+
 if _lib.has("merkle_trie_alloc"):
     from .trie import (Trie, TrieProof, trie_root, trie_verify, cb58_encode, cb58_decode,
                        parse_id)
