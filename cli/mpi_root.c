@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,29 +195,11 @@ static int merge_root(const root_opts *o, const char *name, const uint8_t *piece
     return 0;
 }
 
-/*
-** Threads per rank: -j N as given. By default, the CPUs this rank may run on (the launcher's
-** binding: Open MPI binds each of up to 2 ranks to one core, Slurm to --cpus-per-task), but
-** no more than the node's cores divided among the ranks that share the node, so that an
-** unbound `mpirun -np <cores>` does not oversubscribe it either.
-*/
+/* Threads per rank: -j N as given, else mpi_default_threads(). Collective. */
 static unsigned threads_per_rank(const root_opts *o)
 {
-    if (o->threads_given) return o->threads;
-    MPI_Comm node;
-    int local = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Comm_size(node, &local);
-        MPI_Comm_free(&node);
-    }
-    unsigned share = cli_num_cpus() / (unsigned)(local > 0 ? local : 1);
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0) {
-        int allowed = CPU_COUNT(&set);
-        if (allowed > 0 && (unsigned)allowed < share) share = (unsigned)allowed;
-    }
-    return share > 0 ? share : 1;
+    unsigned def = mpi_default_threads(); /* every rank calls it: it is collective */
+    return o->threads_given ? o->threads : def;
 }
 
 /* One input, on every rank. Returns 0 or -1 (on rank 0: message printed). */
@@ -248,7 +229,7 @@ static int root_one(const root_opts *o, const char *name, int rank, int nranks, 
     rank_work(o, name, plan[1], rank, nranks, threads, &hdr, &mine);
     uint8_t *all = NULL;
     size_t total = 0;
-    int fail = mpi_gather_results(&hdr, mine, 1 + MERKLE_HASH_LEN, rank, nranks, &all, &total);
+    int fail = mpi_gather_results(&hdr, mine, 1 + MERKLE_HASH_LEN, rank, nranks, &all, &total, NULL, 0);
     free(mine);
     if (rank != 0) return 0;
     int rc = 0;

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,29 @@ int mpi_finish(int rank, int status)
     MPI_Bcast(&st, 1, MPI_INT, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return st;
+}
+
+/*
+** Open MPI binds each of up to 2 ranks per node to one core by default, Slurm to
+** --cpus-per-task: use what the binding allows, but no more than a fair share of the node
+** so that an unbound `mpirun -np <cores>` does not oversubscribe it either.
+*/
+unsigned mpi_default_threads(void)
+{
+    MPI_Comm node;
+    int local = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+    unsigned share = cli_num_cpus() / (unsigned)(local > 0 ? local : 1);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int allowed = CPU_COUNT(&set);
+        if (allowed > 0 && (unsigned)allowed < share) share = (unsigned)allowed;
+    }
+    return share > 0 ? share : 1;
 }
 
 void mpi_hdr_fail(mpi_hdr *hdr, int rank, const char *fmt, ...)
@@ -65,7 +89,7 @@ static void gather_oom(int nranks)
 }
 
 int mpi_gather_results(const mpi_hdr *hdr, const uint8_t *recs, size_t recsize, int rank,
-                       int nranks, uint8_t **all, size_t *total)
+                       int nranks, uint8_t **all, size_t *total, char *msg, size_t msg_cap)
 {
     *all = NULL;
     *total = 0;
@@ -86,7 +110,10 @@ int mpi_gather_results(const mpi_hdr *hdr, const uint8_t *recs, size_t recsize, 
         for (int r = 0; r < nranks; r++) {
             if (hdrs[r].status && !fail) {
                 hdrs[r].msg[MPI_MSG_LEN - 1] = '\0';
-                cli_error("%s", hdrs[r].msg);
+                if (msg)
+                    snprintf(msg, msg_cap, "%s", hdrs[r].msg);
+                else
+                    cli_error("%s", hdrs[r].msg);
                 fail = 1;
             }
             /* A rank that failed sends nothing. */

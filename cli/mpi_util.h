@@ -35,11 +35,16 @@ void mpi_hdr_fail(mpi_hdr *hdr, int rank, const char *fmt, ...) __attribute__((f
 /*
 ** Collective over MPI_COMM_WORLD: every rank sends hdr and hdr->count records of recsize
 ** bytes (recs). On rank 0, *all (malloc'd, caller frees) receives all records in rank order
-** and *total their count; the return value is 1 if any rank failed (the first failing
-** rank's message has been printed), else 0. Other ranks get *all = NULL and return 0.
+** and *total their count; the return value is 1 if any rank failed, else 0: the first
+** failing rank's message is copied to msg[0..msg_cap) when msg is not NULL, else printed.
+** Other ranks get *all = NULL and return 0.
 */
 int mpi_gather_results(const mpi_hdr *hdr, const uint8_t *recs, size_t recsize, int rank,
-                       int nranks, uint8_t **all, size_t *total);
+                       int nranks, uint8_t **all, size_t *total, char *msg, size_t msg_cap);
+
+/* Threads for a rank when none were asked for: the CPUs the launcher bound it to, at most
+** the node's cores divided among the ranks on the node. Collective (MPI_COMM_WORLD). */
+unsigned mpi_default_threads(void);
 
 /* Rank 0: "<hex>  <name>" exactly as `merkle root` prints it. */
 void mpi_print_root(const uint8_t root[MERKLE_HASH_LEN], const char *name);
