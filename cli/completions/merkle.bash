@@ -8,15 +8,18 @@ _merkle_commands="root proof consistency verify sum check audit dirroot trie clv
 _merkle_subcommands_trie="root prove verify"
 _merkle_subcommands_clvm="hash serialize"
 
-# Print the long options (and which of them take a value) that `$1 ARGS... --help` lists:
-# one per line, "--name" or "--name=" for an option followed by a VALUE placeholder.
+# Print the long options that `$1 ARGS... --help` mentions (option lines, usage lines and
+# text alike): one per line, "--name", or "--name=" when some mention is followed by a VALUE
+# placeholder (an upper-case word).
 _merkle_help_options()
 {
     local bin=$1
     shift
-    "$bin" "$@" --help 2>/dev/null | sed -nE '
-        s/^[[:space:]]*(-[[:alnum:]], )?(--[[:alnum:]][[:alnum:]-]*)([ =][A-Z][A-Z_.]*)?.*$/\2\3/p' |
-        sed -E 's/[ =][A-Z][A-Z_.]*$/=/'
+    "$bin" "$@" --help 2>/dev/null |
+        grep -oE -- '--[[:alnum:]][[:alnum:]-]*([ =][A-Z][A-Z_.:]*)?' |
+        sed -E 's/[ =][A-Z][A-Z_.:]*$/=/' | sort -u |
+        awk '{ n = $0; sub(/=$/, "", n); if (!(n in seen) || $0 ~ /=$/) seen[n] = $0 }
+             END { for (n in seen) print seen[n] }'
 }
 
 # Cache key -> option list, so each --help runs once per shell.
@@ -99,7 +102,8 @@ _merkle()
             return 0
             ;;
         --leaf-size | -j | --threads | --num-threads | --index | --size | --old-size | \
-            --new-size | --start | --end | -n | --count | -k | --key | -r | --root)
+            --new-size | --start | --end | -n | --count | -k | --key | -r | --root | \
+            --range | --old-root | --leaf-hex | --leaf-hash | -l | --length)
             return 0
             ;;
     esac

@@ -43,7 +43,14 @@ function __merkle_options
     set -l w (__merkle_command_words)
     test (count $w) -ge 1; or return
     set -l bin (commandline -opc)[1]
-    $bin $w --help 2>/dev/null | string replace -rf -- '^\s*(?:-\w, )?(--[\w][\w-]*)(?:[ =][A-Z][A-Z_.]*)?\s+(.*)$' '$1\t$2'
+    set -l help ($bin $w --help 2>/dev/null)
+    # Option lines give a description; options only named in usage lines or text come bare.
+    set -l described (string replace -rf -- '^\s*(?:-\w, )?(--[\w][\w-]*)(?:[ =][A-Z][A-Z_.:]*)?\s+(.*)$' '$1\t$2' $help)
+    printf '%s\n' $described
+    set -l names (string replace -r -- '\t.*' '' $described)
+    for o in (string match -ar -- '--[[:alnum:]][[:alnum:]-]*' $help | sort -u)
+        contains -- $o $names; or echo $o
+    end
 end
 
 complete -c merkle -n __merkle_needs_command -f -s h -l help -d 'show the list of commands'
@@ -67,4 +74,4 @@ complete -c merkle -n '__merkle_prev_is --profile' -x -a 'rfc6962 sia'
 complete -c merkle -n '__merkle_prev_is --hash' -x -a 'sha256 blake2b-256'
 complete -c merkle -n '__merkle_prev_is -a --algorithm' -x -a 'md5 sha1 sha256 sha512 blake2b blake2b-256'
 complete -c merkle -n '__merkle_prev_is -b --branch-factor' -x -a '2 4 16 256'
-complete -c merkle -n '__merkle_prev_is -k --key -r --root -j --threads --leaf-size' -x
+complete -c merkle -n '__merkle_prev_is -k --key -r --root -j --threads --leaf-size --index --range --old-size --old-root --leaf-hex --leaf-hash -l --length' -x

@@ -54,6 +54,10 @@ bash)
     expect_bash "merkle trie root --branch-factor " "16 2 256 4"
     expect_bash "merkle trie prove --k" "--key"
     expect_bash "merkle trie verify --root " ""
+    expect_bash "merkle proof --in" "--index"
+    expect_bash "merkle consistency --old" "--old-size"
+    expect_bash "merkle verify --leaf" "--leaf --leaf-hash --leaf-hex"
+    expect_bash "merkle proof --index " ""
     # Every command of `merkle --help` completes, and nothing else does.
     cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
     expect_bash "merkle " "${cmds% }"
