@@ -1,30 +1,917 @@
-/* Placeholder: this subcommand is being built (see the issues). */
+/*
+** merkle sum / check / audit / dirroot: checksum manifests, coreutils-compatible output.
+**
+**   merkle sum  [-a md5|sha1|sha256|sha512|blake2b] [-l BITS] [--tag] [-z] [-j N] FILE...
+**   merkle check [-a ALGO] [--cache FILE] [--cache-key FILE] [--quiet] [--status] [--strict]
+**                [-w] [--ignore-missing] [-j N] MANIFEST...
+**   merkle audit [-a ALGO] [-j N] MANIFEST DIR
+**   merkle dirroot [-a ALGO] MANIFEST
+**
+** `sum` and `check` print what md5sum/sha1sum/sha256sum/sha512sum/b2sum print (the program
+** name before the first colon of a stderr line differs). Hashing lives in src/manifest/.
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli.h"
+#include "manifest_cli.h"
+#include "merkle/manifest.h"
+
+/* ------------------------------------------------------------------ shared helpers */
+
+static int parse_alg(const char *sub, const char *arg, merkle_manifest_alg *alg)
+{
+    if (merkle_manifest_alg_from_name(alg, arg) != MERKLE_OK) {
+        cli_usage_error(sub, "unknown algorithm '%s' (md5, sha1, sha256, sha512, blake2b)", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_jobs(const char *sub, const char *arg, unsigned *out)
+{
+    uint64_t j;
+    if (cli_parse_u64(arg, &j) != 0 || j > 1024) {
+        cli_usage_error(sub, "-j needs a thread count 0..1024 (0 = all cores), got '%s'", arg);
+        return -1;
+    }
+    *out = (unsigned)j;
+    return 0;
+}
+
+static int bad_option(const char *sub, char **argv)
+{
+    if (optopt && optopt < 256) return cli_usage_error(sub, "invalid option -- '%c'", optopt);
+    return cli_usage_error(sub, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+/* "merkle: QUOTED: message" (coreutils error(0, errno, "%s", quotef(name))). */
+static void err_name(const char *name, const char *msg)
+{
+    fprintf(stderr, "%s: ", cli_progname);
+    mcli_quotef(stderr, name);
+    fprintf(stderr, ": %s\n", msg);
+}
+
+/* Print name as coreutils' print_filename: with escape, '\\' and '\n' (and '\r') become
+** two-character escapes; the caller has printed the leading backslash. */
+static void put_name(FILE *f, const char *name, int escape)
+{
+    if (escape)
+        cli_fputs_escaped(f, name);
+    else
+        fputs(name, f);
+}
+
+/* Read all of fd; returns 0 or an errno. */
+static int read_all(int fd, char **out, size_t *out_len)
+{
+    size_t cap = 65536, len = 0;
+    char *buf = malloc(cap);
+    if (!buf) return ENOMEM;
+    for (;;) {
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, buf + len, cap - len);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            return e;
+        }
+        if (r == 0) break;
+        len += (size_t)r;
+    }
+    *out = buf;
+    *out_len = len;
+    return 0;
+}
+
+typedef struct prog_ctx {
+    cli_progress p;
+} prog_ctx;
+
+static void on_progress(void *ctx, uint64_t files, uint64_t bytes)
+{
+    prog_ctx *c = ctx;
+    cli_progress_update(&c->p, bytes, files);
+}
+
+/* Sum of the sizes of names (for the progress line only: costs a stat per file). */
+static uint64_t total_size(int dirfd, const char *const *names, size_t n)
+{
+    uint64_t t = 0;
+    struct stat st;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], "-") != 0 && fstatat(dirfd, names[i], &st, 0) == 0 && S_ISREG(st.st_mode))
+            t += (uint64_t)st.st_size;
+    return t;
+}
+
+/* ------------------------------------------------------------------ sum */
+
+static void sum_help(void)
+{
+    puts("Usage: merkle sum [-a md5|sha1|sha256|sha512|blake2b] [-l BITS] [--tag] [-z] [-b|-t]\n"
+         "                  [-j N] [FILE]...\n"
+         "Print checksums as md5sum/sha1sum/sha256sum/sha512sum/b2sum do (default md5).\n"
+         "With no FILE, or when FILE is -, read standard input.\n"
+         "  -a, --algorithm ALGO  md5 (default), sha1, sha256, sha512, blake2b\n"
+         "  -l, --length BITS     digest length for blake2b (multiple of 8, <= 512)\n"
+         "      --tag             BSD-style lines: ALGO (NAME) = HEX\n"
+         "  -z, --zero            end each line with NUL, do not escape names\n"
+         "  -b, --binary          mark files as binary ('*' before the name)\n"
+         "  -t, --text            mark files as text (default)\n"
+         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
+         "Exit status: 0 all files read, 1 some file could not be read, 2 usage.");
+}
 
 int cmd_sum(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    enum { OPT_TAG = 256 };
+    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
+                                       {"length", required_argument, NULL, 'l'},
+                                       {"tag", no_argument, NULL, OPT_TAG},
+                                       {"zero", no_argument, NULL, 'z'},
+                                       {"binary", no_argument, NULL, 'b'},
+                                       {"text", no_argument, NULL, 't'},
+                                       {"threads", required_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *sub = "sum";
+    merkle_manifest_alg alg = MERKLE_MANIFEST_MD5;
+    uint64_t bits = 0;
+    int tag = 0, zero = 0, binary = -1;
+    unsigned threads = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "a:l:zbtj:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            break;
+        case 'l':
+            if (cli_parse_u64(optarg, &bits) != 0 || bits > 512)
+                return cli_usage_error(sub, "invalid length '%s' (at most 512 bits)", optarg);
+            if (bits % 8) return cli_usage_error(sub, "length %s is not a multiple of 8", optarg);
+            break;
+        case OPT_TAG: tag = 1; break;
+        case 'z': zero = 1; break;
+        case 'b': binary = 1; break;
+        case 't': binary = 0; break;
+        case 'j':
+            if (parse_jobs(sub, optarg, &threads)) return CLI_USAGE;
+            break;
+        case 'h': sum_help(); return CLI_OK;
+        default: return bad_option(sub, argv);
+        }
+    }
+    if (bits && alg != MERKLE_MANIFEST_BLAKE2B)
+        return cli_usage_error(sub, "-l/--length is only valid with -a blake2b");
+    if (tag && binary == 0) return cli_usage_error(sub, "--tag does not support --text mode");
+    if (tag && binary == 1)
+        return cli_usage_error(sub, "--binary and --tag are mutually exclusive");
+    size_t dlen = bits ? (size_t)(bits / 8) : merkle_manifest_alg_len(alg);
+
+    static const char *const stdin_only[] = {"-"};
+    const char *const *names = optind < argc ? (const char *const *)argv + optind : stdin_only;
+    size_t n = optind < argc ? (size_t)(argc - optind) : 1;
+    merkle_check_result *res = calloc(n, sizeof *res);
+    if (!res) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    merkle_check_opts o;
+    merkle_check_opts_init(&o);
+    o.threads = threads;
+    o.dash_is_stdin = 1;
+    prog_ctx pc;
+    cli_progress_start(&pc.p, 0, 0, n);
+    if (pc.p.enabled && n > 1) {
+        pc.p.total_bytes = total_size(AT_FDCWD, names, n);
+        o.progress = on_progress;
+        o.progress_ctx = &pc;
+    }
+    merkle_error err;
+    merkle_status s = merkle_manifest_hash_files(res, names, n, alg, dlen, &o, &err);
+    cli_progress_end(&pc.p);
+    if (s != MERKLE_OK) {
+        cli_error("%s", err.message);
+        free(res);
+        return CLI_FAIL;
+    }
+    int rc = CLI_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    unsigned flags = (tag ? MERKLE_MANIFEST_TAG : 0) | (binary == 1 ? MERKLE_MANIFEST_BINARY : 0) |
+                     (zero ? MERKLE_MANIFEST_ZERO : 0);
+    for (size_t i = 0; i < n; i++) {
+        if (res[i].status != MERKLE_CHECK_OK) {
+            fflush(stdout);
+            err_name(names[i], strerror(res[i].sys_errno));
+            rc = CLI_FAIL;
+            continue;
+        }
+        size_t need;
+        merkle_manifest_format_line(NULL, 0, &need, alg, res[i].digest, dlen, names[i], flags);
+        if (need > cap) {
+            char *nl = realloc(line, need);
+            if (!nl) {
+                cli_error("out of memory");
+                rc = CLI_FAIL;
+                break;
+            }
+            line = nl;
+            cap = need;
+        }
+        merkle_manifest_format_line(line, cap, &need, alg, res[i].digest, dlen, names[i], flags);
+        fwrite(line, 1, need, stdout);
+    }
+    free(line);
+    free(res);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("write error");
+        rc = CLI_FAIL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ check */
+
+typedef struct check_opts {
+    merkle_manifest_alg alg; /* AUTO unless -a */
+    int quiet, status, strict, warn, ignore_missing;
+    unsigned threads;
+    merkle_vcache *cache;
+} check_opts;
+
+static void check_help(void)
+{
+    puts("Usage: merkle check [-a ALGO] [--cache FILE] [--cache-key FILE] [--quiet] [--status]\n"
+         "                    [--strict] [-w] [--ignore-missing] [-j N] [MANIFEST]...\n"
+         "Check files against checksum lists (GNU or BSD-tag lines), as md5sum -c does.\n"
+         "With no MANIFEST, or when MANIFEST is -, read standard input.\n"
+         "  -a, --algorithm ALGO  md5, sha1, sha256, sha512, blake2b; default: detected per\n"
+         "                        manifest from its first valid line (BSD tag, or hex length\n"
+         "                        32 md5, 40 sha1, 64 sha256, 128 sha512)\n"
+         "      --cache FILE      validation cache: skip files unchanged since verified OK\n"
+         "      --cache-key FILE  authenticate cache entries with HMAC-SHA-256 under this key\n"
+         "      --quiet           do not print OK for each verified file\n"
+         "      --status          print nothing on stdout; the exit status tells\n"
+         "      --strict          exit non-zero for improperly formatted lines\n"
+         "  -w, --warn            warn about improperly formatted lines\n"
+         "      --ignore-missing  do not fail or report for missing files\n"
+         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
+         "Exit status: 0 every listed file verified, 1 otherwise, 2 usage.");
+}
+
+/* Check one manifest; returns 1 when it fully verified (coreutils' digest_check). */
+static int check_one(const char *mname, merkle_manifest_parser *gp, const check_opts *co)
+{
+    int is_stdin = strcmp(mname, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : mname;
+    int fd = is_stdin ? STDIN_FILENO : open(mname, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        err_name(shown, strerror(errno));
+        return 0;
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int e = read_all(fd, &text, &len);
+    if (!is_stdin) close(fd);
+    if (e) {
+        fflush(stdout);
+        fprintf(stderr, "%s: ", cli_progname);
+        mcli_quotef(stderr, shown);
+        fputs(": read error\n", stderr);
+        return 0;
+    }
+
+    /* Algorithm: -a, or the first line that parses as any supported format. */
+    merkle_manifest_alg alg = co->alg;
+    if (alg == MERKLE_MANIFEST_AUTO) {
+        alg = MERKLE_MANIFEST_MD5;
+        merkle_manifest_parser probe = *gp;
+        probe.alg = MERKLE_MANIFEST_AUTO;
+        probe.reject_dash = is_stdin;
+        char *scratch = malloc(len + 1);
+        if (scratch) {
+            memcpy(scratch, text, len);
+            size_t pos = 0;
+            while (pos < len) {
+                char *nl = memchr(scratch + pos, '\n', len - pos);
+                size_t l = nl ? (size_t)(nl - (scratch + pos)) : len - pos;
+                merkle_manifest_entry en;
+                if (merkle_manifest_parse_line(&en, &probe, scratch + pos, l, 0, NULL) == MERKLE_OK &&
+                    en.name) {
+                    alg = en.alg;
+                    break;
+                }
+                pos += l + 1;
+            }
+            free(scratch);
+        }
+    }
+    gp->alg = alg;
+    gp->digest_len = 0;
+    gp->reject_dash = is_stdin;
+    merkle_manifest m;
+    merkle_error err;
+    if (merkle_manifest_parse_alloc(&m, gp, text, len, &err) != MERKLE_OK) {
+        free(text);
+        cli_error("%s", err.message);
+        return 0;
+    }
+    free(text);
+
+    merkle_check_result *res = calloc(m.count ? m.count : 1, sizeof *res);
+    if (!res) {
+        merkle_manifest_free(&m);
+        cli_error("out of memory");
+        return 0;
+    }
+    merkle_check_opts o;
+    merkle_check_opts_init(&o);
+    o.threads = co->threads;
+    o.cache = co->cache;
+    o.dash_is_stdin = !is_stdin;
+    prog_ctx pc;
+    cli_progress_start(&pc.p, co->quiet || co->status, 0, m.count);
+    if (pc.p.enabled && m.count > 1) {
+        const char **names = malloc(m.count * sizeof *names);
+        if (names) {
+            for (size_t i = 0; i < m.count; i++) names[i] = m.entries[i].name;
+            pc.p.total_bytes = total_size(AT_FDCWD, names, m.count);
+            free(names);
+        }
+        o.progress = on_progress;
+        o.progress_ctx = &pc;
+    }
+    merkle_status s = merkle_manifest_check(res, m.entries, m.count, &o, &err);
+    cli_progress_end(&pc.p);
+    if (s != MERKLE_OK) {
+        cli_error("%s", err.message);
+        free(res);
+        merkle_manifest_free(&m);
+        return 0;
+    }
+
+    uint64_t n_bad = 0, n_fail = 0, n_mismatch = 0;
+    int properly = 0, matched = 0;
+    const char *tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
+                      : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
+                      : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
+                      : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
+                                                      : "BLAKE2b";
+    size_t bi = 0;
+    for (size_t i = 0; i <= m.count; i++) {
+        uint64_t upto = i < m.count ? m.entries[i].line : UINT64_MAX;
+        for (; bi < m.bad_count && m.bad_lines[bi] < upto; bi++) {
+            n_bad++;
+            if (co->warn) {
+                fflush(stdout);
+                fprintf(stderr, "%s: ", cli_progname);
+                mcli_quotef(stderr, shown);
+                fprintf(stderr, ": %llu: improperly formatted %s checksum line\n",
+                        (unsigned long long)m.bad_lines[bi], tag);
+            }
+        }
+        if (i == m.count) break;
+        const merkle_manifest_entry *en = &m.entries[i];
+        const merkle_check_result *r = &res[i];
+        properly = 1;
+        /* coreutils 9 -c escapes a name only when it holds a newline (then also '\\'
+        ** and CR), unlike the sum output. */
+        int escape = !co->status && strchr(en->name, '\n') != NULL;
+        if (r->status == MERKLE_CHECK_MISSING && co->ignore_missing) continue;
+        if (r->status == MERKLE_CHECK_MISSING || r->status == MERKLE_CHECK_ERROR) {
+            fflush(stdout);
+            err_name(en->name, strerror(r->sys_errno));
+            n_fail++;
+            if (!co->status) {
+                if (escape) putchar('\\');
+                put_name(stdout, en->name, escape);
+                fputs(": FAILED open or read\n", stdout);
+            }
+            continue;
+        }
+        int ok = r->status == MERKLE_CHECK_OK;
+        if (ok)
+            matched = 1;
+        else
+            n_mismatch++;
+        if (!co->status && (!ok || !co->quiet)) {
+            if (escape) putchar('\\');
+            put_name(stdout, en->name, escape);
+            fputs(ok ? ": OK\n" : ": FAILED\n", stdout);
+        }
+    }
+    free(res);
+    merkle_manifest_free(&m);
+    fflush(stdout);
+    if (!properly) {
+        fprintf(stderr, "%s: ", cli_progname);
+        mcli_quotef(stderr, shown);
+        fputs(": no properly formatted checksum lines found\n", stderr);
+    } else if (!co->status) {
+        if (n_bad)
+            fprintf(stderr, "%s: WARNING: %llu %s improperly formatted\n", cli_progname,
+                    (unsigned long long)n_bad, n_bad == 1 ? "line is" : "lines are");
+        if (n_fail)
+            fprintf(stderr, "%s: WARNING: %llu listed %s could not be read\n", cli_progname,
+                    (unsigned long long)n_fail, n_fail == 1 ? "file" : "files");
+        if (n_mismatch)
+            fprintf(stderr, "%s: WARNING: %llu computed %s did NOT match\n", cli_progname,
+                    (unsigned long long)n_mismatch, n_mismatch == 1 ? "checksum" : "checksums");
+        if (co->ignore_missing && !matched) {
+            fprintf(stderr, "%s: ", cli_progname);
+            mcli_quotef(stderr, shown);
+            fputs(": no file was verified\n", stderr);
+        }
+    }
+    return properly && matched && n_mismatch == 0 && n_fail == 0 && (!co->strict || n_bad == 0);
+}
+
+static int load_key(const char *path, uint8_t **key, size_t *key_len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("cache key %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char *buf;
+    size_t len;
+    int e = read_all(fd, &buf, &len);
+    close(fd);
+    if (e) {
+        cli_error("cache key %s: %s", path, strerror(e));
+        return -1;
+    }
+    if (len < 16) {
+        free(buf);
+        cli_error("cache key %s: a key needs at least 16 bytes, got %zu", path, len);
+        return -1;
+    }
+    *key = (uint8_t *)buf;
+    *key_len = len;
+    return 0;
 }
 
 int cmd_check(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    enum { OPT_CACHE = 256, OPT_KEY, OPT_QUIET, OPT_STATUS, OPT_STRICT, OPT_IGNORE };
+    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
+                                       {"cache", required_argument, NULL, OPT_CACHE},
+                                       {"cache-key", required_argument, NULL, OPT_KEY},
+                                       {"quiet", no_argument, NULL, OPT_QUIET},
+                                       {"status", no_argument, NULL, OPT_STATUS},
+                                       {"strict", no_argument, NULL, OPT_STRICT},
+                                       {"warn", no_argument, NULL, 'w'},
+                                       {"ignore-missing", no_argument, NULL, OPT_IGNORE},
+                                       {"threads", required_argument, NULL, 'j'},
+                                       {"check", no_argument, NULL, 'c'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *sub = "check";
+    check_opts co;
+    memset(&co, 0, sizeof co);
+    const char *cache_path = NULL, *key_path = NULL;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "a:wj:ch", lo, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (parse_alg(sub, optarg, &co.alg)) return CLI_USAGE;
+            break;
+        case OPT_CACHE: cache_path = optarg; break;
+        case OPT_KEY: key_path = optarg; break;
+        case OPT_QUIET: co.quiet = 1; co.status = 0; break;
+        case OPT_STATUS: co.status = 1; co.quiet = 0; break;
+        case OPT_STRICT: co.strict = 1; break;
+        case 'w': co.warn = 1; break;
+        case OPT_IGNORE: co.ignore_missing = 1; break;
+        case 'j':
+            if (parse_jobs(sub, optarg, &co.threads)) return CLI_USAGE;
+            break;
+        case 'c': break;
+        case 'h': check_help(); return CLI_OK;
+        default: return bad_option(sub, argv);
+        }
+    }
+    if (key_path && !cache_path) return cli_usage_error(sub, "--cache-key needs --cache FILE");
+    uint8_t *key = NULL;
+    size_t key_len = 0;
+    if (key_path && load_key(key_path, &key, &key_len) != 0) return CLI_USAGE;
+    if (cache_path) {
+        if (merkle_vcache_alloc(&co.cache, key, key_len) != MERKLE_OK) {
+            free(key);
+            cli_error("cannot create the validation cache");
+            return CLI_FAIL;
+        }
+        merkle_error err;
+        size_t loaded, rejected;
+        merkle_status s = merkle_vcache_load(co.cache, cache_path, &loaded, &rejected, &err);
+        if (s != MERKLE_OK)
+            cli_error("warning: ignoring validation cache: %s; checking every file", err.message);
+        else if (rejected)
+            cli_error("warning: %s: %zu cache entr%s failed authentication and %s ignored",
+                      cache_path, rejected, rejected == 1 ? "y" : "ies",
+                      rejected == 1 ? "was" : "were");
+    }
+    if (key) {
+        memset(key, 0, key_len);
+        free(key);
+    }
+    merkle_manifest_parser gp;
+    merkle_manifest_parser_init(&gp, MERKLE_MANIFEST_AUTO, 0);
+    int all_ok = 1;
+    if (optind >= argc) {
+        all_ok &= check_one("-", &gp, &co);
+    } else {
+        for (int i = optind; i < argc; i++) all_ok &= check_one(argv[i], &gp, &co);
+    }
+    int rc = all_ok ? CLI_OK : CLI_FAIL;
+    if (co.cache) {
+        merkle_error err;
+        if (merkle_vcache_save(co.cache, cache_path, &err) != MERKLE_OK)
+            cli_error("warning: could not write the validation cache: %s", err.message);
+        merkle_vcache_free(co.cache);
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error("write error");
+        rc = CLI_FAIL;
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------ manifest loading */
+
+/* Load a manifest file for audit/dirroot; 0 or CLI_* exit code. Malformed lines are errors. */
+static int load_manifest(const char *sub, const char *path, merkle_manifest_alg alg,
+                         merkle_manifest *m)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        err_name(path, strerror(errno));
+        return CLI_USAGE;
+    }
+    char *text;
+    size_t len;
+    int e = read_all(fd, &text, &len);
+    if (!is_stdin) close(fd);
+    if (e) {
+        err_name(path, strerror(e));
+        return CLI_USAGE;
+    }
+    merkle_manifest_parser p;
+    merkle_manifest_parser_init(&p, alg, 0);
+    merkle_error err;
+    if (merkle_manifest_parse_alloc(m, &p, text, len, &err) != MERKLE_OK) {
+        free(text);
+        cli_error("%s: %s", path, err.message);
+        return CLI_USAGE;
+    }
+    free(text);
+    if (m->bad_count) {
+        for (size_t i = 0; i < m->bad_count; i++)
+            fprintf(stderr, "%s %s: %s:%llu: improperly formatted checksum line\n", cli_progname,
+                    sub, path, (unsigned long long)m->bad_lines[i]);
+        merkle_manifest_free(m);
+        return CLI_USAGE;
+    }
+    (void)sub;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ audit */
+
+typedef struct namelist {
+    char **v;
+    size_t n, cap;
+} namelist;
+
+static int nl_push(namelist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? 2 * l->cap : 256;
+        char **nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv) return -1;
+        l->v = nv;
+        l->cap = nc;
+    }
+    l->v[l->n] = strdup(s);
+    if (!l->v[l->n]) return -1;
+    l->n++;
+    return 0;
+}
+
+/* Walk dirfd/rel recursively; regular files go to out (relative names). Returns 0 or errno
+** (the first error; the walk goes on). skip_dev/ino: the manifest itself. */
+static int walk(int dirfd, const char *rel, namelist *out, dev_t skip_dev, ino_t skip_ino)
+{
+    int fd = rel[0] ? openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
+                    : dup(dirfd);
+    if (fd < 0) return errno;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        int e = errno;
+        close(fd);
+        return e;
+    }
+    int first_err = 0;
+    struct dirent *de;
+    size_t rl = strlen(rel);
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        size_t nl = strlen(de->d_name);
+        char *path = malloc(rl + nl + 2);
+        if (!path) {
+            first_err = ENOMEM;
+            break;
+        }
+        if (rl) {
+            memcpy(path, rel, rl);
+            path[rl] = '/';
+            memcpy(path + rl + 1, de->d_name, nl + 1);
+        } else {
+            memcpy(path, de->d_name, nl + 1);
+        }
+        struct stat st;
+        if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (!first_err) first_err = errno;
+        } else if (S_ISDIR(st.st_mode)) {
+            int e = walk(dirfd, path, out, skip_dev, skip_ino);
+            if (e && !first_err) first_err = e;
+        } else if (S_ISREG(st.st_mode) && !(st.st_dev == skip_dev && st.st_ino == skip_ino)) {
+            if (nl_push(out, path) != 0 && !first_err) first_err = ENOMEM;
+        }
+        free(path);
+    }
+    closedir(d);
+    return first_err;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void audit_line(const char *what, const char *name)
+{
+    int esc = strpbrk(name, "\\\n\r") != NULL;
+    if (esc) putchar('\\');
+    fputs(what, stdout);
+    fputs(": ", stdout);
+    put_name(stdout, name, esc);
+    putchar('\n');
+}
+
+static void audit_help(void)
+{
+    puts("Usage: merkle audit [-a ALGO] [-j N] MANIFEST DIR\n"
+         "Compare DIR with MANIFEST (names relative to DIR): report on stdout\n"
+         "  changed: NAME   listed, present, digest differs\n"
+         "  missing: NAME   listed, not present\n"
+         "  new: NAME       a regular file under DIR that is not listed\n"
+         "and a summary on stderr. Unreadable files are reported on stderr.\n"
+         "  -a, --algorithm ALGO  as for merkle check (default: detected)\n"
+         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
+         "Exit status: 0 clean, 1 differences found, 2 usage or I/O error.");
 }
 
 int cmd_audit(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
+                                       {"threads", required_argument, NULL, 'j'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *sub = "audit";
+    merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
+    unsigned threads = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "a:j:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            break;
+        case 'j':
+            if (parse_jobs(sub, optarg, &threads)) return CLI_USAGE;
+            break;
+        case 'h': audit_help(); return CLI_OK;
+        default: return bad_option(sub, argv);
+        }
+    }
+    if (argc - optind != 2) return cli_usage_error(sub, "expected MANIFEST DIR");
+    const char *mpath = argv[optind], *dir = argv[optind + 1];
+    merkle_manifest m;
+    int rc = load_manifest(sub, mpath, alg, &m);
+    if (rc) return rc;
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        err_name(dir, strerror(errno));
+        merkle_manifest_free(&m);
+        return CLI_USAGE;
+    }
+    struct stat mst;
+    dev_t mdev = 0;
+    ino_t mino = 0;
+    if (strcmp(mpath, "-") != 0 && stat(mpath, &mst) == 0) {
+        mdev = mst.st_dev;
+        mino = mst.st_ino;
+    }
+    /* Names relative to DIR: "./a" and "a" are the same file. */
+    for (size_t i = 0; i < m.count; i++) {
+        while (m.entries[i].name[0] == '.' && m.entries[i].name[1] == '/') {
+            m.entries[i].name += 2;
+            m.entries[i].name_len -= 2;
+            while (m.entries[i].name[0] == '/') {
+                m.entries[i].name++;
+                m.entries[i].name_len--;
+            }
+        }
+    }
+    namelist found = {0};
+    int werr = walk(dirfd, "", &found, mdev, mino);
+    int error = 0;
+    if (werr) {
+        err_name(dir, strerror(werr));
+        error = 1;
+    }
+    merkle_check_result *res = calloc(m.count ? m.count : 1, sizeof *res);
+    merkle_check_opts o;
+    merkle_check_opts_init(&o);
+    o.dirfd = dirfd;
+    o.threads = threads;
+    prog_ctx pc;
+    cli_progress_start(&pc.p, 0, 0, m.count);
+    if (pc.p.enabled) {
+        o.progress = on_progress;
+        o.progress_ctx = &pc;
+    }
+    merkle_error err;
+    if (!res || merkle_manifest_check(res, m.entries, m.count, &o, &err) != MERKLE_OK) {
+        cli_progress_end(&pc.p);
+        cli_error("out of memory");
+        free(res);
+        merkle_manifest_free(&m);
+        close(dirfd);
+        return CLI_USAGE;
+    }
+    cli_progress_end(&pc.p);
+    uint64_t n_ok = 0, n_changed = 0, n_missing = 0, n_new = 0, n_err = 0;
+    for (size_t i = 0; i < m.count; i++) {
+        switch (res[i].status) {
+        case MERKLE_CHECK_OK: n_ok++; break;
+        case MERKLE_CHECK_MISMATCH: n_changed++; audit_line("changed", m.entries[i].name); break;
+        case MERKLE_CHECK_MISSING: n_missing++; audit_line("missing", m.entries[i].name); break;
+        default:
+            n_err++;
+            fflush(stdout);
+            err_name(m.entries[i].name, strerror(res[i].sys_errno));
+            break;
+        }
+    }
+    /* New files: found under DIR, not listed. */
+    if (found.n) qsort(found.v, found.n, sizeof *found.v, cmp_str);
+    merkle_manifest listed = m; /* sort a shallow copy by name for binary search */
+    merkle_manifest_entry *sorted = malloc((m.count ? m.count : 1) * sizeof *sorted);
+    if (sorted) {
+        memcpy(sorted, m.entries, m.count * sizeof *sorted);
+        listed.entries = sorted;
+        listed.storage_ = NULL;
+        listed.bad_lines = NULL;
+        merkle_manifest_sort(&listed, NULL); /* duplicates are fine here */
+        for (size_t i = 0; i < found.n; i++) {
+            size_t lo_i = 0, hi = m.count;
+            size_t fl = strlen(found.v[i]);
+            int hit = 0;
+            while (lo_i < hi) {
+                size_t mid = lo_i + (hi - lo_i) / 2;
+                const merkle_manifest_entry *en = &sorted[mid];
+                size_t k = en->name_len < fl ? en->name_len : fl;
+                int cr = memcmp(en->name, found.v[i], k);
+                if (!cr) cr = en->name_len < fl ? -1 : en->name_len > fl;
+                if (!cr) {
+                    hit = 1;
+                    break;
+                }
+                if (cr < 0)
+                    lo_i = mid + 1;
+                else
+                    hi = mid;
+            }
+            if (!hit) {
+                n_new++;
+                audit_line("new", found.v[i]);
+            }
+        }
+        free(sorted);
+    } else {
+        cli_error("out of memory");
+        error = 1;
+    }
+    for (size_t i = 0; i < found.n; i++) free(found.v[i]);
+    free(found.v);
+    free(res);
+    merkle_manifest_free(&m);
+    close(dirfd);
+    fflush(stdout);
+    fprintf(stderr, "%s audit: %llu ok, %llu changed, %llu missing, %llu new, %llu unreadable\n",
+            cli_progname, (unsigned long long)n_ok, (unsigned long long)n_changed,
+            (unsigned long long)n_missing, (unsigned long long)n_new, (unsigned long long)n_err);
+    if (error || n_err) return CLI_USAGE;
+    return (n_changed || n_missing || n_new) ? CLI_FAIL : CLI_OK;
+}
+
+/* ------------------------------------------------------------------ dirroot */
+
+static void dirroot_help(void)
+{
+    puts("Usage: merkle dirroot [-a ALGO] [--leaves] MANIFEST\n"
+         "Print one RFC 6962 SHA-256 root over the manifest's entries, sorted by name bytes,\n"
+         "each leaf = u32be(name length) || name || u8 algorithm || u8 digest length || digest\n"
+         "(see docs/manifest.md). With --leaves, print each leaf's index, hex and name instead.\n"
+         "  -a, --algorithm ALGO  as for merkle check (default: detected per line)\n"
+         "Exit status: 0 printed, 1 bad manifest (malformed line, duplicate name), 2 usage.");
 }
 
 int cmd_dirroot(int argc, char **argv)
 {
-    (void)argc;
-    cli_error("%s: not implemented yet", argv[0]);
-    return CLI_USAGE;
+    enum { OPT_LEAVES = 256 };
+    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
+                                       {"leaves", no_argument, NULL, OPT_LEAVES},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+    const char *sub = "dirroot";
+    merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
+    int leaves = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "a:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            break;
+        case OPT_LEAVES: leaves = 1; break;
+        case 'h': dirroot_help(); return CLI_OK;
+        default: return bad_option(sub, argv);
+        }
+    }
+    if (argc - optind != 1) return cli_usage_error(sub, "expected one MANIFEST");
+    merkle_manifest m;
+    int rc = load_manifest(sub, argv[optind], alg, &m);
+    if (rc) return rc == CLI_USAGE ? CLI_FAIL : rc;
+    uint8_t root[MERKLE_HASH_LEN];
+    merkle_error err;
+    if (merkle_manifest_dirroot(root, &m, &err) != MERKLE_OK) {
+        cli_error("%s: %s", argv[optind], err.message);
+        merkle_manifest_free(&m);
+        return CLI_FAIL;
+    }
+    if (leaves) {
+        uint8_t buf[4 + 4096 + 2 + 64];
+        for (size_t i = 0; i < m.count; i++) {
+            size_t need;
+            merkle_manifest_leaf_encode(NULL, 0, &need, &m.entries[i]);
+            uint8_t *b = need <= sizeof buf ? buf : malloc(need);
+            if (!b) continue;
+            merkle_manifest_leaf_encode(b, need, &need, &m.entries[i]);
+            char *hex = malloc(2 * need + 1);
+            if (hex) {
+                merkle_hex_encode(hex, b, need);
+                printf("%zu %s ", i, hex);
+                int esc = strpbrk(m.entries[i].name, "\\\n\r") != NULL;
+                if (esc) putchar('\\');
+                put_name(stdout, m.entries[i].name, esc);
+                putchar('\n');
+                free(hex);
+            }
+            if (b != buf) free(b);
+        }
+    } else {
+        char hex[2 * MERKLE_HASH_LEN + 1];
+        merkle_hex_encode(hex, root, sizeof root);
+        puts(hex);
+    }
+    merkle_manifest_free(&m);
+    return CLI_OK;
 }

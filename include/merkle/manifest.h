@@ -1,0 +1,331 @@
+/*
+** merkle/manifest.h: checksum manifests (md5sum/sha*sum/b2sum lists), checking a directory
+** against one with many files in flight, a validation cache keyed by file identity and stat,
+** verified reads, and a directory root (one RFC 6962 root over a manifest).
+**
+** Formats (GNU coreutils):
+**   GNU line   HEX  NAME   or   HEX *NAME   (binary flag); a name containing '\\', LF or CR is
+**              written escaped ("\\\\", "\\n", "\\r") and the line starts with '\\'.
+**   BSD tag    ALGO (NAME) = HEX   with ALGO one of MD5, SHA1, SHA256, SHA512, BLAKE2b,
+**              BLAKE2b-BITS (BITS a multiple of 8, 8..512; plain BLAKE2b means 512).
+** Parsing follows coreutils' `-c` rules exactly (see docs/manifest.md); a line that does not
+** parse is reported with its 1-based line number and never half-accepted.
+**
+** Thread safety: everything here is reentrant; a merkle_vcache and a merkle_vreader may be
+** shared by threads (internally locked) unless a comment says otherwise.
+*/
+#ifndef MERKLE_MANIFEST_H
+#define MERKLE_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "merkle/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Digest algorithms of checksum lists. The values are stable (they are stored in caches and
+** in directory-root leaves). */
+typedef enum merkle_manifest_alg {
+    MERKLE_MANIFEST_AUTO = 0, /* parsing only: detect from the line */
+    MERKLE_MANIFEST_MD5 = 1,
+    MERKLE_MANIFEST_SHA1 = 2,
+    MERKLE_MANIFEST_SHA256 = 3,
+    MERKLE_MANIFEST_SHA512 = 4,
+    MERKLE_MANIFEST_BLAKE2B = 5 /* any length 1..64 bytes in steps of 1 byte; b2sum: 64 */
+} merkle_manifest_alg;
+
+/* Parse "md5", "sha1", "sha256", "sha512", "blake2b" (case-insensitive). MERKLE_ERR_ARG
+** otherwise. */
+MERKLE_API merkle_status merkle_manifest_alg_from_name(merkle_manifest_alg *out, const char *name);
+/* Lower-case name ("md5", ...); NULL for an invalid value. */
+MERKLE_API const char *merkle_manifest_alg_name(merkle_manifest_alg alg);
+/* Default digest length in bytes (16, 20, 32, 64, 64); 0 for an invalid value. */
+MERKLE_API size_t merkle_manifest_alg_len(merkle_manifest_alg alg);
+
+/* One parsed manifest line. `name` points into the caller's line buffer (parse_line) or
+** into the merkle_manifest that owns it; it is NUL-terminated (a name never holds a NUL). */
+typedef struct merkle_manifest_entry {
+    const char *name;
+    size_t name_len;
+    uint64_t line;           /* 1-based line number in the manifest */
+    merkle_manifest_alg alg; /* never AUTO */
+    uint32_t digest_len;     /* bytes */
+    uint8_t digest[MERKLE_MAX_DIGEST_LEN];
+    uint8_t binary; /* GNU line with '*' before the name */
+    uint8_t bsd;    /* BSD tag line */
+} merkle_manifest_entry;
+
+/*
+** Parser state carried from line to line (and from manifest to manifest, as coreutils
+** does): the algorithm to accept and whether "HEX NAME" (one space, `md5 -r` style) lines
+** have been seen. Initialise with merkle_manifest_parser_init.
+*/
+typedef struct merkle_manifest_parser {
+    merkle_manifest_alg alg; /* AUTO: detect (BSD tag name; GNU: from the hex length) */
+    uint32_t digest_len;     /* BLAKE2b: required length in bytes, 0 = any (b2sum -c) */
+    int bsd_reversed;        /* -1 unknown, 0 no, 1 yes (coreutils' state) */
+    int reject_dash;         /* the manifest is read from stdin: a name "-" is malformed */
+} merkle_manifest_parser;
+
+/* alg may be AUTO. digest_len: 0, or for BLAKE2b the bytes to require. */
+MERKLE_API void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_manifest_alg alg,
+                                            uint32_t digest_len);
+
+/*
+** Parse one manifest line, line[0..len) without its line terminator (a trailing CR is
+** removed here, as coreutils does); line[len] must be writable (a NUL is stored there or
+** earlier). The line is modified in place (the name is unescaped)
+** and out->name points into it. Comment lines (first byte '#') and empty lines give
+** MERKLE_OK with out->name == NULL. A line that is not a valid checksum line gives
+** MERKLE_ERR_FORMAT (error->line = line_no). out->line is set to line_no.
+** With p->alg AUTO, a BSD line names its algorithm and a GNU line's hex length decides:
+** 32 md5, 40 sha1, 64 sha256, 128 sha512; other lengths are malformed.
+*/
+MERKLE_API merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out,
+                                                    merkle_manifest_parser *p, char *line,
+                                                    size_t len, uint64_t line_no,
+                                                    merkle_error *error);
+
+/* Formatting flags of merkle_manifest_format_line. */
+enum {
+    MERKLE_MANIFEST_TAG = 1,    /* BSD tag line (coreutils --tag) */
+    MERKLE_MANIFEST_BINARY = 2, /* GNU line with '*' (coreutils -b) */
+    MERKLE_MANIFEST_ZERO = 4    /* end with NUL instead of LF, never escape (coreutils -z) */
+};
+
+/*
+** Write one checksum line exactly as md5sum/sha1sum/sha256sum/sha512sum/b2sum print it
+** (terminator included) into out[0..cap). *out_len receives the length in every case; when
+** cap is too small nothing is written and MERKLE_ERR_BUFFER is returned. No NUL is appended.
+** Errors: MERKLE_ERR_ARG (bad alg/length, NULL).
+*/
+MERKLE_API merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len,
+                                                     merkle_manifest_alg alg,
+                                                     const uint8_t *digest, size_t digest_len,
+                                                     const char *name, unsigned flags);
+
+/*
+** A whole parsed manifest. ALLOCATES: free with merkle_manifest_free. Malformed lines are
+** recorded (bad_lines, 1-based) and skipped; the order of entries is the file order.
+*/
+typedef struct merkle_manifest {
+    merkle_manifest_entry *entries;
+    size_t count;
+    uint64_t *bad_lines;
+    size_t bad_count;
+    uint64_t lines; /* lines read */
+    char *storage_;  /* private */
+} merkle_manifest;
+
+/*
+** Parse text[0..len) (lines separated by LF) with parser state p (updated). Returns
+** MERKLE_OK even when some lines are malformed (see m->bad_lines); MERKLE_ERR_NOMEM.
+** On failure *m is left empty (safe to free).
+*/
+MERKLE_API merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_parser *p,
+                                                     const void *text, size_t len,
+                                                     merkle_error *error);
+/* Release a manifest (NULL or zeroed is fine). */
+MERKLE_API void merkle_manifest_free(merkle_manifest *m);
+
+/* ------------------------------------------------------------------ file digests */
+
+/*
+** Digest of a whole open file descriptor, read to EOF through a 64 KiB stack buffer.
+** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (error->sys_errno), MERKLE_ERR_ARG.
+*/
+MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg,
+                                                   size_t digest_len, int fd, uint64_t *size,
+                                                   merkle_error *error);
+
+/* One-shot digest of a buffer. MERKLE_ERR_ARG for a bad algorithm or length. */
+MERKLE_API merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg,
+                                                size_t digest_len, const void *data,
+                                                size_t len);
+
+/* ------------------------------------------------------------------ validation cache */
+
+typedef struct merkle_vcache merkle_vcache;
+
+/*
+** Create an empty validation cache (ALLOCATES; merkle_vcache_free). key/key_len: optional
+** HMAC-SHA-256 key (NULL/0 for none); with a key every entry written carries an HMAC and
+** entries loaded that do not carry a valid one are ignored.
+*/
+MERKLE_API merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key,
+                                             size_t key_len);
+MERKLE_API void merkle_vcache_free(merkle_vcache *c);
+
+/*
+** Load entries from a cache file. A missing file is MERKLE_OK with *loaded = 0 (may be NULL).
+** A truncated, corrupt or foreign file loads nothing and returns MERKLE_ERR_FORMAT (treat it
+** as a warning: check everything). Entries whose HMAC fails (with a key) are dropped and
+** counted in *rejected (may be NULL).
+*/
+MERKLE_API merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loaded,
+                                            size_t *rejected, merkle_error *error);
+
+/*
+** Write the cache atomically: PATH.tmp.PID, fsync, rename over PATH, fsync of the directory.
+** Errors: MERKLE_ERR_IO (error->sys_errno); the old file is then left untouched.
+*/
+MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,
+                                            merkle_error *error);
+
+/* Number of entries. */
+MERKLE_API size_t merkle_vcache_count(const merkle_vcache *c);
+
+/* Stat facts the cache compares (from fstat/fstatat). */
+typedef struct merkle_file_id {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns, ctime_ns;
+} merkle_file_id;
+
+/*
+** 1 when name is cached with exactly this identity and stat, algorithm and digest equal to
+** expected[0..len), and mtime and ctime strictly older than the moment the entry was
+** recorded; 0 otherwise. Thread-safe.
+*/
+MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
+                                    merkle_manifest_alg alg, const uint8_t *expected,
+                                    size_t len);
+
+/*
+** Record that name with identity id hashed to digest (call only for files that verified
+** OK). verified_ns: CLOCK_REALTIME_COARSE taken before the file was opened. Replaces an
+** older entry for name. Thread-safe. MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_vcache_record(merkle_vcache *c, const char *name,
+                                              const merkle_file_id *id, merkle_manifest_alg alg,
+                                              const uint8_t *digest, size_t len,
+                                              int64_t verified_ns);
+
+/* Forget name (a file that failed). Thread-safe. */
+MERKLE_API void merkle_vcache_forget(merkle_vcache *c, const char *name);
+
+/* Coarse real-time clock in ns, the clock file systems stamp mtime/ctime with. */
+MERKLE_API int64_t merkle_vcache_now(void);
+
+/* ------------------------------------------------------------------ checking */
+
+typedef enum merkle_check_status {
+    MERKLE_CHECK_OK = 0,       /* digest matched */
+    MERKLE_CHECK_MISMATCH = 1, /* digest did not match */
+    MERKLE_CHECK_MISSING = 2,  /* could not open: ENOENT */
+    MERKLE_CHECK_ERROR = 3     /* open or read failed (sys_errno) */
+} merkle_check_status;
+
+typedef struct merkle_check_result {
+    merkle_check_status status;
+    int sys_errno;
+    uint8_t from_cache; /* OK without reading, thanks to the validation cache */
+    uint64_t size;      /* bytes hashed (0 from the cache or on error) */
+    uint8_t digest[MERKLE_MAX_DIGEST_LEN];
+} merkle_check_result;
+
+/* Progress callback: called from worker threads, serialised by the library. */
+typedef void (*merkle_check_progress_fn)(void *ctx, uint64_t files_done, uint64_t bytes_done);
+
+typedef struct merkle_check_opts {
+    int dirfd;              /* names are relative to this (AT_FDCWD for the cwd) */
+    unsigned threads;       /* 0 = one per online CPU */
+    merkle_vcache *cache;   /* optional: skip unchanged verified files, record new OKs */
+    int dash_is_stdin;      /* a name "-" means standard input (coreutils) */
+    merkle_check_progress_fn progress;
+    void *progress_ctx;
+} merkle_check_opts;
+
+/* Zero everything, dirfd = AT_FDCWD. */
+MERKLE_API void merkle_check_opts_init(merkle_check_opts *o);
+
+/*
+** Check n entries: results[i] for entries[i] (caller-allocated). MD5 files go through the
+** multi-buffer engine (16 files in flight per thread where the CPU has AVX-512); other
+** algorithms through OpenSSL / the digest layer. Per-file failures are results, not
+** errors. Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (thread start-up failure falls back to
+** fewer threads).
+*/
+MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
+                                               const merkle_manifest_entry *entries, size_t n,
+                                               const merkle_check_opts *opts,
+                                               merkle_error *error);
+
+/*
+** Digest n named files (results[i].digest, status OK, MISSING or ERROR) with threads.
+** Used by `merkle sum`. Same options; opts->cache is ignored.
+*/
+MERKLE_API merkle_status merkle_manifest_hash_files(merkle_check_result *results,
+                                                    const char *const *names, size_t n,
+                                                    merkle_manifest_alg alg, size_t digest_len,
+                                                    const merkle_check_opts *opts,
+                                                    merkle_error *error);
+
+/* ------------------------------------------------------------------ verified reads */
+
+typedef struct merkle_vreader merkle_vreader;
+typedef struct merkle_vbuf merkle_vbuf;
+
+/*
+** A verified reader over manifest m (its entries are copied: m may be freed afterwards) for
+** files relative to dirfd (kept, not closed). byte_budget bounds the verified contents kept
+** in memory (0 = keep nothing). ALLOCATES: merkle_vreader_free. Duplicate names in m:
+** MERKLE_ERR_FORMAT.
+*/
+MERKLE_API merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m,
+                                              int dirfd, size_t byte_budget,
+                                              merkle_error *error);
+/* Free the reader. Buffers still held by the caller stay valid until released. */
+MERKLE_API void merkle_vreader_free(merkle_vreader *r);
+
+/*
+** Read the file `name` of the manifest and return its contents only if they hash to the
+** manifest's digest: *data/ *len are exactly the bytes that were hashed, held by *buf until
+** merkle_vbuf_release(*buf). An unchanged file (same identity and stat, older than the
+** moment it was verified) is served from memory without reading. Errors:
+** MERKLE_ERR_ARG (name not in the manifest), MERKLE_ERR_IO (open/read; sys_errno),
+** MERKLE_ERR_VERIFY (contents do not match: nothing returned), MERKLE_ERR_NOMEM.
+** *from_cache (may be NULL) is 1 when served from memory. Thread-safe.
+*/
+MERKLE_API merkle_status merkle_verified_read(merkle_vreader *r, const char *name,
+                                              const uint8_t **data, size_t *len,
+                                              merkle_vbuf **buf, int *from_cache,
+                                              merkle_error *error);
+/* Release a buffer returned by merkle_verified_read (NULL is fine). Thread-safe. */
+MERKLE_API void merkle_vbuf_release(merkle_vbuf *buf);
+/* Bytes of verified contents currently cached. */
+MERKLE_API size_t merkle_vreader_cached_bytes(merkle_vreader *r);
+
+/* ------------------------------------------------------------------ directory root */
+
+/*
+** Leaf of one entry in the directory root:
+**   u32 big-endian name length || name bytes || u8 algorithm (enum value) ||
+**   u8 digest length || digest
+** Writes it to out[0..cap); *out_len gets the length in every case (MERKLE_ERR_BUFFER when
+** cap is too small).
+*/
+MERKLE_API merkle_status merkle_manifest_leaf_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                                     const merkle_manifest_entry *e);
+
+/*
+** Sort m's entries into the canonical order of the directory root: by name bytes
+** (unsigned memcmp, a prefix first). Duplicate names give MERKLE_ERR_FORMAT (error->line is
+** the later line). After sorting, entry i is leaf i.
+*/
+MERKLE_API merkle_status merkle_manifest_sort(merkle_manifest *m, merkle_error *error);
+
+/*
+** Directory root: sorts m (as merkle_manifest_sort) and writes the RFC 6962 SHA-256 root of
+** the leaves of its entries. An empty manifest gives SHA-256(""). Errors: as
+** merkle_manifest_sort, MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_manifest_dirroot(uint8_t out[MERKLE_HASH_LEN], merkle_manifest *m,
+                                                 merkle_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

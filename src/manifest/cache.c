@@ -1,0 +1,462 @@
+/*
+** Validation cache: file identity + stat + digest of files that verified OK, so that a
+** later check can skip reading unchanged files. See docs/manifest.md for the rules and the
+** threat model.
+**
+** File format (little-endian):
+**   "MRKLVC01"  u32 flags (1 = entries carry an HMAC)  u32 0  u64 count
+**   count x { u32 name_len, name, u64 dev, ino, size, i64 mtime_ns, ctime_ns, verified_ns,
+**             u8 alg, u8 digest_len, digest, [32-byte HMAC-SHA-256 of the entry so far] }
+**   32-byte SHA-256 of everything before it (detects truncation and corruption)
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/internal.h"
+#include "manifest/manifest_impl.h"
+
+#define MAGIC "MRKLVC01"
+#define HDR_LEN 24
+#define FIXED_LEN (4 + 6 * 8 + 2)
+
+typedef struct ventry {
+    char *name;
+    size_t name_len;
+    merkle_file_id id;
+    int64_t verified_ns;
+    uint8_t alg, dlen, live;
+    uint8_t digest[MERKLE_MAX_DIGEST_LEN];
+} ventry;
+
+struct merkle_vcache {
+    pthread_mutex_t lock;
+    ventry *e;
+    size_t n, cap, live;
+    merkle__strmap map;
+    uint8_t *key;
+    size_t key_len;
+};
+
+int64_t merkle_vcache_now(void)
+{
+    struct timespec ts;
+#ifdef CLOCK_REALTIME_COARSE
+    if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0)
+#endif
+        clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_t key_len)
+{
+    if (!out || (!key && key_len)) return MERKLE_ERR_ARG;
+    merkle_vcache *c = calloc(1, sizeof *c);
+    if (!c) return MERKLE_ERR_NOMEM;
+    if (key_len) {
+        c->key = malloc(key_len);
+        if (!c->key) {
+            free(c);
+            return MERKLE_ERR_NOMEM;
+        }
+        memcpy(c->key, key, key_len);
+        c->key_len = key_len;
+    }
+    if (sodium_init() < 0) {
+        free(c->key);
+        free(c);
+        return MERKLE_ERR_UNSUPPORTED;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    merkle__strmap_init(&c->map);
+    *out = c;
+    return MERKLE_OK;
+}
+
+static void clear(merkle_vcache *c)
+{
+    for (size_t i = 0; i < c->n; i++) free(c->e[i].name);
+    free(c->e);
+    c->e = NULL;
+    c->n = c->cap = c->live = 0;
+    merkle__strmap_free(&c->map);
+}
+
+void merkle_vcache_free(merkle_vcache *c)
+{
+    if (!c) return;
+    clear(c);
+    if (c->key) sodium_memzero(c->key, c->key_len);
+    free(c->key);
+    pthread_mutex_destroy(&c->lock);
+    free(c);
+}
+
+size_t merkle_vcache_count(const merkle_vcache *c)
+{
+    return c ? c->live : 0;
+}
+
+/* Insert or replace under the lock. */
+static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle_file_id *id,
+               uint8_t alg, const uint8_t *digest, uint8_t dlen, int64_t verified_ns)
+{
+    size_t idx;
+    ventry *v;
+    if (merkle__strmap_get(&c->map, name, name_len, &idx)) {
+        v = &c->e[idx];
+        if (!v->live) c->live++;
+    } else {
+        if (c->n == c->cap) {
+            size_t nc = c->cap ? 2 * c->cap : 256;
+            ventry *ne = realloc(c->e, nc * sizeof *ne);
+            if (!ne) return -1;
+            /* The map keys point at the names, which do not move. */
+            c->e = ne;
+            c->cap = nc;
+        }
+        char *nm = malloc(name_len + 1);
+        if (!nm) return -1;
+        memcpy(nm, name, name_len);
+        nm[name_len] = '\0';
+        if (merkle__strmap_put(&c->map, nm, name_len, c->n) != 0) {
+            free(nm);
+            return -1;
+        }
+        v = &c->e[c->n++];
+        v->name = nm;
+        v->name_len = name_len;
+        c->live++;
+    }
+    v->id = *id;
+    v->alg = alg;
+    v->dlen = dlen;
+    memcpy(v->digest, digest, dlen);
+    v->verified_ns = verified_ns;
+    v->live = 1;
+    return 0;
+}
+
+merkle_status merkle_vcache_record(merkle_vcache *c, const char *name, const merkle_file_id *id,
+                                   merkle_manifest_alg alg, const uint8_t *digest, size_t len,
+                                   int64_t verified_ns)
+{
+    if (!c || !name || !id || !digest || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
+    pthread_mutex_lock(&c->lock);
+    int r = put(c, name, strlen(name), id, (uint8_t)alg, digest, (uint8_t)len, verified_ns);
+    pthread_mutex_unlock(&c->lock);
+    return r ? MERKLE_ERR_NOMEM : MERKLE_OK;
+}
+
+void merkle_vcache_forget(merkle_vcache *c, const char *name)
+{
+    if (!c || !name) return;
+    size_t idx;
+    pthread_mutex_lock(&c->lock);
+    if (merkle__strmap_get(&c->map, name, strlen(name), &idx) && c->e[idx].live) {
+        c->e[idx].live = 0;
+        c->live--;
+    }
+    pthread_mutex_unlock(&c->lock);
+}
+
+int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
+                         merkle_manifest_alg alg, const uint8_t *expected, size_t len)
+{
+    if (!c || !name || !id || !expected) return 0;
+    size_t idx;
+    int ok = 0;
+    pthread_mutex_lock(&c->lock);
+    if (merkle__strmap_get(&c->map, name, strlen(name), &idx)) {
+        const ventry *v = &c->e[idx];
+        /* Racy-file rule: a file whose mtime or ctime is not strictly older than the moment
+        ** it was verified may have changed within the same clock tick. */
+        ok = v->live && v->alg == (uint8_t)alg && v->dlen == len &&
+             merkle__file_id_equal(&v->id, id) && id->mtime_ns < v->verified_ns &&
+             id->ctime_ns < v->verified_ns && merkle_ct_equal(v->digest, expected, len);
+    }
+    pthread_mutex_unlock(&c->lock);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- serialisation */
+
+static void put64(uint8_t **p, uint64_t v)
+{
+    merkle__store_le64(*p, v);
+    *p += 8;
+}
+
+static void entry_mac(const merkle_vcache *c, const uint8_t *rec, size_t len, uint8_t mac[32])
+{
+    crypto_auth_hmacsha256_state st;
+    crypto_auth_hmacsha256_init(&st, c->key, c->key_len);
+    crypto_auth_hmacsha256_update(&st, (const unsigned char *)"merkle-vcache-v1", 16);
+    crypto_auth_hmacsha256_update(&st, rec, len);
+    crypto_auth_hmacsha256_final(&st, mac);
+}
+
+merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_error *error)
+{
+    if (!c || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
+    pthread_mutex_lock(&c->lock);
+    size_t total = HDR_LEN + 32;
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].live) total += FIXED_LEN + c->e[i].name_len + c->e[i].dlen + (c->key ? 32 : 0);
+    uint8_t *buf = malloc(total);
+    if (!buf) {
+        pthread_mutex_unlock(&c->lock);
+        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
+    uint8_t *p = buf;
+    memcpy(p, MAGIC, 8);
+    p += 8;
+    merkle__store_le64(p, c->key ? 1u : 0u); /* u32 flags + u32 zero */
+    p += 8;
+    put64(&p, c->live);
+    for (size_t i = 0; i < c->n; i++) {
+        const ventry *v = &c->e[i];
+        if (!v->live) continue;
+        uint8_t *rec = p;
+        uint8_t n4[8];
+        merkle__store_le64(n4, v->name_len);
+        memcpy(p, n4, 4);
+        p += 4;
+        memcpy(p, v->name, v->name_len);
+        p += v->name_len;
+        put64(&p, v->id.dev);
+        put64(&p, v->id.ino);
+        put64(&p, v->id.size);
+        put64(&p, (uint64_t)v->id.mtime_ns);
+        put64(&p, (uint64_t)v->id.ctime_ns);
+        put64(&p, (uint64_t)v->verified_ns);
+        *p++ = v->alg;
+        *p++ = v->dlen;
+        memcpy(p, v->digest, v->dlen);
+        p += v->dlen;
+        if (c->key) {
+            entry_mac(c, rec, (size_t)(p - rec), p);
+            p += 32;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    merkle_sha256_hash(p, buf, (size_t)(p - buf));
+    p += 32;
+
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 32);
+    if (!tmp) {
+        free(buf);
+        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
+    snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    int e = 0;
+    if (fd < 0) {
+        e = errno;
+    } else {
+        size_t off = 0;
+        while (off < total) {
+            ssize_t w = write(fd, buf + off, total - off);
+            if (w < 0) {
+                if (errno == EINTR) continue;
+                e = errno;
+                break;
+            }
+            off += (size_t)w;
+        }
+        if (!e && fsync(fd) != 0) e = errno;
+        if (close(fd) != 0 && !e) e = errno;
+        if (!e && rename(tmp, path) != 0) e = errno;
+        if (e) unlink(tmp);
+    }
+    free(buf);
+    if (!e) {
+        /* Make the rename durable: fsync the directory. */
+        char *dir = malloc(plen + 2);
+        if (dir) {
+            memcpy(dir, path, plen + 1);
+            char *slash = strrchr(dir, '/');
+            if (!slash)
+                strcpy(dir, ".");
+            else if (slash == dir)
+                dir[1] = '\0';
+            else
+                *slash = '\0';
+            int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+            if (dfd >= 0) {
+                (void)fsync(dfd);
+                close(dfd);
+            }
+            free(dir);
+        }
+    }
+    free(tmp);
+    if (e) return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
+    return MERKLE_OK;
+}
+
+static uint64_t get64(const uint8_t **p)
+{
+    uint64_t v = merkle__load_le64(*p);
+    *p += 8;
+    return v;
+}
+
+merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loaded,
+                                 size_t *rejected, merkle_error *error)
+{
+    if (loaded) *loaded = 0;
+    if (rejected) *rejected = 0;
+    if (!c || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return MERKLE_OK;
+        return merkle__fail_errno(error, errno, "%s: %s", path, strerror(errno));
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = errno ? errno : EINVAL;
+        close(fd);
+        return merkle__fail(error, MERKLE_ERR_FORMAT, 0, 0, "%s: not a regular file (%s)", path,
+                            strerror(e));
+    }
+    if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
+        close(fd);
+        return merkle__fail(error, MERKLE_ERR_FORMAT, 0, 0, "%s: too large", path);
+    }
+    size_t len = (size_t)st.st_size;
+    uint8_t *buf = malloc(len ? len : 1);
+    if (!buf) {
+        close(fd);
+        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
+    size_t off = 0;
+    while (off < len) {
+        ssize_t r = read(fd, buf + off, len - off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        off += (size_t)r;
+    }
+    close(fd);
+    merkle_status s = MERKLE_OK;
+    const char *why = NULL;
+    if (off != len || len < HDR_LEN + 32) {
+        why = "truncated";
+        goto bad;
+    }
+    uint8_t sum[32];
+    merkle_sha256_hash(sum, buf, len - 32);
+    if (!merkle_ct_equal(sum, buf + len - 32, 32)) {
+        why = "checksum mismatch (truncated or corrupt)";
+        goto bad;
+    }
+    if (memcmp(buf, MAGIC, 8) != 0) {
+        why = "not a merkle validation cache";
+        goto bad;
+    }
+    const uint8_t *p = buf + 8;
+    uint64_t flags = get64(&p);
+    if (flags > 1) {
+        why = "unknown flags";
+        goto bad;
+    }
+    int has_mac = (int)flags;
+    uint64_t count = get64(&p);
+    const uint8_t *end = buf + len - 32;
+    /* Parse into a fresh cache first: a bad file must load nothing. */
+    merkle_vcache tmp;
+    memset(&tmp, 0, sizeof tmp);
+    merkle__strmap_init(&tmp.map);
+    size_t rej = 0;
+    for (uint64_t k = 0; k < count; k++) {
+        const uint8_t *rec = p;
+        if ((size_t)(end - p) < 4) {
+            why = "truncated entry";
+            break;
+        }
+        uint8_t n8[8] = {0};
+        memcpy(n8, p, 4);
+        size_t nl = (size_t)merkle__load_le64(n8);
+        p += 4;
+        if ((size_t)(end - p) < nl + FIXED_LEN - 4) {
+            why = "truncated entry";
+            break;
+        }
+        const char *name = (const char *)p;
+        p += nl;
+        merkle_file_id id;
+        id.dev = get64(&p);
+        id.ino = get64(&p);
+        id.size = get64(&p);
+        id.mtime_ns = (int64_t)get64(&p);
+        id.ctime_ns = (int64_t)get64(&p);
+        int64_t vns = (int64_t)get64(&p);
+        uint8_t alg = *p++;
+        uint8_t dlen = *p++;
+        if (!merkle__manifest_len_ok((merkle_manifest_alg)alg, dlen) || nl == 0 ||
+            memchr(name, '\0', nl) || (size_t)(end - p) < (size_t)dlen + (has_mac ? 32u : 0u)) {
+            why = "bad entry";
+            break;
+        }
+        const uint8_t *dig = p;
+        p += dlen;
+        int accept = 1;
+        if (c->key) {
+            if (!has_mac) {
+                accept = 0;
+            } else {
+                uint8_t mac[32];
+                entry_mac(c, rec, (size_t)(p - rec), mac);
+                accept = merkle_ct_equal(mac, p, 32);
+            }
+        }
+        if (has_mac) p += 32;
+        if (!accept) {
+            rej++;
+            continue;
+        }
+        if (put(&tmp, name, nl, &id, alg, dig, dlen, vns) != 0) {
+            why = "out of memory";
+            s = MERKLE_ERR_NOMEM;
+            break;
+        }
+    }
+    if (!why && p != end) why = "trailing bytes";
+    if (why) {
+        clear(&tmp);
+        goto bad;
+    }
+    /* Merge: loaded entries go under entries recorded in this process. */
+    pthread_mutex_lock(&c->lock);
+    size_t got = 0;
+    for (size_t i = 0; i < tmp.n; i++) {
+        size_t idx;
+        if (merkle__strmap_get(&c->map, tmp.e[i].name, tmp.e[i].name_len, &idx)) continue;
+        const ventry *v = &tmp.e[i];
+        if (put(c, v->name, v->name_len, &v->id, v->alg, v->digest, v->dlen, v->verified_ns) != 0) {
+            s = MERKLE_ERR_NOMEM;
+            break;
+        }
+        got++;
+    }
+    pthread_mutex_unlock(&c->lock);
+    clear(&tmp);
+    free(buf);
+    if (loaded) *loaded = got;
+    if (rejected) *rejected = rej;
+    if (s != MERKLE_OK) return merkle__fail(error, s, 0, 0, "out of memory");
+    return MERKLE_OK;
+bad:
+    free(buf);
+    if (s == MERKLE_OK) s = MERKLE_ERR_FORMAT;
+    return merkle__fail(error, s, 0, 0, "%s: %s", path, why);
+}

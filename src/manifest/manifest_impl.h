@@ -1,0 +1,61 @@
+/*
+** Internals of the manifest layer. Never installed.
+*/
+#ifndef MERKLE_MANIFEST_IMPL_H
+#define MERKLE_MANIFEST_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "merkle/hash.h"
+#include "merkle/manifest.h"
+
+/* "MD5", "SHA1", "SHA256", "SHA512", "BLAKE2b" (coreutils DIGEST_TYPE_STRING). */
+const char *merkle__manifest_alg_tag(merkle_manifest_alg alg);
+/* 1 when len bytes is a valid digest length for alg. */
+int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len);
+
+/* Streaming digest over the manifest algorithms. The EVP context (MD5, SHA-1, SHA-512) is
+** allocated on first use and reused by later inits; release with merkle__mdigest_free. */
+typedef struct merkle__mdigest {
+    merkle_manifest_alg alg;
+    size_t len;
+    void *evp; /* EVP_MD_CTX * */
+    union {
+        merkle_sha256 sha256;
+        merkle_blake2b blake2b;
+    } u;
+} merkle__mdigest;
+
+void merkle__mdigest_zero(merkle__mdigest *d);
+merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_manifest_alg alg, size_t len);
+void merkle__mdigest_update(merkle__mdigest *d, const void *p, size_t n);
+void merkle__mdigest_final(merkle__mdigest *d, uint8_t *out);
+void merkle__mdigest_free(merkle__mdigest *d);
+
+/* Read fd to EOF into d with buf[0..cap). Returns 0 or an errno. *size gets the bytes. */
+int merkle__mdigest_fd(merkle__mdigest *d, int fd, uint8_t *buf, size_t cap, uint64_t *size);
+
+/*
+** String-keyed hash table (open addressing) mapping a byte string to a size_t. Keys are not
+** copied: they must outlive the map. Hashing is SipHash-2-4 (libsodium crypto_shorthash)
+** with a per-process random key: names come from manifests, i.e. from attackers.
+*/
+typedef struct merkle__strmap {
+    struct merkle__strmap_slot *slots;
+    size_t cap, count;
+} merkle__strmap;
+
+void merkle__strmap_init(merkle__strmap *m);
+void merkle__strmap_free(merkle__strmap *m);
+/* Insert or replace. 0, or -1 on allocation failure. */
+int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t value);
+/* 1 and *value when found. */
+int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value);
+
+/* Identity of a struct stat. */
+struct stat;
+void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st);
+int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b);
+
+#endif

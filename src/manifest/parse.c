@@ -1,0 +1,395 @@
+/*
+** Checksum-list lines: parsing with the exact rules of coreutils' md5sum/sha*sum/b2sum -c
+** (GNU 9.x digest.c: split_3, bsd_split_3, filename_unescape), and formatting as they print.
+*/
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/internal.h"
+#include "manifest/manifest_impl.h"
+#include "merkle/manifest.h"
+
+static const struct {
+    const char *name;
+    const char *tag;
+    size_t len;
+} k_algs[] = {
+    {NULL, NULL, 0},
+    {"md5", "MD5", 16},
+    {"sha1", "SHA1", 20},
+    {"sha256", "SHA256", 32},
+    {"sha512", "SHA512", 64},
+    {"blake2b", "BLAKE2b", 64},
+};
+
+static int alg_valid(merkle_manifest_alg alg)
+{
+    return alg >= MERKLE_MANIFEST_MD5 && alg <= MERKLE_MANIFEST_BLAKE2B;
+}
+
+merkle_status merkle_manifest_alg_from_name(merkle_manifest_alg *out, const char *name)
+{
+    if (!out || !name) return MERKLE_ERR_ARG;
+    for (int a = MERKLE_MANIFEST_MD5; a <= MERKLE_MANIFEST_BLAKE2B; a++) {
+        if (strcasecmp(name, k_algs[a].name) == 0) {
+            *out = (merkle_manifest_alg)a;
+            return MERKLE_OK;
+        }
+    }
+    return MERKLE_ERR_ARG;
+}
+
+const char *merkle_manifest_alg_name(merkle_manifest_alg alg)
+{
+    return alg_valid(alg) ? k_algs[alg].name : NULL;
+}
+
+size_t merkle_manifest_alg_len(merkle_manifest_alg alg)
+{
+    return alg_valid(alg) ? k_algs[alg].len : 0;
+}
+
+const char *merkle__manifest_alg_tag(merkle_manifest_alg alg)
+{
+    return alg_valid(alg) ? k_algs[alg].tag : "";
+}
+
+int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len)
+{
+    if (!alg_valid(alg)) return 0;
+    if (alg == MERKLE_MANIFEST_BLAKE2B) return len >= 1 && len <= 64;
+    return len == k_algs[alg].len;
+}
+
+void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_manifest_alg alg,
+                                 uint32_t digest_len)
+{
+    if (!p) return;
+    p->alg = alg;
+    p->digest_len = digest_len;
+    p->bsd_reversed = -1;
+    p->reject_dash = 0;
+}
+
+static int is_white(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* coreutils filename_unescape: "\\\\", "\\n", "\\r" only; a NUL or a lone trailing
+** backslash is invalid. Unescapes s[0..n) in place and NUL-terminates. Returns new length or
+** (size_t)-1. */
+static size_t unescape(char *s, size_t n)
+{
+    char *dst = s;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\') {
+            if (i == n - 1) return (size_t)-1;
+            i++;
+            if (s[i] == 'n') *dst++ = '\n';
+            else if (s[i] == 'r') *dst++ = '\r';
+            else if (s[i] == '\\') *dst++ = '\\';
+            else return (size_t)-1;
+        } else if (s[i] == '\0') {
+            return (size_t)-1;
+        } else {
+            *dst++ = s[i];
+        }
+    }
+    size_t len = (size_t)(dst - s);
+    if (dst < s + n) *dst = '\0';
+    return len;
+}
+
+/* Exactly hex_len hex digits at s followed by the end of the line (NUL). Decodes into d. */
+static int take_hex(uint8_t *d, const char *s, size_t hex_len)
+{
+    for (size_t k = 0; k < hex_len; k++)
+        if (hexval(s[k]) < 0) return 0;
+    if (s[hex_len] != '\0') return 0;
+    for (size_t k = 0; k < hex_len / 2; k++)
+        d[k] = (uint8_t)(hexval(s[2 * k]) << 4 | hexval(s[2 * k + 1]));
+    return 1;
+}
+
+static size_t count_hex(const char *s)
+{
+    size_t n = 0;
+    while (hexval(s[n]) >= 0) n++;
+    return n;
+}
+
+/* Parse the digits of BLAKE2b-LEN like xstrtoumax(base 0) without suffixes. */
+static int parse_len(const char *s, size_t *adv, uintmax_t *val)
+{
+    const char *q = s;
+    while (isspace((unsigned char)*q)) q++;
+    if (*q == '-') return 0;
+    errno = 0;
+    char *end;
+    uintmax_t v = strtoumax(s, &end, 0);
+    if (end == s || errno == ERANGE) return 0;
+    *adv = (size_t)(end - s);
+    *val = v;
+    return 1;
+}
+
+#define BAD() return merkle__fail(error, MERKLE_ERR_FORMAT, line_no, 0, "line %" PRIu64 ": improperly formatted checksum line", line_no)
+
+merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_manifest_parser *p,
+                                         char *s, size_t s_len, uint64_t line_no,
+                                         merkle_error *error)
+{
+    if (!out || !p || (!s && s_len)) return MERKLE_ERR_ARG;
+    memset(out, 0, sizeof *out);
+    out->line = line_no;
+    if (s_len > 0 && s[0] == '#') return MERKLE_OK;
+    if (s_len > 0 && s[s_len - 1] == '\r') s_len--;
+    if (s_len == 0) return MERKLE_OK;
+    s[s_len] = '\0';
+
+    size_t i = 0;
+    while (is_white(s[i])) i++;
+    int escaped = 0;
+    if (s[i] == '\\') {
+        i++;
+        escaped = 1;
+    }
+
+    /* BSD tag line. */
+    merkle_manifest_alg alg = p->alg;
+    for (int a = MERKLE_MANIFEST_MD5; a <= MERKLE_MANIFEST_BLAKE2B; a++) {
+        if (p->alg != MERKLE_MANIFEST_AUTO && p->alg != (merkle_manifest_alg)a) continue;
+        size_t tl = strlen(k_algs[a].tag);
+        if (strncmp(s + i, k_algs[a].tag, tl) != 0) continue;
+        size_t j = i + tl;
+        size_t hex_len = 2 * k_algs[a].len;
+        if (a == MERKLE_MANIFEST_BLAKE2B) {
+            if (p->digest_len) hex_len = 2 * (size_t)p->digest_len;
+            if (s[j] == '-') {
+                size_t adv;
+                uintmax_t bits;
+                j++;
+                if (!parse_len(s + j, &adv, &bits) || bits == 0 || bits > 512 || bits % 8)
+                    BAD();
+                j += adv;
+                hex_len = (size_t)bits / 4;
+            }
+        }
+        if (s[j] == ' ') j++;
+        if (s[j] != '(') BAD();
+        j++;
+        /* bsd_split_3: the name ends at the last ')'. */
+        char *name = s + j;
+        size_t nlen = s_len - j;
+        if (nlen == 0) BAD();
+        size_t k = nlen - 1;
+        while (k && name[k] != ')') k--;
+        if (name[k] != ')') BAD();
+        size_t name_len = k;
+        if (escaped) {
+            name_len = unescape(name, k);
+            if (name_len == (size_t)-1) BAD();
+        }
+        name[k++] = '\0';
+        while (is_white(name[k])) k++;
+        if (name[k] != '=') BAD();
+        k++;
+        while (is_white(name[k])) k++;
+        if (!take_hex(out->digest, name + k, hex_len)) BAD();
+        name_len = strlen(name); /* a NUL inside the line ends the name, as in C */
+        if (p->reject_dash && strcmp(name, "-") == 0) BAD();
+        out->name = name;
+        out->name_len = name_len;
+        out->alg = (merkle_manifest_alg)a;
+        out->digest_len = (uint32_t)(hex_len / 2);
+        out->bsd = 1;
+        return MERKLE_OK;
+    }
+
+    /* GNU line. */
+    size_t hex_len;
+    if (alg == MERKLE_MANIFEST_AUTO) {
+        hex_len = count_hex(s + i);
+        switch (hex_len) {
+        case 32: alg = MERKLE_MANIFEST_MD5; break;
+        case 40: alg = MERKLE_MANIFEST_SHA1; break;
+        case 64: alg = MERKLE_MANIFEST_SHA256; break;
+        case 128: alg = MERKLE_MANIFEST_SHA512; break;
+        default: BAD();
+        }
+        if (s_len - i < hex_len + 2 + (s[i] == '\\')) BAD();
+    } else if (alg == MERKLE_MANIFEST_BLAKE2B) {
+        if (s_len - i < 4 + (size_t)(s[i] == '\\')) BAD();
+        hex_len = count_hex(s + i);
+        if (hex_len < 2 || hex_len % 2 || hex_len > 128) BAD();
+    } else {
+        if (!alg_valid(alg)) return MERKLE_ERR_ARG;
+        hex_len = 2 * k_algs[alg].len;
+        if (s_len - i < hex_len + 2 + (s[i] == '\\')) BAD();
+    }
+    char *hex = s + i;
+    i += hex_len;
+    if (!is_white(s[i])) BAD();
+    s[i++] = '\0';
+    if (!take_hex(out->digest, hex, hex_len)) BAD();
+
+    if (s_len - i == 1 || (s[i] != ' ' && s[i] != '*')) {
+        if (p->bsd_reversed == 0) BAD();
+        p->bsd_reversed = 1;
+    } else if (p->bsd_reversed != 1) {
+        p->bsd_reversed = 0;
+        out->binary = s[i++] == '*';
+    }
+    char *name = s + i;
+    if (escaped && unescape(name, s_len - i) == (size_t)-1) BAD();
+    if (p->reject_dash && strcmp(name, "-") == 0) BAD();
+    out->name = name;
+    out->name_len = strlen(name);
+    out->alg = alg;
+    out->digest_len = (uint32_t)(hex_len / 2);
+    return MERKLE_OK;
+}
+
+merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len,
+                                          merkle_manifest_alg alg, const uint8_t *digest,
+                                          size_t digest_len, const char *name, unsigned flags)
+{
+    if (!out_len || !name || (!digest && digest_len) || !merkle__manifest_len_ok(alg, digest_len))
+        return MERKLE_ERR_ARG;
+    int zero = (flags & MERKLE_MANIFEST_ZERO) != 0;
+    int esc = !zero && strpbrk(name, "\\\n\r") != NULL;
+    size_t nlen = strlen(name);
+    size_t need = 0;
+    char tag[32];
+    if (flags & MERKLE_MANIFEST_TAG) {
+        if (alg == MERKLE_MANIFEST_BLAKE2B && digest_len != 64)
+            snprintf(tag, sizeof tag, "BLAKE2b-%zu", digest_len * 8);
+        else
+            snprintf(tag, sizeof tag, "%s", k_algs[alg].tag);
+        need = strlen(tag) + 2;
+    } else {
+        need = 2;
+    }
+    need += (size_t)esc + 2 * digest_len + 1;
+    if (esc) {
+        for (size_t k = 0; k < nlen; k++) need += (strchr("\\\n\r", name[k]) && name[k]) ? 2u : 1u;
+    } else {
+        need += nlen;
+    }
+    if (flags & MERKLE_MANIFEST_TAG) need += 4; /* ") = " replaces the GNU separator */
+    *out_len = need;
+    if (!out || cap < need) return MERKLE_ERR_BUFFER;
+
+    char *o = out;
+    if (esc) *o++ = '\\';
+    char hex[2 * MERKLE_MAX_DIGEST_LEN + 1];
+    merkle_hex_encode(hex, digest, digest_len);
+    if (flags & MERKLE_MANIFEST_TAG) {
+        size_t tl = strlen(tag);
+        memcpy(o, tag, tl);
+        o += tl;
+        *o++ = ' ';
+        *o++ = '(';
+    } else {
+        memcpy(o, hex, 2 * digest_len);
+        o += 2 * digest_len;
+        *o++ = ' ';
+        *o++ = (flags & MERKLE_MANIFEST_BINARY) ? '*' : ' ';
+    }
+    for (size_t k = 0; k < nlen; k++) {
+        char c = name[k];
+        if (esc && c == '\\') {
+            *o++ = '\\';
+            *o++ = '\\';
+        } else if (esc && c == '\n') {
+            *o++ = '\\';
+            *o++ = 'n';
+        } else if (esc && c == '\r') {
+            *o++ = '\\';
+            *o++ = 'r';
+        } else {
+            *o++ = c;
+        }
+    }
+    if (flags & MERKLE_MANIFEST_TAG) {
+        memcpy(o, ") = ", 4);
+        o += 4;
+        memcpy(o, hex, 2 * digest_len);
+        o += 2 * digest_len;
+    }
+    *o++ = zero ? '\0' : '\n';
+    (void)o;
+    return MERKLE_OK;
+}
+
+merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_parser *p,
+                                          const void *text, size_t len, merkle_error *error)
+{
+    if (!m || !p || (!text && len)) return MERKLE_ERR_ARG;
+    memset(m, 0, sizeof *m);
+    if (len > SIZE_MAX - 1) return MERKLE_ERR_RANGE;
+    char *st = malloc(len + 1);
+    if (!st) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (len) memcpy(st, text, len);
+    st[len] = '\0';
+    m->storage_ = st;
+    size_t cap = 0, bcap = 0;
+    size_t pos = 0;
+    uint64_t line_no = 0;
+    while (pos < len) {
+        char *nl = memchr(st + pos, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - (st + pos)) : len - pos;
+        line_no++;
+        merkle_manifest_entry e;
+        merkle_status s = merkle_manifest_parse_line(&e, p, st + pos, l, line_no, NULL);
+        pos += l + (nl != NULL);
+        if (s == MERKLE_OK && !e.name) continue;
+        if (s == MERKLE_OK) {
+            if (m->count == cap) {
+                size_t nc = cap ? 2 * cap : 64;
+                merkle_manifest_entry *ne = realloc(m->entries, nc * sizeof *ne);
+                if (!ne) goto nomem;
+                m->entries = ne;
+                cap = nc;
+            }
+            m->entries[m->count++] = e;
+        } else {
+            if (m->bad_count == bcap) {
+                size_t nc = bcap ? 2 * bcap : 16;
+                uint64_t *nb = realloc(m->bad_lines, nc * sizeof *nb);
+                if (!nb) goto nomem;
+                m->bad_lines = nb;
+                bcap = nc;
+            }
+            m->bad_lines[m->bad_count++] = line_no;
+        }
+    }
+    m->lines = line_no;
+    return MERKLE_OK;
+nomem:
+    merkle_manifest_free(m);
+    return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+}
+
+void merkle_manifest_free(merkle_manifest *m)
+{
+    if (!m) return;
+    free(m->entries);
+    free(m->bad_lines);
+    free(m->storage_);
+    memset(m, 0, sizeof *m);
+}

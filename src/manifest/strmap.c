@@ -1,0 +1,107 @@
+/*
+** Keyed string hash table for names from manifests (attacker-chosen): SipHash-2-4 with a
+** per-process random key, linear probing, power-of-two capacity.
+*/
+#include <pthread.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest/manifest_impl.h"
+
+struct merkle__strmap_slot {
+    const char *key; /* NULL = empty */
+    size_t len;
+    size_t value;
+    uint64_t hash;
+};
+
+static unsigned char g_key[crypto_shorthash_KEYBYTES];
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void key_init(void)
+{
+    if (sodium_init() < 0) {
+        /* Without libsodium's RNG there is no secret: fall back to the address-space layout
+        ** and time, which is still unknown to a remote attacker. */
+        uintptr_t a = (uintptr_t)&g_key;
+        memcpy(g_key, &a, sizeof a < sizeof g_key ? sizeof a : sizeof g_key);
+        return;
+    }
+    randombytes_buf(g_key, sizeof g_key);
+}
+
+static uint64_t hash_key(const char *key, size_t len)
+{
+    pthread_once(&g_once, key_init);
+    unsigned char out[crypto_shorthash_BYTES];
+    crypto_shorthash(out, (const unsigned char *)key, len, g_key);
+    uint64_t h;
+    memcpy(&h, out, sizeof h);
+    return h;
+}
+
+void merkle__strmap_init(merkle__strmap *m)
+{
+    m->slots = NULL;
+    m->cap = m->count = 0;
+}
+
+void merkle__strmap_free(merkle__strmap *m)
+{
+    free(m->slots);
+    merkle__strmap_init(m);
+}
+
+static int grow(merkle__strmap *m)
+{
+    size_t nc = m->cap ? 2 * m->cap : 64;
+    struct merkle__strmap_slot *ns = calloc(nc, sizeof *ns);
+    if (!ns) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->slots[i].key) continue;
+        size_t j = (size_t)m->slots[i].hash & (nc - 1);
+        while (ns[j].key) j = (j + 1) & (nc - 1);
+        ns[j] = m->slots[i];
+    }
+    free(m->slots);
+    m->slots = ns;
+    m->cap = nc;
+    return 0;
+}
+
+int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t value)
+{
+    if ((m->count + 1) * 4 > m->cap * 3 && grow(m) != 0) return -1;
+    uint64_t h = hash_key(key, len);
+    size_t j = (size_t)h & (m->cap - 1);
+    while (m->slots[j].key) {
+        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0) {
+            m->slots[j].key = key;
+            m->slots[j].value = value;
+            return 0;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->slots[j].key = key;
+    m->slots[j].len = len;
+    m->slots[j].value = value;
+    m->slots[j].hash = h;
+    m->count++;
+    return 0;
+}
+
+int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value)
+{
+    if (!m->cap) return 0;
+    uint64_t h = hash_key(key, len);
+    size_t j = (size_t)h & (m->cap - 1);
+    while (m->slots[j].key) {
+        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0) {
+            *value = m->slots[j].value;
+            return 1;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    return 0;
+}
