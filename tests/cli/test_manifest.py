@@ -1,0 +1,470 @@
+"""merkle sum / check / audit / dirroot against the real coreutils tools.
+
+Differential: the same directory and manifest go to md5sum/sha1sum/sha256sum/sha512sum/b2sum and
+to merkle; stdout must be byte-identical, stderr identical after the program name before the
+first colon, exit codes equal. Names are awkward on purpose (spaces, backslashes, newlines,
+CR, leading '*' and spaces, quotes, non-UTF-8 bytes).
+"""
+import hashlib
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from cliutil import BIN, run  # noqa: E402
+
+TOOLS = {"md5": "md5sum", "sha1": "sha1sum", "sha256": "sha256sum", "sha512": "sha512sum",
+         "blake2b": "b2sum"}
+ENV = {"LC_ALL": "C", "LANG": "C"}
+
+AWKWARD = [b"plain.txt", b"with space", b"back\\slash", b"new\nline", b"cr\rname", b"*star",
+           b" lead space", b"trail space ", b"quote'apos", b'dq"x', b"colon:x", b"\xff\xfe bytes",
+           b"caf\xc3\xa9", b"tab\tx", b"#hash", b"~tilde", b"a)b(c", b"MD5 (x) = y", b"$dollar",
+           b"x\\n", b"-dash", b"sub/inner file"]
+
+
+def tool(alg, args, cwd, stdin=b""):
+    p = subprocess.run([TOOLS[alg]] + args, cwd=cwd, input=stdin, capture_output=True,
+                       env=dict(os.environ, **ENV), timeout=300)
+    return p.returncode, p.stdout, p.stderr
+
+
+def strip_prog(err):
+    """Drop the program name before the first colon of every stderr line."""
+    return [l.split(b":", 1)[1] if b":" in l else l for l in err.split(b"\n")]
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="merkle_manifest_")
+        self.rng = random.Random(1234)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def p(self, name):
+        return os.path.join(self.dir.encode(), name)
+
+    def write(self, name, data):
+        path = self.p(name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+
+    def populate(self, names=AWKWARD):
+        for i, n in enumerate(names):
+            self.write(n, bytes(self.rng.getrandbits(8) for _ in range(self.rng.choice([0, 1, 63, 64, 65, 1000, 5000 + i]))))
+
+    def merkle(self, args, stdin=b"", cwd=None):
+        return run(args, stdin=stdin, env=ENV, cwd=cwd or self.dir)
+
+    def same(self, alg, tool_args, merkle_args, stdin=b"", msg=""):
+        t = tool(alg, tool_args, self.dir, stdin)
+        m = self.merkle(merkle_args, stdin)
+        self.assertEqual(m[1], t[1], "stdout differs %s %r" % (msg, tool_args))
+        self.assertEqual(strip_prog(m[2]), strip_prog(t[2]), "stderr differs %s %r" % (msg, tool_args))
+        self.assertEqual(m[0], t[0], "exit code differs %s %r: %r" % (msg, tool_args, m[2]))
+        return m
+
+
+class TestSum(Base):
+    def test_sum_all_algorithms_and_options(self):
+        self.populate()
+        names = [n.decode("latin1") for n in AWKWARD]
+        # Pass names as bytes through os.fsencode-compatible argv.
+        bnames = [os.fsdecode(n) for n in AWKWARD]
+        for alg in TOOLS:
+            for opts in ([], ["--tag"], ["-z"], ["--tag", "-z"], ["-b"], ["-t"]):
+                self.same(alg, opts + ["--"] + bnames, ["sum", "-a", alg] + opts + ["--"] + bnames,
+                          msg=alg)
+        for bits in ("8", "128", "256", "512", "0"):
+            for opts in ([], ["--tag"]):
+                self.same("blake2b", ["-l", bits] + opts + ["--"] + bnames,
+                          ["sum", "-a", "blake2b", "-l", bits] + opts + ["--"] + bnames)
+        self.assertTrue(names)
+
+    def test_sum_stdin_missing_directory(self):
+        self.populate([b"a"])
+        os.mkdir(self.p(b"d"))
+        for alg in ("md5", "sha256", "blake2b"):
+            self.same(alg, [], ["sum", "-a", alg], stdin=b"hello\n")
+            self.same(alg, ["-", "a"], ["sum", "-a", alg, "-", "a"], stdin=b"x" * 100000)
+            self.same(alg, ["a", "missing file", "d", "a"], ["sum", "-a", alg, "a", "missing file", "d", "a"])
+
+    def test_sum_threads_same_output(self):
+        for i in range(300):
+            self.write(b"f%03d" % i, os.urandom(self.rng.choice([0, 10, 4096, 70000])))
+        names = sorted(os.listdir(self.dir))
+        ref = tool("md5", names, self.dir)
+        for j in ("1", "2", "3", "0"):
+            m = self.merkle(["sum", "-j", j] + names)
+            self.assertEqual(m[1], ref[1])
+            self.assertEqual(m[0], 0)
+
+    def test_sum_usage_errors(self):
+        for args in (["-l", "12", "-a", "blake2b"], ["-l", "520", "-a", "blake2b"], ["-l", "128"],
+                     ["-a", "crc32"], ["--tag", "-t"], ["--bogus"], ["-j", "x"]):
+            rc, out, err = self.merkle(["sum"] + args + ["x"])
+            self.assertEqual(rc, 2, args)
+            self.assertEqual(out, b"")
+            self.assertIn(b"merkle sum:", err)
+
+
+CHECK_OPTS = [[], ["--quiet"], ["--status"], ["--strict"], ["-w"], ["--ignore-missing"],
+              ["-w", "--strict"], ["--quiet", "--ignore-missing"], ["--status", "--strict", "-w"],
+              ["--status", "--ignore-missing"]]
+
+
+class TestCheck(Base):
+    def make_manifest(self, alg, names, extra=b"", tag=False):
+        args = (["--tag"] if tag else []) + ["--"] + [os.fsdecode(n) for n in names]
+        rc, out, err = tool(alg, args, self.dir)
+        self.assertEqual(rc, 0, err)
+        with open(self.p(b"SUMS"), "wb") as f:
+            f.write(out + extra)
+        return out
+
+    def damage(self, names):
+        """Modify, truncate, delete, make a directory out of some files."""
+        self.write(names[1], b"changed contents")
+        with open(self.p(names[2]), "r+b") as f:
+            f.truncate(0)
+        os.unlink(self.p(names[3]))
+        os.unlink(self.p(names[4]))
+        os.mkdir(self.p(names[4]))
+
+    def test_check_differential_all_algorithms(self):
+        self.populate()
+        for alg in TOOLS:
+            for tag in (False, True):
+                self.make_manifest(alg, AWKWARD, tag=tag)
+                for opts in CHECK_OPTS:
+                    self.same(alg, ["-c"] + opts + ["SUMS"], ["check", "-a", alg] + opts + ["SUMS"], msg="clean")
+                    # without -a: detected from the first line (128 hex digits untagged are
+                    # SHA-512, so b2sum's untagged lists need -a blake2b: documented)
+                    if alg == "blake2b" and not tag:
+                        continue
+                    self.same(alg, ["-c"] + opts + ["SUMS"], ["check"] + opts + ["SUMS"], msg="auto")
+
+    def test_check_damaged_and_broken_manifest(self):
+        self.populate()
+        names = AWKWARD
+        extra = (b"not a checksum line\n\n# comment\n0123  short\n" +
+                 b"d41d8cd98f00b204e9800998ecf8427e  \n" +
+                 b"\\d41d8cd98f00b204e9800998ecf8427e  bad\\escape\n" +
+                 b"D41D8CD98F00B204E9800998ECF8427E  upper-missing\r\n" +
+                 b"MD5 (tagged missing) = d41d8cd98f00b204e9800998ecf8427e\n" +
+                 b"MD5(x)=zz\n" + b"d41d8cd98f00b204e9800998ecf8427e\tx\n")
+        for alg in ("md5", "sha256", "blake2b", "sha1", "sha512"):
+            self.populate()
+            self.make_manifest(alg, names, extra=extra)
+            self.damage(names)
+            for opts in CHECK_OPTS:
+                self.same(alg, ["-c"] + opts + ["SUMS"], ["check", "-a", alg] + opts + ["SUMS"], msg=alg)
+            os.rmdir(self.p(names[4]))
+
+    def test_check_special_manifests(self):
+        self.populate([b"a", b"b"])
+        self.make_manifest("md5", [b"a", b"b"])
+        with open(self.p(b"SUMS"), "rb") as f:
+            good = f.read()
+        cases = {
+            b"empty": b"",
+            b"garbage": b"garbage\nmore garbage\n",
+            b"all-missing": b"d41d8cd98f00b204e9800998ecf8427e  nope1\nd41d8cd98f00b204e9800998ecf8427e  nope2\n",
+            b"noeol": good.rstrip(b"\n"),
+            b"reversed": b"\n".join(l.replace(b"  ", b" ", 1) for l in good.split(b"\n")),
+            b"mixed": good + b"d41d8cd98f00b204e9800998ecf8427e x\n",
+            b"nul": b"d41d8cd98f00b204e9800998ecf8427e  a\x00b\n",
+            b"crlf": good.replace(b"\n", b"\r\n"),
+            b"lead-ws": b"  \t" + good,
+        }
+        for name, text in cases.items():
+            with open(self.p(name), "wb") as f:
+                f.write(text)
+            for opts in (["-w"], ["--strict"], ["--ignore-missing"], ["--status"]):
+                self.same("md5", ["-c"] + opts + [os.fsdecode(name)],
+                          ["check", "-a", "md5"] + opts + [os.fsdecode(name)], msg=name)
+        # several manifests, one missing, and a directory as manifest
+        os.mkdir(self.p(b"dir"))
+        self.same("md5", ["-c", "SUMS", "nonexistent", "garbage", "dir", "SUMS"],
+                  ["check", "-a", "md5", "SUMS", "nonexistent", "garbage", "dir", "SUMS"])
+        # manifest on stdin; a "-" name in it is improperly formatted
+        self.same("md5", ["-c", "-w"], ["check", "-a", "md5", "-w"],
+                  stdin=good + b"d41d8cd98f00b204e9800998ecf8427e  -\n")
+        self.same("md5", ["-c", "-"], ["check", "-a", "md5", "-"], stdin=good)
+        # a "-" name in a manifest file is standard input
+        with open(self.p(b"dash"), "wb") as f:
+            f.write(b"b1946ac92492d2347c6235b4d2611184  -\n" + good)
+        self.same("md5", ["-c", "dash"], ["check", "-a", "md5", "dash"], stdin=b"hello\n")
+        self.same("md5", ["-c", "dash"], ["check", "-a", "md5", "dash"], stdin=b"other\n")
+
+    def test_check_random_lines(self):
+        """Mutated checksum lines: every parse decision must match coreutils."""
+        self.populate([b"a", b"b c", b"x)y"])
+        rng = self.rng
+        algs = ("md5", "sha256", "blake2b")
+        for round_ in range(12):
+            alg = algs[round_ % 3]
+            rc, good, _ = tool(alg, ["a", "b c", "x)y"], self.dir)
+            rc, goodtag, _ = tool(alg, ["--tag", "a", "b c", "x)y"], self.dir)
+            lines = (good + goodtag).split(b"\n")[:-1]
+            out = []
+            for _ in range(60):
+                l = bytearray(rng.choice(lines))
+                for _ in range(rng.choice([0, 1, 1, 2, 3])):
+                    op = rng.randrange(6)
+                    pos = rng.randrange(len(l) + 1)
+                    if op == 0 and l:
+                        del l[min(pos, len(l) - 1)]
+                    elif op == 1:
+                        l[pos:pos] = bytes([rng.choice(b" \t*\\()=-0aAfF\r#nrx8")])
+                    elif op == 2 and l:
+                        l[min(pos, len(l) - 1)] = rng.choice(b" \t*\\()=0aG")
+                    elif op == 3:
+                        l[pos:pos] = b"\\"
+                    elif op == 4:
+                        l = bytearray(b" " * rng.randrange(3)) + l
+                    else:
+                        l = l.replace(b"BLAKE2b", b"BLAKE2b-%d" % rng.choice([8, 16, 128, 256, 512, 520, 12, 0]), 1)
+                out.append(bytes(l))
+            text = b"\n".join(out) + b"\n"
+            with open(self.p(b"R"), "wb") as f:
+                f.write(text)
+            for opts in (["-w"], ["-w", "--strict"]):
+                self.same(alg, ["-c"] + opts + ["R"], ["check", "-a", alg] + opts + ["R"], msg=text)
+
+    def test_check_threads_and_large(self):
+        names = []
+        for i in range(200):
+            n = b"f%03d" % i
+            names.append(n)
+            self.write(n, os.urandom(self.rng.choice([0, 1, 64, 4096, 100000, 300000])))
+        self.make_manifest("md5", names)
+        self.write(names[7], b"modified")
+        os.unlink(self.p(names[8]))
+        ref = tool("md5", ["-c", "SUMS"], self.dir)
+        for j in ("1", "2", "4", "0"):
+            m = self.merkle(["check", "-j", j, "SUMS"])
+            self.assertEqual((m[0], m[1], strip_prog(m[2])), (ref[0], ref[1], strip_prog(ref[2])))
+
+    def test_check_usage(self):
+        for args in (["-a", "nope", "x"], ["--cache-key", "k", "x"], ["--bogus"], ["-j", "-1"]):
+            rc, out, err = self.merkle(["check"] + args)
+            self.assertEqual(rc, 2, args)
+
+
+class TestCache(Base):
+    def setup_data(self, n=20):
+        names = [b"c%02d" % i for i in range(n)]
+        past = time.time() - 100
+        for k in names:
+            self.write(k, os.urandom(3000))
+            os.utime(self.p(k), (past, past))
+        rc, out, _ = tool("md5", [os.fsdecode(k) for k in names], self.dir)
+        with open(self.p(b"SUMS"), "wb") as f:
+            f.write(out)
+        time.sleep(0.05)  # ctime of the new files strictly older than the first check
+        return names
+
+    def check(self, *extra):
+        return self.merkle(["check", "--cache", "cache"] + list(extra) + ["SUMS"])
+
+    def test_cache_same_output_and_detects_changes(self):
+        names = self.setup_data()
+        first = self.check()
+        self.assertEqual(first[0], 0)
+        self.assertTrue(os.path.exists(self.p(b"cache")))
+        second = self.check()
+        self.assertEqual(second, first)
+        # modified, mtime restored
+        st = os.stat(self.p(names[0]))
+        with open(self.p(names[0]), "r+b") as f:
+            f.write(b"X")
+        os.utime(self.p(names[0]), ns=(st.st_atime_ns, st.st_mtime_ns))
+        # replaced by rename, same size and mtime
+        tmp = self.p(b"tmpfile")
+        with open(tmp, "wb") as f:
+            f.write(os.urandom(3000))
+        st = os.stat(self.p(names[1]))
+        os.utime(tmp, ns=(st.st_atime_ns, st.st_mtime_ns))
+        os.rename(tmp, self.p(names[1]))
+        # truncated, mtime restored
+        st = os.stat(self.p(names[2]))
+        os.truncate(self.p(names[2]), 0)
+        os.utime(self.p(names[2]), ns=(st.st_atime_ns, st.st_mtime_ns))
+        ref = tool("md5", ["-c", "SUMS"], self.dir)
+        for _ in range(2):
+            m = self.check()
+            self.assertEqual((m[0], m[1], strip_prog(m[2])), (ref[0], ref[1], strip_prog(ref[2])))
+            self.assertIn(b"c00: FAILED", m[1])
+            self.assertIn(b"c01: FAILED", m[1])
+            self.assertIn(b"c02: FAILED", m[1])
+
+    def test_cache_never_turns_failed_into_ok(self):
+        names = self.setup_data()
+        self.check()
+        # The manifest changes its expectation: the cached digest no longer matches it.
+        with open(self.p(b"SUMS"), "rb") as f:
+            text = f.read()
+        text = text.replace(text[:32], b"0" * 32, 1)
+        with open(self.p(b"SUMS"), "wb") as f:
+            f.write(text)
+        m = self.check()
+        self.assertEqual(m[0], 1)
+        self.assertIn(b"c00: FAILED", m[1])
+        self.assertTrue(names)
+
+    def test_cache_corrupt_truncated_foreign(self):
+        self.setup_data()
+        first = self.check()
+        with open(self.p(b"cache"), "rb") as f:
+            good = f.read()
+        for bad in (good[:len(good) // 2], good[:-1] + bytes([good[-1] ^ 1]),
+                    good[:40] + bytes([good[40] ^ 0x10]) + good[41:], b"", b"garbage" * 10):
+            with open(self.p(b"cache"), "wb") as f:
+                f.write(bad)
+            m = self.check()
+            self.assertEqual(m[0], first[0])
+            self.assertEqual(m[1], first[1])
+            self.assertIn(b"ignoring validation cache", m[2])
+            # rewritten and valid again
+            m = self.check()
+            self.assertEqual(m[2], first[2])
+
+    def test_cache_key(self):
+        self.setup_data()
+        with open(self.p(b"key"), "wb") as f:
+            f.write(b"k" * 32)
+        with open(self.p(b"key2"), "wb") as f:
+            f.write(b"j" * 32)
+        a = self.check("--cache-key", "key")
+        self.assertEqual(a[0], 0)
+        b = self.check("--cache-key", "key")
+        self.assertEqual(b, a)
+        c = self.check("--cache-key", "key2")
+        self.assertEqual(c[0], 0)
+        self.assertIn(b"failed authentication", c[2])
+        # an unkeyed cache read with a key: entries rejected, full check, same answer
+        os.unlink(self.p(b"cache"))
+        self.check()
+        d = self.check("--cache-key", "key")
+        self.assertEqual((d[0], d[1]), (a[0], a[1]))
+        with open(self.p(b"short"), "wb") as f:
+            f.write(b"abc")
+        self.assertEqual(self.check("--cache-key", "short")[0], 2)
+
+    def test_concurrent_modification(self):
+        names = self.setup_data(40)
+        stop = threading.Event()
+
+        def writer():
+            r = random.Random(5)
+            while not stop.is_set():
+                k = names[r.randrange(len(names))]
+                with open(self.p(k), "wb") as f:
+                    f.write(os.urandom(3000))
+        t = threading.Thread(target=writer)
+        t.start()
+        try:
+            for _ in range(5):
+                m = self.check("-j", "2")
+                self.assertIn(m[0], (0, 1))
+        finally:
+            stop.set()
+            t.join()
+        # After the dust settles, the cached check must agree with md5sum -c exactly.
+        time.sleep(0.05)
+        ref = tool("md5", ["-c", "SUMS"], self.dir)
+        m = self.check()
+        self.assertEqual((m[0], m[1]), (ref[0], ref[1]))
+
+
+def rfc6962_root(leaves):
+    if not leaves:
+        return hashlib.sha256(b"").digest()
+    if len(leaves) == 1:
+        return hashlib.sha256(b"\x00" + leaves[0]).digest()
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    return hashlib.sha256(b"\x01" + rfc6962_root(leaves[:k]) + rfc6962_root(leaves[k:])).digest()
+
+
+class TestAuditDirroot(Base):
+    def test_audit(self):
+        names = [b"a", b"b", b"sub/c", b"sub/deep/d", b"we ird\nname"]
+        self.populate(names)
+        rc, out, _ = tool("md5", [os.fsdecode(n) for n in names], self.dir)
+        with open(os.path.join(self.dir, "..", os.path.basename(self.dir) + ".md5"), "wb") as f:
+            f.write(out)
+        mpath = os.path.join(self.dir, "..", os.path.basename(self.dir) + ".md5")
+        try:
+            rc, o, e = run(["audit", mpath, self.dir])
+            self.assertEqual((rc, o), (0, b""), e)
+            self.write(b"b", b"changed")
+            os.unlink(self.p(b"sub/c"))
+            self.write(b"sub/new", b"new")
+            rc, o, e = run(["audit", "-j", "2", mpath, self.dir])
+            self.assertEqual(rc, 1)
+            self.assertEqual(o, b"changed: b\nmissing: sub/c\nnew: sub/new\n")
+            self.assertIn(b"3 ok, 1 changed, 1 missing, 1 new", e)
+            rc, o, e = run(["audit", mpath, os.path.join(self.dir, "nonexistent")])
+            self.assertEqual(rc, 2)
+            rc, o, e = run(["audit", mpath])
+            self.assertEqual(rc, 2)
+            # the manifest inside the directory is not "new"
+            with open(self.p(b"MD5SUMS"), "wb") as f:
+                f.write(out)
+            os.unlink(self.p(b"sub/new"))
+            self.write(b"b", b"")
+            os.unlink(self.p(b"b"))
+            self.populate([b"b", b"sub/c"])
+        finally:
+            os.unlink(mpath)
+
+    def test_dirroot_matches_reference(self):
+        names = [b"z", b"a", b"ab", b"a b", b"\xff", b"new\nline", b"sub/x"]
+        self.populate(names)
+        for alg, algid in (("md5", 1), ("sha256", 3), ("blake2b", 5)):
+            rc, out, _ = tool(alg, [os.fsdecode(n) for n in names], self.dir)
+            with open(self.p(b"M"), "wb") as f:
+                f.write(out)
+            leaves = []
+            for n in sorted(names):
+                with open(self.p(n), "rb") as f:
+                    data = f.read()
+                d = {"md5": hashlib.md5, "sha256": hashlib.sha256,
+                     "blake2b": hashlib.blake2b}[alg](data).digest()
+                leaves.append(len(n).to_bytes(4, "big") + n + bytes([algid, len(d)]) + d)
+            # without -a, 128 hex digits mean SHA-512: b2sum lists need -a blake2b
+            rc, o, e = self.merkle(["dirroot", "-a", alg, "M"])
+            self.assertEqual((rc, o.decode().strip()), (0, rfc6962_root(leaves).hex()), e)
+            # order of the manifest does not matter
+            lines = out.split(b"\n")[:-1]
+            self.rng.shuffle(lines)
+            with open(self.p(b"M2"), "wb") as f:
+                f.write(b"\n".join(lines) + b"\n")
+            self.assertEqual(self.merkle(["dirroot", "-a", alg, "M2"])[1], o)
+            rc, lo, e = self.merkle(["dirroot", "-a", alg, "--leaves", "M"])
+            self.assertEqual(rc, 0)
+            self.assertEqual([bytes.fromhex(l.split(b" ")[1].decode()) for l in lo.split(b"\n")[:-1]], leaves)
+        with open(self.p(b"dup"), "wb") as f:
+            f.write(out + out.split(b"\n")[0] + b"\n")
+        self.assertEqual(self.merkle(["dirroot", "dup"])[0], 1)
+        with open(self.p(b"bad"), "wb") as f:
+            f.write(b"junk\n")
+        self.assertEqual(self.merkle(["dirroot", "bad"])[0], 1)
+        with open(self.p(b"empty"), "wb") as f:
+            f.write(b"")
+        self.assertEqual(self.merkle(["dirroot", "empty"])[1].strip().decode(), hashlib.sha256(b"").hexdigest())
+
+
+if __name__ == "__main__":
+    unittest.main()
