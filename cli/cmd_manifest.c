@@ -500,10 +500,11 @@ int cmd_check(int argc, char **argv)
             break;
         case OPT_CACHE: cache_path = optarg; break;
         case OPT_KEY: key_path = optarg; break;
-        case OPT_QUIET: co.quiet = 1; co.status = 0; break;
-        case OPT_STATUS: co.status = 1; co.quiet = 0; break;
+        /* As in coreutils, the last of --quiet, --status and --warn wins. */
+        case OPT_QUIET: co.quiet = 1; co.status = 0; co.warn = 0; break;
+        case OPT_STATUS: co.status = 1; co.quiet = 0; co.warn = 0; break;
         case OPT_STRICT: co.strict = 1; break;
-        case 'w': co.warn = 1; break;
+        case 'w': co.warn = 1; co.status = 0; co.quiet = 0; break;
         case OPT_IGNORE: co.ignore_missing = 1; break;
         case 'j':
             if (parse_jobs(sub, optarg, &co.threads)) return CLI_USAGE;

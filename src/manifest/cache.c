@@ -44,6 +44,8 @@ struct merkle_vcache {
     merkle__strmap map;
     uint8_t *key;
     size_t key_len;
+    int dirty;        /* changed since load/save: save rewrites the file only then */
+    char *saved_path; /* the file last loaded (cleanly) or saved */
 };
 
 int64_t merkle_vcache_now(void)
@@ -94,6 +96,7 @@ void merkle_vcache_free(merkle_vcache *c)
 {
     if (!c) return;
     clear(c);
+    free(c->saved_path);
     if (c->key) sodium_memzero(c->key, c->key_len);
     free(c->key);
     pthread_mutex_destroy(&c->lock);
@@ -142,6 +145,7 @@ static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle
     memcpy(v->digest, digest, dlen);
     v->verified_ns = verified_ns;
     v->live = 1;
+    c->dirty = 1;
     return 0;
 }
 
@@ -164,6 +168,7 @@ void merkle_vcache_forget(merkle_vcache *c, const char *name)
     if (merkle__strmap_get(&c->map, name, strlen(name), &idx) && c->e[idx].live) {
         c->e[idx].live = 0;
         c->live--;
+        c->dirty = 1;
     }
     pthread_mutex_unlock(&c->lock);
 }
@@ -204,10 +209,25 @@ static void entry_mac(const merkle_vcache *c, const uint8_t *rec, size_t len, ui
     crypto_auth_hmacsha256_final(&st, mac);
 }
 
+/* Remember path as in sync with the in-memory entries. */
+static void set_saved(merkle_vcache *c, const char *path)
+{
+    pthread_mutex_lock(&c->lock);
+    free(c->saved_path);
+    c->saved_path = strdup(path);
+    c->dirty = 0;
+    pthread_mutex_unlock(&c->lock);
+}
+
 merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_error *error)
 {
     if (!c || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
     pthread_mutex_lock(&c->lock);
+    if (!c->dirty && c->saved_path && strcmp(c->saved_path, path) == 0) {
+        /* Nothing changed since this very file was loaded or written. */
+        pthread_mutex_unlock(&c->lock);
+        return MERKLE_OK;
+    }
     size_t total = HDR_LEN + 32;
     for (size_t i = 0; i < c->n; i++)
         if (c->e[i].live) total += FIXED_LEN + c->e[i].name_len + c->e[i].dlen + (c->key ? 32 : 0);
@@ -301,6 +321,7 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
     }
     free(tmp);
     if (e) return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
+    set_saved(c, path);
     return MERKLE_OK;
 }
 
@@ -437,7 +458,20 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
     }
     /* Merge: loaded entries go under entries recorded in this process. */
     pthread_mutex_lock(&c->lock);
+    int was_empty = c->n == 0;
     size_t got = 0;
+    if (was_empty) {
+        /* The usual case: adopt the parsed table as it is. */
+        clear(c);
+        c->e = tmp.e;
+        c->n = tmp.n;
+        c->cap = tmp.cap;
+        c->live = tmp.live;
+        c->map = tmp.map;
+        got = tmp.n;
+        memset(&tmp, 0, sizeof tmp);
+        merkle__strmap_init(&tmp.map);
+    }
     for (size_t i = 0; i < tmp.n; i++) {
         size_t idx;
         if (merkle__strmap_get(&c->map, tmp.e[i].name, tmp.e[i].name_len, &idx)) continue;
@@ -451,6 +485,7 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
     pthread_mutex_unlock(&c->lock);
     clear(&tmp);
     free(buf);
+    if (was_empty && s == MERKLE_OK && rej == 0) set_saved(c, path);
     if (loaded) *loaded = got;
     if (rejected) *rejected = rej;
     if (s != MERKLE_OK) return merkle__fail(error, s, 0, 0, "out of memory");

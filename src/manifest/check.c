@@ -236,7 +236,7 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
         e.chunk = n ? n : 1;
     } else {
         size_t c = n / ((size_t)t * 4);
-        e.chunk = c < 16 ? 16 : c > 1024 ? 1024 : c;
+        e.chunk = c < 16 ? 16 : c > 4096 ? 4096 : c;
         size_t chunks = (n + e.chunk - 1) / e.chunk;
         if (t > chunks) t = (unsigned)chunks;
     }
