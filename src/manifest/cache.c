@@ -29,11 +29,11 @@
 #define FIXED_LEN (4 + 6 * 8 + 2)
 
 typedef struct ventry {
-    char *name;
+    const char *name; /* not NUL-terminated: may point into the loaded file image */
     size_t name_len;
     merkle_file_id id;
     int64_t verified_ns;
-    uint8_t alg, dlen, live;
+    uint8_t alg, dlen, live, owned;
     uint8_t digest[MERKLE_MAX_DIGEST_LEN];
 } ventry;
 
@@ -42,6 +42,8 @@ struct merkle_vcache {
     ventry *e;
     size_t n, cap, live;
     merkle__strmap map;
+    size_t mapped; /* entries [0, mapped) are in map (built lazily, see find) */
+    uint8_t *blob; /* loaded file image that names point into */
     uint8_t *key;
     size_t key_len;
     int dirty;        /* changed since load/save: save rewrites the file only then */
@@ -85,11 +87,55 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
 
 static void clear(merkle_vcache *c)
 {
-    for (size_t i = 0; i < c->n; i++) free(c->e[i].name);
+    for (size_t i = 0; i < c->n; i++)
+        if (c->e[i].owned) free((char *)c->e[i].name);
     free(c->e);
+    free(c->blob);
+    c->blob = NULL;
     c->e = NULL;
-    c->n = c->cap = c->live = 0;
+    c->n = c->cap = c->live = c->mapped = 0;
     merkle__strmap_free(&c->map);
+}
+
+/* Put entries [mapped, n) into the map; of two entries with one name the later wins and the
+** earlier is dropped. 0, or -1 on allocation failure. Locked. */
+static int ensure_map(merkle_vcache *c)
+{
+    for (; c->mapped < c->n; c->mapped++) {
+        ventry *v = &c->e[c->mapped];
+        size_t old;
+        if (merkle__strmap_get(&c->map, v->name, v->name_len, &old) && c->e[old].live) {
+            c->e[old].live = 0;
+            c->live--;
+        }
+        if (merkle__strmap_put(&c->map, v->name, v->name_len, c->mapped) != 0) return -1;
+    }
+    return 0;
+}
+
+/* Index of name, or -1. A check asks for the files in manifest order and the cache keeps
+** that order, so each thread first tries the entry after the one it found last: no hashing
+** and no table in the common case. Otherwise the keyed hash table (built on first need).
+** Locked. */
+static _Thread_local const merkle_vcache *t_cache;
+static _Thread_local size_t t_hint;
+
+static long long find(merkle_vcache *c, const char *name, size_t len, int *nomem)
+{
+    size_t idx;
+    if (t_cache == c && t_hint < c->n && c->e[t_hint].name_len == len &&
+        memcmp(c->e[t_hint].name, name, len) == 0) {
+        idx = t_hint;
+    } else {
+        if (ensure_map(c) != 0) {
+            if (nomem) *nomem = 1;
+            return -1;
+        }
+        if (!merkle__strmap_get(&c->map, name, len, &idx)) return -1;
+    }
+    t_cache = c;
+    t_hint = idx + 1;
+    return (long long)idx;
 }
 
 void merkle_vcache_free(merkle_vcache *c)
@@ -112,10 +158,12 @@ size_t merkle_vcache_count(const merkle_vcache *c)
 static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle_file_id *id,
                uint8_t alg, const uint8_t *digest, uint8_t dlen, int64_t verified_ns)
 {
-    size_t idx;
     ventry *v;
-    if (merkle__strmap_get(&c->map, name, name_len, &idx)) {
-        v = &c->e[idx];
+    int nomem = 0;
+    long long found = find(c, name, name_len, &nomem);
+    if (nomem) return -1;
+    if (found >= 0) {
+        v = &c->e[found];
         if (!v->live) c->live++;
     } else {
         if (c->n == c->cap) {
@@ -135,8 +183,10 @@ static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle
             return -1;
         }
         v = &c->e[c->n++];
+        c->mapped = c->n;
         v->name = nm;
         v->name_len = name_len;
+        v->owned = 1;
         c->live++;
     }
     v->id = *id;
@@ -163,9 +213,9 @@ merkle_status merkle_vcache_record(merkle_vcache *c, const char *name, const mer
 void merkle_vcache_forget(merkle_vcache *c, const char *name)
 {
     if (!c || !name) return;
-    size_t idx;
     pthread_mutex_lock(&c->lock);
-    if (merkle__strmap_get(&c->map, name, strlen(name), &idx) && c->e[idx].live) {
+    long long idx = find(c, name, strlen(name), NULL);
+    if (idx >= 0 && c->e[idx].live) {
         c->e[idx].live = 0;
         c->live--;
         c->dirty = 1;
@@ -177,10 +227,10 @@ int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_i
                          merkle_manifest_alg alg, const uint8_t *expected, size_t len)
 {
     if (!c || !name || !id || !expected) return 0;
-    size_t idx;
     int ok = 0;
     pthread_mutex_lock(&c->lock);
-    if (merkle__strmap_get(&c->map, name, strlen(name), &idx)) {
+    long long idx = find(c, name, strlen(name), NULL);
+    if (idx >= 0) {
         const ventry *v = &c->e[idx];
         /* Racy-file rule: a file whose mtime or ctime is not strictly older than the moment
         ** it was verified may have changed within the same clock tick. */
@@ -445,11 +495,28 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
             rej++;
             continue;
         }
-        if (put(&tmp, name, nl, &id, alg, dig, dlen, vns) != 0) {
-            why = "out of memory";
-            s = MERKLE_ERR_NOMEM;
-            break;
+        if (tmp.n == tmp.cap) {
+            size_t nc = tmp.cap ? 2 * tmp.cap : (count < 1u << 20 ? (size_t)count + 1 : 1u << 20);
+            ventry *ne = realloc(tmp.e, nc * sizeof *ne);
+            if (!ne) {
+                why = "out of memory";
+                s = MERKLE_ERR_NOMEM;
+                break;
+            }
+            tmp.e = ne;
+            tmp.cap = nc;
         }
+        ventry *v = &tmp.e[tmp.n++];
+        v->name = name;
+        v->name_len = nl;
+        v->id = id;
+        v->verified_ns = vns;
+        v->alg = alg;
+        v->dlen = dlen;
+        v->live = 1;
+        v->owned = 0;
+        memcpy(v->digest, dig, dlen);
+        tmp.live++;
     }
     if (!why && p != end) why = "trailing bytes";
     if (why) {
@@ -468,14 +535,16 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
         c->cap = tmp.cap;
         c->live = tmp.live;
         c->map = tmp.map;
+        c->mapped = 0;
+        c->blob = buf; /* the names point into it */
+        buf = NULL;
         got = tmp.n;
         memset(&tmp, 0, sizeof tmp);
         merkle__strmap_init(&tmp.map);
     }
     for (size_t i = 0; i < tmp.n; i++) {
-        size_t idx;
-        if (merkle__strmap_get(&c->map, tmp.e[i].name, tmp.e[i].name_len, &idx)) continue;
         const ventry *v = &tmp.e[i];
+        if (find(c, v->name, v->name_len, NULL) >= 0) continue;
         if (put(c, v->name, v->name_len, &v->id, v->alg, v->digest, v->dlen, v->verified_ns) != 0) {
             s = MERKLE_ERR_NOMEM;
             break;

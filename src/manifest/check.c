@@ -42,6 +42,8 @@ typedef struct engine {
     pthread_mutex_t lock;
     uint64_t files_done, bytes_done;
     int nomem;
+    merkle_file_id *ids; /* with a cache: identity of each file that verified OK ... */
+    uint8_t *record;     /* ... recorded after the run, in list order (see run) */
 } engine;
 
 typedef struct worker {
@@ -50,8 +52,11 @@ typedef struct worker {
     merkle__mdigest md;
     size_t *md5_idx; /* job indices of this chunk's MD5 files */
     const char **md5_paths;
-    merkle_file_id *md5_ids;
     uint64_t bytes;
+    uint64_t files_unreported, bytes_reported;
+#ifdef MERKLE_HAVE_MD5_MB
+    merkle__md5_mb_engine *eng;
+#endif
 } worker;
 
 static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st,
@@ -78,11 +83,8 @@ static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     r->status = ok ? MERKLE_CHECK_OK : MERKLE_CHECK_MISMATCH;
     if (e->opts->cache) {
         if (ok && st) {
-            merkle_file_id id;
-            merkle__file_id_from_stat(&id, st);
-            if (merkle_vcache_record(e->opts->cache, j->name, &id, j->alg, digest, j->dlen,
-                                     e->start_ns) != MERKLE_OK)
-                e->nomem = 1;
+            merkle__file_id_from_stat(&e->ids[i], st);
+            e->record[i] = 1;
         } else {
             merkle_vcache_forget(e->opts->cache, j->name);
         }
@@ -139,29 +141,82 @@ static void hash_md5_batch(worker *w, size_t k)
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
 }
 
+
+/* With a validation cache: 1 when job i was answered from it (result filled in). */
+static int try_cache(worker *w, size_t i)
+{
+    engine *e = w->e;
+    const job *j = &e->jobs[i];
+    if (!e->opts->cache || !j->expected) return 0;
+    struct stat st;
+    if (fstatat(e->opts->dirfd, j->name, &st, 0) != 0 || !S_ISREG(st.st_mode)) return 0;
+    merkle_file_id id;
+    merkle__file_id_from_stat(&id, &st);
+    if (!merkle_vcache_lookup(e->opts->cache, j->name, &id, j->alg, j->expected, j->dlen)) return 0;
+    merkle_check_result *r = &e->res[i];
+    r->status = MERKLE_CHECK_OK;
+    r->from_cache = 1;
+    r->size = 0;
+    memcpy(r->digest, j->expected, j->dlen);
+    return 1;
+}
+
+/* Report progress now and then (serialised). */
+static void progress(worker *w, uint64_t files, int force)
+{
+    engine *e = w->e;
+    w->files_unreported += files;
+    if (!e->opts->progress || (!force && w->files_unreported < 64)) return;
+    pthread_mutex_lock(&e->lock);
+    e->files_done += w->files_unreported;
+    e->bytes_done += w->bytes - w->bytes_reported;
+    e->opts->progress(e->opts->progress_ctx, e->files_done, e->bytes_done);
+    pthread_mutex_unlock(&e->lock);
+    w->files_unreported = 0;
+    w->bytes_reported = w->bytes;
+}
+
+#ifdef MERKLE_HAVE_MD5_MB
+/* Pull form of the MD5 engine: each thread's lanes take files from the shared cursor until
+** the whole list is done; cached and non-MD5 files are settled here without a lane. */
+static int pull_next(void *ctx, size_t *index, const char **path)
+{
+    worker *w = ctx;
+    engine *e = w->e;
+    for (;;) {
+        size_t i = atomic_fetch_add(&e->next, 1);
+        if (i >= e->n) return 0;
+        if (try_cache(w, i)) {
+            progress(w, 1, 0);
+            continue;
+        }
+        if (e->jobs[i].alg != MERKLE_MANIFEST_MD5) {
+            hash_one(w, i);
+            progress(w, 1, 0);
+            continue;
+        }
+        *index = i;
+        *path = e->jobs[i].name;
+        return 1;
+    }
+}
+
+static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st)
+{
+    worker *w = ctx;
+    uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
+    finish(w, i, sys_errno, digest, st, size);
+    progress(w, 1, 0);
+}
+#endif
+
 static void run_chunk(worker *w, size_t a, size_t b)
 {
     engine *e = w->e;
     size_t k = 0;
-    uint64_t before = w->bytes;
     for (size_t i = a; i < b; i++) {
         const job *j = &e->jobs[i];
-        if (e->opts->cache && j->expected) {
-            struct stat st;
-            if (fstatat(e->opts->dirfd, j->name, &st, 0) == 0 && S_ISREG(st.st_mode)) {
-                merkle_file_id id;
-                merkle__file_id_from_stat(&id, &st);
-                if (merkle_vcache_lookup(e->opts->cache, j->name, &id, j->alg, j->expected,
-                                         j->dlen)) {
-                    merkle_check_result *r = &e->res[i];
-                    r->status = MERKLE_CHECK_OK;
-                    r->from_cache = 1;
-                    r->size = 0;
-                    memcpy(r->digest, j->expected, j->dlen);
-                    continue;
-                }
-            }
-        }
+        if (try_cache(w, i)) continue;
         if (j->alg == MERKLE_MANIFEST_MD5) {
             w->md5_idx[k] = i;
             w->md5_paths[k] = j->name;
@@ -171,29 +226,33 @@ static void run_chunk(worker *w, size_t a, size_t b)
         }
     }
     if (k) hash_md5_batch(w, k);
-    if (e->opts->progress) {
-        pthread_mutex_lock(&e->lock);
-        e->files_done += b - a;
-        e->bytes_done += w->bytes - before;
-        e->opts->progress(e->opts->progress_ctx, e->files_done, e->bytes_done);
-        pthread_mutex_unlock(&e->lock);
-    }
+    progress(w, b - a, 0);
 }
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     engine *e = w->e;
+#ifdef MERKLE_HAVE_MD5_MB
+    if (w->eng) {
+        if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
+            progress(w, 0, 1);
+            return NULL;
+        }
+        /* Not expected (arguments are valid); the chunked path below picks up the rest. */
+    }
+#endif
     for (;;) {
         size_t a = atomic_fetch_add(&e->next, e->chunk);
         if (a >= e->n) break;
         size_t b = a + e->chunk < e->n ? a + e->chunk : e->n;
         run_chunk(w, a, b);
     }
+    progress(w, 0, 1);
     return NULL;
 }
 
-static int worker_init(worker *w, engine *e)
+static int worker_init(worker *w, engine *e, int use_mb)
 {
     memset(w, 0, sizeof *w);
     w->e = e;
@@ -201,6 +260,11 @@ static int worker_init(worker *w, engine *e)
     w->buf = malloc(READ_BUF);
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
     w->md5_paths = malloc(e->chunk * sizeof *w->md5_paths);
+#ifdef MERKLE_HAVE_MD5_MB
+    if (use_mb && merkle__md5_mb_engine_alloc(&w->eng, NULL, 0) != MERKLE_OK) w->eng = NULL;
+#else
+    (void)use_mb;
+#endif
     return (w->buf && w->md5_idx && w->md5_paths) ? 0 : -1;
 }
 
@@ -209,6 +273,9 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
+#ifdef MERKLE_HAVE_MD5_MB
+    merkle__md5_mb_engine_free(w->eng);
+#endif
     merkle__mdigest_free(&w->md);
 }
 
@@ -244,13 +311,23 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     worker *ws = calloc(t, sizeof *ws);
     pthread_t *tids = calloc(t, sizeof *tids);
     merkle_status st = MERKLE_OK;
+    if (opts->cache) {
+        e.ids = malloc((n ? n : 1) * sizeof *e.ids);
+        e.record = calloc(n ? n : 1, 1);
+        if (!e.ids || !e.record) {
+            st = MERKLE_ERR_NOMEM;
+            goto out;
+        }
+    }
     if (!ws || !tids) {
         st = MERKLE_ERR_NOMEM;
         goto out;
     }
     unsigned started = 0;
+    int use_mb = 0;
+    for (size_t i = 0; i < n && !use_mb; i++) use_mb = jobs[i].alg == MERKLE_MANIFEST_MD5;
     for (unsigned k = 0; k < t; k++) {
-        if (worker_init(&ws[k], &e) != 0) {
+        if (worker_init(&ws[k], &e, use_mb) != 0) {
             worker_free(&ws[k]);
             if (k == 0) {
                 st = MERKLE_ERR_NOMEM;
@@ -267,8 +344,17 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     worker_main(&ws[0]);
     for (unsigned k = 1; k <= started; k++) pthread_join(tids[k], NULL);
     for (unsigned k = 0; k < t; k++) worker_free(&ws[k]);
+    /* Record in list order, so that the cache file keeps the manifest's order and the next
+    ** check finds each entry right after the previous one. */
+    for (size_t i = 0; e.record && i < n; i++)
+        if (e.record[i] &&
+            merkle_vcache_record(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg, res[i].digest,
+                                 jobs[i].dlen, e.start_ns) != MERKLE_OK)
+            e.nomem = 1;
     if (e.nomem) st = MERKLE_ERR_NOMEM;
 out:
+    free(e.ids);
+    free(e.record);
     free(ws);
     free(tids);
     pthread_mutex_destroy(&e.lock);
