@@ -38,11 +38,10 @@ for ds in A B; do
 done
 sleep 0.05
 
-median() { # hyperfine json -> median seconds of command index $2
-  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]["median"])' "$1" "$2"
+# hyperfine json -> "median_wall_s cpu_s" (cpu = mean user + system) of command index $2
+stats() {
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][int(sys.argv[2])]; print(r["median"], r["user"] + r["system"])' "$1" "$2"
 }
-ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
-
 for ds in A B; do
   cd "$work/$ds"
   # Correctness first: identical output to md5sum -c.
@@ -57,16 +56,29 @@ for ds in A B; do
   fi
   hyperfine -N --warmup 2 --runs "$runs" --export-json h.json \
     "md5sum -c --quiet MD5SUMS" "$bin check -j 1 --quiet MD5SUMS" "$bin check -j 2 --quiet MD5SUMS" >/dev/null
-  m0=$(median h.json 0); m1=$(median h.json 1); m2=$(median h.json 2)
   # Cache: first check with an empty cache vs. second check of the unchanged dataset.
   hyperfine -N --runs "$runs" --prepare "rm -f $work/$ds/cache" --export-json c1.json \
     "$bin check -j 1 --quiet --cache $work/$ds/cache MD5SUMS" >/dev/null
   "$bin" check -j 1 --quiet --cache cache MD5SUMS
   hyperfine -N --warmup 2 --runs "$runs" --export-json c2.json \
     "$bin check -j 1 --quiet --cache $work/$ds/cache MD5SUMS" >/dev/null
-  c1=$(median c1.json 0); c2=$(median c2.json 0)
-  printf 'dataset %s (%s files): md5sum -c %.1f ms | merkle check -j1 %.1f ms = %sx | -j2 %.1f ms = %sx | --cache first %.1f ms, second %.1f ms = %sx\n' \
-    "$ds" "$(wc -l < MD5SUMS)" "$(python3 -c "print($m0*1e3)")" "$(python3 -c "print($m1*1e3)")" "$(ratio "$m0" "$m1")" \
-    "$(python3 -c "print($m2*1e3)")" "$(ratio "$m0" "$m2")" "$(python3 -c "print($c1*1e3)")" \
-    "$(python3 -c "print($c2*1e3)")" "$(ratio "$c1" "$c2")"
+  python3 - "$ds" "$(wc -l < MD5SUMS)" h.json c1.json c2.json <<'PY'
+import json, sys
+ds, n = sys.argv[1], sys.argv[2]
+def st(f, i):
+    r = json.load(open(f))["results"][i]
+    return r["median"], r["user"] + r["system"]
+md5, j1, j2 = st(sys.argv[3], 0), st(sys.argv[3], 1), st(sys.argv[3], 2)
+c1, c2 = st(sys.argv[4], 0), st(sys.argv[5], 0)
+def row(name, base, x):
+    return "| %s | %s | %.1f ms | %.2fx | %.1f ms | %.2fx |" % (
+        ds, name, x[0] * 1e3, base[0] / x[0], x[1] * 1e3, base[1] / x[1])
+print("| dataset | command | wall (median) | wall ratio | CPU (user+sys) | CPU ratio |")
+print("|---|---|---|---|---|---|")
+print(row("md5sum -c (%s files)" % n, md5, md5))
+print(row("merkle check -j 1", md5, j1))
+print(row("merkle check -j 2", md5, j2))
+print(row("check --cache, first (empty cache)", c1, c1))
+print(row("check --cache, second (unchanged)", c1, c2))
+PY
 done

@@ -849,7 +849,8 @@ static void dirroot_help(void)
     puts("Usage: merkle dirroot [-a ALGO] [--leaves] MANIFEST\n"
          "Print one RFC 6962 SHA-256 root over the manifest's entries, sorted by name bytes,\n"
          "each leaf = u32be(name length) || name || u8 algorithm || u8 digest length || digest\n"
-         "(see docs/manifest.md). With --leaves, print each leaf's index, hex and name instead.\n"
+         "(see docs/manifest.md). With --leaves, print the leaves instead, in hex, one per\n"
+         "line in canonical order (the input of `merkle root --leaves`).\n"
          "  -a, --algorithm ALGO  as for merkle check (default: detected per line)\n"
          "Exit status: 0 printed, 1 bad manifest (malformed line, duplicate name), 2 usage.");
 }
@@ -899,11 +900,7 @@ int cmd_dirroot(int argc, char **argv)
             char *hex = malloc(2 * need + 1);
             if (hex) {
                 merkle_hex_encode(hex, b, need);
-                printf("%zu %s ", i, hex);
-                int esc = strpbrk(m.entries[i].name, "\\\n\r") != NULL;
-                if (esc) putchar('\\');
-                put_name(stdout, m.entries[i].name, esc);
-                putchar('\n');
+                puts(hex);
                 free(hex);
             }
             if (b != buf) free(b);

@@ -48,6 +48,8 @@ for b in build/test/bench/bench_*; do
   echo "-- $(basename "$b") --smoke"
   "$b" --smoke
 done
+echo "-- bench_manifest.sh --smoke"
+bench/bench_manifest.sh --smoke build/test/merkle
 echo "== [mpi] MPI build: merkle root --mpi under mpirun -np 2 and -np 3"
 cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
   -DMERKLE_BUILD_BENCH=OFF >/dev/null

@@ -444,7 +444,7 @@ merkle_status merkle_manifest_check(merkle_check_result *results,
         jobs[i].dlen = entries[i].digest_len;
         jobs[i].expected = entries[i].digest;
     }
-    memset(results, 0, n * sizeof *results);
+    if (n) memset(results, 0, n * sizeof *results);
     merkle_status s = run_jobs(jobs, results, n, opts, error);
     free(jobs);
     return s;
@@ -471,7 +471,7 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
         jobs[i].dlen = digest_len;
         jobs[i].expected = NULL;
     }
-    memset(results, 0, n * sizeof *results);
+    if (n) memset(results, 0, n * sizeof *results);
     merkle_status s = run_jobs(jobs, results, n, &o, error);
     free(jobs);
     return s;

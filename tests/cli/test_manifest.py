@@ -454,7 +454,10 @@ class TestAuditDirroot(Base):
             self.assertEqual(self.merkle(["dirroot", "-a", alg, "M2"])[1], o)
             rc, lo, e = self.merkle(["dirroot", "-a", alg, "--leaves", "M"])
             self.assertEqual(rc, 0)
-            self.assertEqual([bytes.fromhex(l.split(b" ")[1].decode()) for l in lo.split(b"\n")[:-1]], leaves)
+            self.assertEqual([bytes.fromhex(l.decode()) for l in lo.split(b"\n")[:-1]], leaves)
+            # the tree code, fed the same leaves, gives the same root
+            rc, ro, e = self.merkle(["root", "--leaves"], stdin=lo)
+            self.assertEqual((rc, ro.split(b" ")[0]), (0, o.strip()), e)
         with open(self.p(b"dup"), "wb") as f:
             f.write(out + out.split(b"\n")[0] + b"\n")
         self.assertEqual(self.merkle(["dirroot", "dup"])[0], 1)
