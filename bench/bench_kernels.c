@@ -2,7 +2,8 @@
 ** Kernel benchmark: ns per message of every SHA-256 and BLAKE2b-256 batch kernel alone, on
 ** the shapes a Merkle tree produces (65-byte nodes; 1+64, 1+1024, 1+4096-byte leaves), next
 ** to OpenSSL (EVP, one digest per message, context reused) and libsodium (one
-** crypto_generichash per message) measured in the same run. Median of several repetitions.
+** crypto_generichash per message) measured in the same run. Median of several repetitions
+** of thread CPU time (the machine may be shared: CPU time ignores time spent descheduled).
 **   bench_kernels            full table (about 20 s)
 **   bench_kernels --smoke    tiny sizes, one repetition (CI, under 2 s)
 */
@@ -19,7 +20,7 @@
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -49,19 +50,19 @@ static size_t g_bytes = 4u << 20; /* message bytes per repetition */
 
 typedef void (*run_fn)(const void *ctx, uint8_t *out, const uint8_t *buf, const shape *s, size_t n);
 
-/* Median ns per message of fn over n messages laid out contiguously in buf. */
-static double measure(run_fn fn, const void *ctx, uint8_t *out, const uint8_t *buf, const shape *s,
-                      size_t n)
+/* ns per message of one run of fn over n messages laid out contiguously in buf. */
+static double once(run_fn fn, const void *ctx, uint8_t *out, const uint8_t *buf, const shape *s,
+                   size_t n)
 {
-    double t[32];
-    fn(ctx, out, buf, s, n); /* warm up */
-    for (int r = 0; r < g_reps; r++) {
-        double t0 = now_s();
-        fn(ctx, out, buf, s, n);
-        t[r] = (now_s() - t0) * 1e9 / (double)n;
-    }
-    qsort(t, (size_t)g_reps, sizeof t[0], cmp_d);
-    return t[g_reps / 2];
+    double t0 = now_s();
+    fn(ctx, out, buf, s, n);
+    return (now_s() - t0) * 1e9 / (double)n;
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof t[0], cmp_d);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 static void run_batch(const void *ctx, uint8_t *out, const uint8_t *buf, const shape *s, size_t n)
@@ -124,66 +125,62 @@ int main(int argc, char **argv)
         printf(" %s %.0f/%.0f", cal.impl[i]->name, cal.ns_short[i], cal.ns_long[i]);
     printf("\n\n");
 
-    const char *names[16];
-    size_t nb = merkle_sha256_backends(names, 16);
     const char *initial = merkle_sha256_backend();
     char initial_name[64];
     snprintf(initial_name, sizeof initial_name, "%s", initial);
 
-    printf("SHA-256, ns per message (median of %d), ratio = OpenSSL EVP per message / kernel\n",
-           g_reps);
-    printf("%-14s %12s", "kernel", "");
-    for (size_t s = 0; s < N_SHAPES; s++) printf(" %17s", k_shapes[s].label);
-    printf("\n");
     merkle_hash_alg sha = MERKLE_HASH_SHA256, b2 = MERKLE_HASH_BLAKE2B_256;
-    double ossl[N_SHAPES];
-    printf("%-27s", "openssl EVP");
-    for (size_t s = 0; s < N_SHAPES; s++) {
-        size_t n = g_bytes / k_shapes[s].len;
-        ossl[s] = measure(run_openssl, md, ref, buf, &k_shapes[s], n);
-        printf(" %9.1f ns      ", ossl[s]);
-    }
-    printf("\n");
     int bad = 0;
-    for (size_t b = 0; b <= nb; b++) {
-        const char *name = b < nb ? names[b] : "auto";
-        if (merkle_sha256_set_backend(name) != MERKLE_OK) continue;
-        printf("%-27s", b < nb ? name : initial_name);
-        for (size_t s = 0; s < N_SHAPES; s++) {
-            size_t n = g_bytes / k_shapes[s].len;
-            double ns = measure(run_batch, &sha, out, buf, &k_shapes[s], n);
-            run_openssl(md, ref, buf, &k_shapes[s], n);
-            if (memcmp(out, ref, 32 * n) != 0) bad = 1;
-            printf(" %6.1f ns %5.2fx", ns, ossl[s] / ns);
+    for (int alg = 0; alg < 2; alg++) {
+        /* Candidates: the reference, every kernel, and (SHA-256) the automatic choice. Each
+        ** repetition runs all of them in turn, so that they share the machine's noise. */
+        const char *kn[12];
+        size_t nk = alg ? merkle__blake2b_backends(kn, 10) : merkle_sha256_backends(kn, 10);
+        if (!alg) kn[nk++] = "auto";
+        double med[12][N_SHAPES];
+        for (size_t sh = 0; sh < N_SHAPES; sh++) {
+            const shape *s = &k_shapes[sh];
+            size_t n = g_bytes / s->len;
+            double t[12][32];
+            for (int r = -1; r < g_reps; r++) { /* r = -1: warm-up */
+                for (size_t k = 0; k <= nk; k++) {
+                    double ns;
+                    if (k == 0) {
+                        ns = once(alg ? run_sodium : run_openssl, md, ref, buf, s, n);
+                    } else {
+                        if (alg)
+                            (void)merkle__blake2b_set_backend(kn[k - 1]);
+                        else
+                            (void)merkle_sha256_set_backend(kn[k - 1]);
+                        ns = once(run_batch, alg ? &b2 : &sha, out, buf, s, n);
+                        if (memcmp(out, ref, 32 * n) != 0) bad = 1;
+                    }
+                    if (r >= 0) t[k][r] = ns;
+                }
+            }
+            for (size_t k = 0; k <= nk; k++) med[k][sh] = median(t[k], g_reps);
         }
-        printf("%s\n", b < nb ? "" : "  (auto)");
-    }
-    (void)merkle_sha256_set_backend("auto");
-
-    printf("\nBLAKE2b-256, ns per message, ratio = libsodium per message / ours\n");
-    double sod[N_SHAPES];
-    printf("%-27s", "libsodium generichash");
-    for (size_t s = 0; s < N_SHAPES; s++) {
-        size_t n = g_bytes / k_shapes[s].len;
-        sod[s] = measure(run_sodium, NULL, ref, buf, &k_shapes[s], n);
-        printf(" %9.1f ns      ", sod[s]);
-    }
-    printf("\n");
-    const char *bnames[8];
-    size_t nbb = merkle__blake2b_backends(bnames, 8);
-    for (size_t b = 0; b < nbb; b++) {
-        if (merkle__blake2b_set_backend(bnames[b]) != MERKLE_OK) continue;
-        printf("%-27s", bnames[b]);
-        for (size_t s = 0; s < N_SHAPES; s++) {
-            size_t n = g_bytes / k_shapes[s].len;
-            double ns = measure(run_batch, &b2, out, buf, &k_shapes[s], n);
-            run_sodium(NULL, ref, buf, &k_shapes[s], n);
-            if (memcmp(out, ref, 32 * n) != 0) bad = 1;
-            printf(" %6.1f ns %5.2fx", ns, sod[s] / ns);
-        }
+        if (alg)
+            printf("\nBLAKE2b-256, ns per message (median of %d), ratio = libsodium generichash "
+                   "per message / kernel\n", g_reps);
+        else
+            printf("SHA-256, ns per message (median of %d), ratio = OpenSSL EVP per message / "
+                   "kernel\n", g_reps);
+        printf("%-22s", "kernel");
+        for (size_t sh = 0; sh < N_SHAPES; sh++) printf(" %17s", k_shapes[sh].label);
         printf("\n");
+        for (size_t k = 0; k <= nk; k++) {
+            printf("%-22s", k == 0 ? (alg ? "libsodium" : "openssl EVP")
+                            : (alg || k < nk ? kn[k - 1] : initial_name));
+            for (size_t sh = 0; sh < N_SHAPES; sh++)
+                printf(" %7.1f ns %5.2fx", med[k][sh], med[0][sh] / med[k][sh]);
+            printf("%s\n", !alg && k == nk ? "  (auto)" : "");
+        }
+        if (alg)
+            (void)merkle__blake2b_set_backend(NULL);
+        else
+            (void)merkle_sha256_set_backend("auto");
     }
-    (void)merkle__blake2b_set_backend(NULL);
     EVP_MD_CTX_free(md);
     free(buf);
     free(out);

@@ -130,9 +130,9 @@ static double b2_time(const merkle__blake2b_impl *impl)
     double best = 0;
     for (int r = 0; r < 3; r++) {
         struct timespec a, b;
-        clock_gettime(CLOCK_MONOTONIC, &a);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         impl->batch(out, ptrs, 32, zeros, 1, 64);
-        clock_gettime(CLOCK_MONOTONIC, &b);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
         double t = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
         if (r == 0 || t < best) best = t;
     }

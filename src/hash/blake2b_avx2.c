@@ -22,10 +22,13 @@
                                             9, 2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, \
                                             8, 9))
 #define V_ROR63(x) _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64(x, 63))
+#define V_OR(a, b) _mm256_or_si256(a, b)
+#define V_SHL64(x, n) _mm256_slli_epi64(x, n)
+#define V_SHR64(x, n) _mm256_srli_epi64(x, n)
 
-static inline void b2_load_words(V m[16], const uint8_t *const *ptrs, size_t off)
+static inline void load_quarters(V *m, const uint8_t *const *ptrs, size_t off, int nq)
 {
-    for (int q = 0; q < 4; q++) {
+    for (int q = 0; q < nq; q++) {
         V r[4];
         for (int i = 0; i < 4; i++)
             r[i] = _mm256_loadu_si256((const __m256i *)(ptrs[i] + off + 32 * q));
@@ -41,6 +44,16 @@ static inline void b2_load_words(V m[16], const uint8_t *const *ptrs, size_t off
         }
         for (int i = 0; i < 4; i++) m[4 * q + i] = r[i];
     }
+}
+
+static inline void b2_load_words(V m[16], const uint8_t *const *ptrs, size_t off)
+{
+    load_quarters(m, ptrs, off, 4);
+}
+
+static inline void b2_load8(V w[8], const uint8_t *const *ptrs)
+{
+    load_quarters(w, ptrs, 0, 2);
 }
 
 #include "hash/blake2b_simd.h"

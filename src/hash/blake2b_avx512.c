@@ -15,6 +15,9 @@
 #define V_ROR24(x) _mm512_ror_epi64(x, 24)
 #define V_ROR16(x) _mm512_ror_epi64(x, 16)
 #define V_ROR63(x) _mm512_ror_epi64(x, 63)
+#define V_OR(a, b) _mm512_or_si512(a, b)
+#define V_SHL64(x, n) _mm512_slli_epi64(x, n)
+#define V_SHR64(x, n) _mm512_srli_epi64(x, n)
 
 static inline void transpose8x8(V r[8])
 {
@@ -49,6 +52,12 @@ static inline void b2_load_words(V m[16], const uint8_t *const *ptrs, size_t off
         m[i] = lo[i];
         m[i + 8] = hi[i];
     }
+}
+
+static inline void b2_load8(V w[8], const uint8_t *const *ptrs)
+{
+    for (int i = 0; i < 8; i++) w[i] = _mm512_loadu_si512((const void *)ptrs[i]);
+    transpose8x8(w);
 }
 
 #include "hash/blake2b_simd.h"

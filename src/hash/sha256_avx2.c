@@ -11,6 +11,8 @@
 #define V_SET1(x) _mm256_set1_epi32((int)(x))
 #define V_ROR(x, n) _mm256_or_si256(_mm256_srli_epi32(x, n), _mm256_slli_epi32(x, 32 - (n)))
 #define V_SHR(x, n) _mm256_srli_epi32(x, n)
+#define V_SHL(x, n) _mm256_slli_epi32(x, n)
+#define V_OR(a, b) _mm256_or_si256(a, b)
 #define V_XOR3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
 #define V_CH(e, f, g) _mm256_xor_si256(_mm256_and_si256(e, _mm256_xor_si256(f, g)), g)
 #define V_MAJ(a, b, c)                                                                         \
@@ -73,7 +75,13 @@ static void batch_avx2(uint8_t *out, const uint8_t *const *msgs, size_t n, const
     while (n) {
         size_t k = n < 8 ? n : 8;
         for (int j = 0; j < 8; j++) st[j] = V_SET1(merkle__sha256_H0[j]);
-        merkle__sha256_lanes_run(8, blocks8, st, scratch, msgs, k, prefix, prefix_len, len);
+        if (prefix_len == 1 && len == 64) {
+            const uint8_t *ptrs[8];
+            for (size_t i = 0; i < 8; i++) ptrs[i] = msgs[i < k ? i : 0];
+            simd_msg65(st, ptrs, prefix[0]);
+        } else {
+            merkle__sha256_lanes_run(8, blocks8, st, scratch, msgs, k, prefix, prefix_len, len);
+        }
         for (int j = 0; j < 8; j++)
             _mm256_store_si256((__m256i *)words[j], _mm256_shuffle_epi8(st[j], bswap));
         for (size_t i = 0; i < k; i++)

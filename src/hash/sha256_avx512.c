@@ -12,6 +12,8 @@
 #define V_SET1(x) _mm512_set1_epi32((int)(x))
 #define V_ROR(x, n) _mm512_ror_epi32(x, n)
 #define V_SHR(x, n) _mm512_srli_epi32(x, n)
+#define V_SHL(x, n) _mm512_slli_epi32(x, n)
+#define V_OR(a, b) _mm512_or_si512(a, b)
 #define V_XOR3(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x96)
 #define V_CH(e, f, g) _mm512_ternarylogic_epi32(e, f, g, 0xCA)
 #define V_MAJ(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0xE8)
@@ -69,7 +71,13 @@ static void batch_avx512(uint8_t *out, const uint8_t *const *msgs, size_t n,
     while (n) {
         size_t k = n < 16 ? n : 16;
         for (int j = 0; j < 8; j++) st[j] = V_SET1(merkle__sha256_H0[j]);
-        merkle__sha256_lanes_run(16, blocks16, st, scratch, msgs, k, prefix, prefix_len, len);
+        if (prefix_len == 1 && len == 64) {
+            const uint8_t *ptrs[16];
+            for (size_t i = 0; i < 16; i++) ptrs[i] = msgs[i < k ? i : 0];
+            simd_msg65(st, ptrs, prefix[0]);
+        } else {
+            merkle__sha256_lanes_run(16, blocks16, st, scratch, msgs, k, prefix, prefix_len, len);
+        }
         for (int j = 0; j < 8; j++)
             _mm512_store_si512((void *)words[j], _mm512_shuffle_epi8(st[j], bswap));
         for (size_t i = 0; i < k; i++)

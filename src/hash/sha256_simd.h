@@ -5,13 +5,15 @@
 **   V_ADD(a,b)            lane-wise 32-bit addition
 **   V_SET1(x)             broadcast a 32-bit constant
 **   V_ROR(x,n)            rotate right by constant n
-**   V_SHR(x,n)            shift right by constant n
+**   V_SHR(x,n), V_SHL(x,n) shift right / left by constant n
+**   V_OR(a,b)             bitwise or
 **   V_XOR3(a,b,c)         a ^ b ^ c
 **   V_CH(e,f,g)           (e & f) ^ (~e & g)
 **   V_MAJ(a,b,c)          majority
 **   simd_load_words(w, ptrs, off)   w[0..16) = big-endian words of the 64-byte blocks at
 **                                   ptrs[lane] + off, transposed (w[t] lane i = word t)
-** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function.
+** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function, and
+** simd_msg65(st, ptrs, prefix): the whole of a 1 + 64-byte message per lane.
 */
 #ifndef MERKLE_HASH_SHA256_SIMD_H
 #define MERKLE_HASH_SHA256_SIMD_H
@@ -48,29 +50,53 @@
                        V_ADD(w[((t) + 9) & 15], S_SSIG1(w[((t) + 14) & 15]))),                 \
      V_ADD(w[(t)&15], V_SET1(merkle__sha256_K[t])))
 
+/* One compression of the block whose words are w (clobbered: the schedule runs in place). */
+static inline void simd_compress(V st[8], V w[16])
+{
+    V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
+    S_EIGHT(0, S_WK_LOAD);
+    S_EIGHT(8, S_WK_LOAD);
+    for (int t = 16; t < 64; t += 16) {
+        S_EIGHT(t, S_WK_SCHED);
+        S_EIGHT(t + 8, S_WK_SCHED);
+    }
+    st[0] = V_ADD(st[0], a);
+    st[1] = V_ADD(st[1], b);
+    st[2] = V_ADD(st[2], c);
+    st[3] = V_ADD(st[3], d);
+    st[4] = V_ADD(st[4], e);
+    st[5] = V_ADD(st[5], f);
+    st[6] = V_ADD(st[6], g);
+    st[7] = V_ADD(st[7], h);
+}
+
 static inline void simd_blocks(V st[8], const uint8_t *const *ptrs, size_t nblocks)
 {
     size_t off = 0;
     while (nblocks--) {
         V w[16];
         simd_load_words(w, ptrs, off);
-        V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
-        S_EIGHT(0, S_WK_LOAD);
-        S_EIGHT(8, S_WK_LOAD);
-        for (int t = 16; t < 64; t += 16) {
-            S_EIGHT(t, S_WK_SCHED);
-            S_EIGHT(t + 8, S_WK_SCHED);
-        }
-        st[0] = V_ADD(st[0], a);
-        st[1] = V_ADD(st[1], b);
-        st[2] = V_ADD(st[2], c);
-        st[3] = V_ADD(st[3], d);
-        st[4] = V_ADD(st[4], e);
-        st[5] = V_ADD(st[5], f);
-        st[6] = V_ADD(st[6], g);
-        st[7] = V_ADD(st[7], h);
+        simd_compress(st, w);
         off += 64;
     }
+}
+
+/*
+** The 65-byte shape of tree nodes and 64-byte leaves (one prefix byte + 64 bytes), with no
+** copies: the 64 bytes are transposed once, block 0 is each word shifted right by one byte
+** under the prefix, and block 1 is the last data byte, the 0x80 pad and the bit length 520.
+*/
+static inline void simd_msg65(V st[8], const uint8_t *const *ptrs, uint8_t prefix)
+{
+    V m[16], w[16];
+    simd_load_words(m, ptrs, 0);
+    w[0] = V_OR(V_SET1((uint32_t)prefix << 24), V_SHR(m[0], 8));
+    for (int t = 1; t < 16; t++) w[t] = V_OR(V_SHL(m[t - 1], 24), V_SHR(m[t], 8));
+    simd_compress(st, w);
+    w[0] = V_OR(V_SHL(m[15], 24), V_SET1(0x00800000u));
+    for (int t = 1; t < 15; t++) w[t] = V_SET1(0);
+    w[15] = V_SET1(520);
+    simd_compress(st, w);
 }
 
 #endif
