@@ -237,18 +237,20 @@ static void test_full_cross_product(void **state)
 static void test_public_strided(void **state)
 {
     (void)state;
-    const char *names[16];
+    const char *names[17];
     size_t nb = merkle_sha256_backends(names, 16);
     tu_rng r;
     tu_rng_seed(&r, 5);
-    static const size_t shapes[][3] = {{64, 64, 128}, {64, 64, 127}, {100, 97, 33},
-                                       {4096, 4096, 9}, {0, 40, 20},   {70, 0, 3}};
+    static const size_t shapes[][3] = {{64, 64, 128}, {64, 64, 127}, {64, 64, 17}, {64, 64, 9},
+                                       {64, 64, 1},   {100, 97, 33},  {4096, 4096, 9},
+                                       {1024, 1024, 21}, {0, 40, 20}, {70, 0, 3}};
     uint8_t *out = malloc(128 * 32), *want = malloc(128 * 32);
     assert_non_null(out);
     assert_non_null(want);
     for (int alg = 0; alg < 2; alg++) {
         size_t nbackends = alg ? merkle__blake2b_backends(names, 16) : nb;
-        for (size_t bi = 0; bi < nbackends; bi++) {
+        names[nbackends] = "auto"; /* the composite, with its ragged-remainder rule */
+        for (size_t bi = 0; bi <= nbackends; bi++) {
             if (alg)
                 assert_int_equal(merkle__blake2b_set_backend(names[bi]), MERKLE_OK);
             else

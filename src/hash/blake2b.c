@@ -146,10 +146,15 @@ static const merkle__blake2b_impl *b2_find(const char *name)
     return NULL;
 }
 
+/* Per-message costs measured at the choice: a ragged remainder of a wide kernel goes to
+** libsodium when rem * sodium < one padded group of the wide kernel. */
+static double g_b2_ns_sodium, g_b2_ns_auto;
+
 static void b2_choose(void)
 {
     const merkle__blake2b_impl *best = &merkle__blake2b_sodium;
     double best_t = b2_time(best);
+    g_b2_ns_sodium = best_t;
     for (size_t i = 0; i + 1 < N_B2; i++) {
         const merkle__blake2b_impl *c = g_b2_all[i];
         if (!c->available() || !b2_self_test(c)) continue;
@@ -160,6 +165,7 @@ static void b2_choose(void)
         }
     }
     g_b2_auto = best;
+    g_b2_ns_auto = best_t;
     const merkle__blake2b_impl *pick = best;
     const char *env = getenv("MERKLE_BLAKE2B_BACKEND");
     if (env && *env) {
@@ -167,6 +173,21 @@ static void b2_choose(void)
         if (want && want->available() && b2_self_test(want)) pick = want;
     }
     atomic_store_explicit(&g_b2, pick, memory_order_release);
+}
+
+/* The automatic kernel's batch with the remainder rule; a forced kernel runs alone. */
+static void b2_run(const merkle__blake2b_impl *impl, uint8_t *out, const uint8_t *const *msgs,
+                   size_t n, const uint8_t *prefix, size_t prefix_len, size_t len)
+{
+    size_t rem = impl->lanes > 1 ? n % impl->lanes : 0;
+    if (impl == g_b2_auto && rem &&
+        (double)rem * g_b2_ns_sodium < (double)impl->lanes * g_b2_ns_auto) {
+        size_t full = n - rem;
+        if (full) impl->batch(out, msgs, full, prefix, prefix_len, len);
+        merkle__blake2b_sodium.batch(out + 32 * full, msgs + full, rem, prefix, prefix_len, len);
+        return;
+    }
+    impl->batch(out, msgs, n, prefix, prefix_len, len);
 }
 
 static const merkle__blake2b_impl *b2_get(void)
@@ -212,7 +233,7 @@ size_t merkle__blake2b_backends(const char **names, size_t cap)
 void merkle__blake2b256_batch(uint8_t *out, const uint8_t *const *msgs, size_t n,
                               const uint8_t *prefix, size_t prefix_len, size_t len)
 {
-    if (n) b2_get()->batch(out, msgs, n, prefix, prefix_len, len);
+    if (n) b2_run(b2_get(), out, msgs, n, prefix, prefix_len, len);
 }
 
 void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
@@ -223,7 +244,7 @@ void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_
     while (n) {
         size_t k = n < 128 ? n : 128;
         for (size_t i = 0; i < k; i++) ptrs[i] = base ? base + i * stride : NULL;
-        impl->batch(out, ptrs, k, prefix, prefix_len, len);
+        b2_run(impl, out, ptrs, k, prefix, prefix_len, len);
         out += 32 * k;
         if (base) base += k * stride;
         n -= k;
