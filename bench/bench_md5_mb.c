@@ -339,7 +339,7 @@ static void bench_dataset(dataset *ds, int reps)
             cpu[row][r] = (t[row][r] = run_engine(ds, dirfd, impl, 0, 1), g_cpu);
         row++;
         }
-        static const size_t bufs[] = {32 * 1024, 64 * 1024, 256 * 1024};
+        static const size_t bufs[] = {32 * 1024, 128 * 1024, 256 * 1024};
         for (size_t k = 0; k < 3; k++) {
             snprintf(labels[row], sizeof labels[row], "engine %s -j1 buf %zuK", best->name,
                      bufs[k] / 1024);

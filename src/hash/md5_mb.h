@@ -168,7 +168,7 @@ void merkle__md5(uint8_t out[16], const void *data, size_t len);
 ** a short read at or past st_size ends a regular file), close; posix_fadvise(SEQUENTIAL) only
 ** for large files.
 **
-** Allocates its lane buffers once per call (about 2 MiB, freed before return):
+** Allocates its lane buffers once per call (16 x 64 KiB with AVX-512, freed before return):
 ** MERKLE_ERR_NOMEM if that fails (done is then never called); MERKLE_ERR_ARG if paths or done
 ** is NULL while n > 0. Per-file errors are reported through done, never as the return status.
 ** Single-threaded: callers split the list across threads (each call is independent).
@@ -180,7 +180,7 @@ merkle_status merkle__md5_mb_files(int dirfd, const char *const *paths, size_t n
 
 /*
 ** Same, with an explicit kernel (NULL = merkle__md5_mb_get()) and per-lane buffer size in
-** bytes (0 = default 128 KiB; rounded up to a multiple of 4096, at least 8192). For tests and
+** bytes (0 = default 64 KiB; rounded up to a multiple of 4096, at least 8192). For tests and
 ** benches.
 */
 merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf,
