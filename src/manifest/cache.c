@@ -42,6 +42,7 @@ struct merkle_vcache {
     ventry *e;
     size_t n, cap, live;
     merkle__strmap map;
+    size_t hint;   /* where find looks first: after the previous hit */
     size_t mapped; /* entries [0, mapped) are in map (built lazily, see find) */
     uint8_t *blob; /* loaded file image that names point into */
     uint8_t *key;
@@ -93,7 +94,7 @@ static void clear(merkle_vcache *c)
     free(c->blob);
     c->blob = NULL;
     c->e = NULL;
-    c->n = c->cap = c->live = c->mapped = 0;
+    c->n = c->cap = c->live = c->mapped = c->hint = 0;
     merkle__strmap_free(&c->map);
 }
 
@@ -114,18 +115,16 @@ static int ensure_map(merkle_vcache *c)
 }
 
 /* Index of name, or -1. A check asks for the files in manifest order and the cache keeps
-** that order, so each thread first tries the entry after the one it found last: no hashing
+** that order, so find first tries the entry after the one it found last: no hashing
 ** and no table in the common case. Otherwise the keyed hash table (built on first need).
 ** Locked. */
-static _Thread_local const merkle_vcache *t_cache;
-static _Thread_local size_t t_hint;
 
 static long long find(merkle_vcache *c, const char *name, size_t len, int *nomem)
 {
     size_t idx;
-    if (t_cache == c && t_hint < c->n && c->e[t_hint].name_len == len &&
-        memcmp(c->e[t_hint].name, name, len) == 0) {
-        idx = t_hint;
+    if (c->hint < c->n && c->e[c->hint].name_len == len &&
+        memcmp(c->e[c->hint].name, name, len) == 0) {
+        idx = c->hint;
     } else {
         if (ensure_map(c) != 0) {
             if (nomem) *nomem = 1;
@@ -133,8 +132,7 @@ static long long find(merkle_vcache *c, const char *name, size_t len, int *nomem
         }
         if (!merkle__strmap_get(&c->map, name, len, &idx)) return -1;
     }
-    t_cache = c;
-    t_hint = idx + 1;
+    c->hint = idx + 1;
     return (long long)idx;
 }
 

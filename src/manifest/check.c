@@ -54,6 +54,11 @@ typedef struct worker {
     const char **md5_paths;
     uint64_t bytes;
     uint64_t files_unreported, bytes_reported;
+    /* try_cache: the directory of the previous name, opened once (path walks are a good part
+    ** of a stat; a manifest lists a directory's files together) */
+    char *sdir;
+    size_t sdir_len, sdir_cap;
+    int sdir_fd;
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine *eng;
 #endif
@@ -149,7 +154,34 @@ static int try_cache(worker *w, size_t i)
     const job *j = &e->jobs[i];
     if (!e->opts->cache || !j->expected) return 0;
     struct stat st;
-    if (fstatat(e->opts->dirfd, j->name, &st, 0) != 0 || !S_ISREG(st.st_mode)) return 0;
+    int dfd = e->opts->dirfd;
+    const char *base = j->name;
+    const char *slash = strrchr(j->name, '/');
+    if (slash && slash != j->name) {
+        size_t dl = (size_t)(slash - j->name);
+        if (!(w->sdir_fd >= 0 && w->sdir_len == dl && memcmp(w->sdir, j->name, dl) == 0)) {
+            if (w->sdir_fd >= 0) close(w->sdir_fd);
+            w->sdir_fd = -1;
+            if (dl + 1 > w->sdir_cap) {
+                char *nd = realloc(w->sdir, dl + 1);
+                if (nd) {
+                    w->sdir = nd;
+                    w->sdir_cap = dl + 1;
+                }
+            }
+            if (w->sdir_cap >= dl + 1) {
+                memcpy(w->sdir, j->name, dl);
+                w->sdir[dl] = '\0';
+                w->sdir_len = dl;
+                w->sdir_fd = openat(e->opts->dirfd, w->sdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+            }
+        }
+        if (w->sdir_fd >= 0) {
+            dfd = w->sdir_fd;
+            base = slash + 1;
+        }
+    }
+    if (fstatat(dfd, base, &st, 0) != 0 || !S_ISREG(st.st_mode)) return 0;
     merkle_file_id id;
     merkle__file_id_from_stat(&id, &st);
     if (!merkle_vcache_lookup(e->opts->cache, j->name, &id, j->alg, j->expected, j->dlen)) return 0;
@@ -256,6 +288,7 @@ static int worker_init(worker *w, engine *e, int use_mb)
 {
     memset(w, 0, sizeof *w);
     w->e = e;
+    w->sdir_fd = -1;
     merkle__mdigest_zero(&w->md);
     w->buf = malloc(READ_BUF);
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
@@ -273,6 +306,8 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
+    free(w->sdir);
+    if (w->sdir_fd >= 0) close(w->sdir_fd);
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine_free(w->eng);
 #endif
