@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "manifest_cli.h"
+#include "mpi_check.h"
 #include "merkle/manifest.h"
 
 /* ------------------------------------------------------------------ shared helpers */
@@ -257,6 +258,7 @@ typedef struct check_opts {
     int quiet, status, strict, warn, ignore_missing;
     unsigned threads;
     merkle_vcache *cache;
+    int mpi; /* --mpi: files spread over the ranks of an MPI job (cli/mpi_check.c) */
 } check_opts;
 
 static void check_help(void)
@@ -276,6 +278,8 @@ static void check_help(void)
          "  -w, --warn            warn about improperly formatted lines\n"
          "      --ignore-missing  do not fail or report for missing files\n"
          "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
+         "      --mpi             run under mpirun: files spread over the ranks by size\n"
+         "                        (built with MERKLE_MPI; see docs/SCALING.md)\n"
          "Exit status: 0 every listed file verified, 1 otherwise, 2 usage.");
 }
 
@@ -361,7 +365,8 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         o.progress = on_progress;
         o.progress_ctx = &pc;
     }
-    merkle_status s = merkle_manifest_check(res, m.entries, m.count, &o, &err);
+    merkle_status s = co->mpi ? mpi_manifest_check(res, m.entries, m.count, &o, &err)
+                              : merkle_manifest_check(res, m.entries, m.count, &o, &err);
     cli_progress_end(&pc.p);
     if (s != MERKLE_OK) {
         cli_error("%s", err.message);
@@ -473,7 +478,7 @@ static int load_key(const char *path, uint8_t **key, size_t *key_len)
 
 int cmd_check(int argc, char **argv)
 {
-    enum { OPT_CACHE = 256, OPT_KEY, OPT_QUIET, OPT_STATUS, OPT_STRICT, OPT_IGNORE };
+    enum { OPT_CACHE = 256, OPT_KEY, OPT_QUIET, OPT_STATUS, OPT_STRICT, OPT_IGNORE, OPT_MPI };
     static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
                                        {"cache", required_argument, NULL, OPT_CACHE},
                                        {"cache-key", required_argument, NULL, OPT_KEY},
@@ -484,6 +489,7 @@ int cmd_check(int argc, char **argv)
                                        {"ignore-missing", no_argument, NULL, OPT_IGNORE},
                                        {"threads", required_argument, NULL, 'j'},
                                        {"check", no_argument, NULL, 'c'},
+                                       {"mpi", no_argument, NULL, OPT_MPI},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
     const char *sub = "check";
@@ -506,6 +512,7 @@ int cmd_check(int argc, char **argv)
         case OPT_STRICT: co.strict = 1; break;
         case 'w': co.warn = 1; co.status = 0; co.quiet = 0; break;
         case OPT_IGNORE: co.ignore_missing = 1; break;
+        case OPT_MPI: co.mpi = 1; break;
         case 'j':
             if (parse_jobs(sub, optarg, &co.threads)) return CLI_USAGE;
             break;
@@ -540,6 +547,14 @@ int cmd_check(int argc, char **argv)
     }
     merkle_manifest_parser gp;
     merkle_manifest_parser_init(&gp, MERKLE_MANIFEST_AUTO, 0);
+    if (co.mpi) {
+        /* Ranks other than 0 serve rank 0 until it is done, then return its status. */
+        int served = mpi_check_start();
+        if (served >= 0) {
+            if (co.cache) merkle_vcache_free(co.cache);
+            return served;
+        }
+    }
     int all_ok = 1;
     if (optind >= argc) {
         all_ok &= check_one("-", &gp, &co);
@@ -557,6 +572,7 @@ int cmd_check(int argc, char **argv)
         cli_error("write error");
         rc = CLI_FAIL;
     }
+    if (co.mpi) rc = mpi_check_finish(rc);
     return rc;
 }
 
