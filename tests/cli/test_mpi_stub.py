@@ -25,6 +25,11 @@ class MpiStub(unittest.TestCase):
         self.assertIn(b"built without MPI support", err)
         self.assertIn(b"-DMERKLE_MPI=ON", err)
 
+    def test_check_mpi_refused(self):
+        rc, out, err = run(["check", "--mpi", "-"], b"")
+        self.assertEqual((rc, out), (2, b""))
+        self.assertIn(b"built without MPI support", err)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
