@@ -90,7 +90,7 @@ _merkle()
             return 0
             ;;
         -a | --algorithm)
-            mapfile -t COMPREPLY < <(compgen -W "md5 sha1 sha256 sha512 blake2b blake2b-256" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "md5 sha1 sha256 sha512 blake2b" -- "$cur")
             return 0
             ;;
         --format)

@@ -58,6 +58,10 @@ bash)
     expect_bash "merkle consistency --old" "--old-size"
     expect_bash "merkle verify --leaf" "--leaf --leaf-hash --leaf-hex"
     expect_bash "merkle proof --index " ""
+    expect_bash "merkle sum -a " "blake2b md5 sha1 sha256 sha512"
+    expect_bash "merkle sum --ta" "--tag"
+    expect_bash "merkle check --ca" "--cache --cache-key"
+    expect_bash "merkle dirroot --le" "--leaves"
     # Every command of `merkle --help` completes, and nothing else does.
     cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
     expect_bash "merkle " "${cmds% }"
@@ -85,6 +89,7 @@ fish)
     check_fish "merkle root --profile " "rfc6962 sia"
     check_fish "merkle trie " "prove root verify"
     check_fish "merkle trie root --branch-factor " "16 2 256 4"
+    check_fish "merkle check --algorithm " "blake2b md5 sha1 sha256 sha512"
     check_fish "merkle --vers" "--version"
     ;;
 zsh)
