@@ -254,6 +254,14 @@ class TestCheck(Base):
             m = self.merkle(["check", "-j", j, "SUMS"])
             self.assertEqual((m[0], m[1], strip_prog(m[2])), (ref[0], ref[1], strip_prog(ref[2])))
 
+    @unittest.skipIf(os.geteuid() == 0, "root reads mode-000 files")
+    def test_check_unreadable_file(self):
+        self.populate([b"a", b"b"])
+        self.make_manifest("md5", [b"a", b"b"])
+        os.chmod(self.p(b"a"), 0)
+        for opts in ([], ["--status"], ["--quiet"]):
+            self.same("md5", ["-c"] + opts + ["SUMS"], ["check"] + opts + ["SUMS"])
+
     def test_check_usage(self):
         for args in (["-a", "nope", "x"], ["--cache-key", "k", "x"], ["--bogus"], ["-j", "-1"]):
             rc, out, err = self.merkle(["check"] + args)
@@ -337,6 +345,18 @@ class TestCache(Base):
             # rewritten and valid again
             m = self.check()
             self.assertEqual(m[2], first[2])
+
+    def test_cache_unwritable_and_unreadable(self):
+        self.setup_data(3)
+        ref = self.merkle(["check", "SUMS"])
+        m = self.merkle(["check", "--cache", "no/such/dir/cache", "SUMS"])
+        self.assertEqual((m[0], m[1]), (ref[0], ref[1]))
+        self.assertIn(b"could not write the validation cache", m[2])
+        os.mkdir(self.p(b"cachedir"))
+        m = self.merkle(["check", "--cache", "cachedir", "SUMS"])
+        self.assertEqual((m[0], m[1]), (ref[0], ref[1]))
+        self.assertIn(b"ignoring validation cache", m[2])
+        self.assertEqual(self.merkle(["check", "--cache", "c", "--cache-key", "nokey", "SUMS"])[0], 2)
 
     def test_cache_key(self):
         self.setup_data()
@@ -426,6 +446,18 @@ class TestAuditDirroot(Base):
             self.write(b"b", b"")
             os.unlink(self.p(b"b"))
             self.populate([b"b", b"sub/c"])
+            # a listed file that cannot be read is an error (exit 2)
+            os.unlink(self.p(b"a"))
+            os.mkdir(self.p(b"a"))
+            rc, o, e = run(["audit", mpath, self.dir])
+            self.assertEqual(rc, 2)
+            self.assertIn(b"a: Is a directory", e)
+            # malformed manifest lines are errors
+            with open(self.p(b"bad.md5"), "wb") as f:
+                f.write(b"junk\n")
+            rc, o, e = run(["audit", self.p(b"bad.md5"), self.dir])
+            self.assertEqual(rc, 2)
+            self.assertIn(b"bad.md5:1: improperly formatted", e)
         finally:
             os.unlink(mpath)
 
@@ -464,6 +496,8 @@ class TestAuditDirroot(Base):
         with open(self.p(b"bad"), "wb") as f:
             f.write(b"junk\n")
         self.assertEqual(self.merkle(["dirroot", "bad"])[0], 1)
+        for args in (["dirroot"], ["dirroot", "a", "b"], ["dirroot", "nonexistent"], ["dirroot", "-a", "x", "M"]):
+            self.assertIn(self.merkle(args)[0], (1, 2), args)
         with open(self.p(b"empty"), "wb") as f:
             f.write(b"")
         self.assertEqual(self.merkle(["dirroot", "empty"])[1].strip().decode(), hashlib.sha256(b"").hexdigest())
