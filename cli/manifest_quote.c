@@ -1,24 +1,53 @@
 /*
-** coreutils' quotef(): gnulib quotearg with shell_escape_quoting_style and ':' quoted, in
-** the C locale. md5sum -c names files this way in its error messages; `merkle check`
-** prints the same bytes so that its stderr matches. Reproduced from observed behaviour,
-** including the double-quote form for names with an apostrophe and the extra "''" that
+** coreutils' quotef(): gnulib quotearg with shell_escape_quoting_style and ':' quoted. md5sum
+** -c names files this way in its error messages; `merkle check` prints the same bytes so that
+** its stderr matches. Reproduced from observed behaviour of coreutils 9 in the C locale and
+** in UTF-8 locales (LC_ALL / LC_CTYPE / LANG, as gnulib reads them): in a UTF-8 locale a
+** valid printable multibyte character is kept as is, other bytes >= 0x80 are escaped in
+** octal. Includes the double-quote form for names with an apostrophe and the extra "''"
 ** gnulib emits when such a name ends in an escaped byte.
 */
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
+#include <wctype.h>
 
 #include "manifest_cli.h"
 
-static int is_ctrl(unsigned char c)
+/* One unit of the name: a plain character (possibly multibyte) or bytes to escape. */
+enum { U_PLAIN, U_ESC, U_QUOTE };
+
+typedef struct unit {
+    int kind;
+    size_t off, len; /* bytes of the name */
+    int needs_quote; /* forces quoting (plain units only; escapes always do) */
+    int compat;      /* may stand inside "..." as well as '...' */
+} unit;
+
+static locale_t g_loc;
+static int g_loc_init, g_utf8;
+
+static void locale_init(void)
 {
-    return c < 0x20 || c >= 0x7f;
+    if (g_loc_init) return;
+    g_loc_init = 1;
+    g_loc = newlocale(LC_CTYPE_MASK, "", (locale_t)0);
+    if (g_loc) {
+        locale_t old = uselocale(g_loc);
+        g_utf8 = MB_CUR_MAX > 1;
+        uselocale(old);
+    }
 }
 
-/* Does c force quoting at position i of a name of length n? */
-static int needs_quote(unsigned char c, size_t i, size_t n)
+static int is_ctrl(unsigned char c)
 {
-    if (is_ctrl(c)) return 1;
+    return c < 0x20 || c == 0x7f;
+}
+
+static int plain_needs_quote(unsigned char c, size_t i, size_t n)
+{
     switch (c) {
     case ' ': case '!': case '"': case '$': case '&': case '\'': case '(': case ')':
     case '*': case ';': case '<': case '=': case '>': case '?': case '[': case '\\':
@@ -30,11 +59,8 @@ static int needs_quote(unsigned char c, size_t i, size_t n)
     }
 }
 
-/* Characters that may appear inside "..." as well as inside '...' (gnulib's
-** c_and_shell_quote_compat). */
-static int compat(unsigned char c, size_t i, size_t n)
+static int plain_compat(unsigned char c, size_t i, size_t n)
 {
-    if (is_ctrl(c)) return 0;
     switch (c) {
     case '!': case '"': case '$': case '&': case '(': case ')': case '*': case ';':
     case '<': case '=': case '>': case '?': case '[': case '\\': case '^': case '`':
@@ -46,7 +72,57 @@ static int compat(unsigned char c, size_t i, size_t n)
     }
 }
 
-static void esc(FILE *f, unsigned char c)
+/* Split s into units. Returns the count; *u is malloc'd (NULL on failure). */
+static size_t split_units(const char *s, size_t n, unit **out)
+{
+    unit *u = malloc((n ? n : 1) * sizeof *u);
+    *out = u;
+    if (!u) return 0;
+    size_t k = 0;
+    locale_t old = g_utf8 ? uselocale(g_loc) : (locale_t)0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        unit x = {U_PLAIN, i, 1, 0, 1};
+        if (c == '\'') {
+            x.kind = U_QUOTE;
+            x.needs_quote = 1;
+        } else if (is_ctrl(c)) {
+            x.kind = U_ESC;
+            x.compat = 0;
+        } else if (c < 0x80) {
+            x.needs_quote = plain_needs_quote(c, i, n);
+            x.compat = plain_compat(c, i, n);
+        } else if (!g_utf8) {
+            x.kind = U_ESC;
+            x.compat = 0;
+        } else {
+            mbstate_t st;
+            memset(&st, 0, sizeof st);
+            wchar_t w;
+            size_t b = mbrtowc(&w, s + i, n - i, &st);
+            if (b == (size_t)-1 || b == 0) {
+                x.kind = U_ESC; /* one invalid byte */
+                x.compat = 0;
+            } else if (b == (size_t)-2) {
+                x.kind = U_ESC; /* incomplete: gnulib escapes the rest of the name */
+                x.len = n - i;
+                x.compat = 0;
+            } else {
+                x.len = b;
+                if (!iswprint((wint_t)w)) {
+                    x.kind = U_ESC;
+                    x.compat = 0;
+                }
+            }
+        }
+        u[k++] = x;
+        i += x.len;
+    }
+    if (g_utf8) uselocale(old);
+    return k;
+}
+
+static void esc_byte(FILE *f, unsigned char c)
 {
     switch (c) {
     case '\a': fputs("\\a", f); break;
@@ -62,44 +138,46 @@ static void esc(FILE *f, unsigned char c)
 
 void mcli_quotef(FILE *f, const char *s)
 {
+    locale_init();
     size_t n = strlen(s);
-    int plain = n > 0;
-    for (size_t i = 0; i < n && plain; i++)
-        if (needs_quote((unsigned char)s[i], i, n)) plain = 0;
-    if (plain) {
+    unit *u;
+    size_t k = split_units(s, n, &u);
+    if (!u) {
         fputs(s, f);
         return;
     }
-    int has_sq = strchr(s, '\'') != NULL;
-    int all_compat = 1, pending = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!compat((unsigned char)s[i], i, n)) all_compat = 0;
+    int quote = n == 0, has_sq = 0, all_compat = 1;
+    for (size_t i = 0; i < k; i++) {
+        if (u[i].kind != U_PLAIN || u[i].needs_quote) quote = 1;
+        if (u[i].kind == U_QUOTE) has_sq = 1;
+        if (!u[i].compat) all_compat = 0;
+    }
+    if (!quote) {
+        fputs(s, f);
+        free(u);
+        return;
+    }
     if (has_sq && all_compat) {
         fputc('"', f);
         fputs(s, f);
         fputc('"', f);
+        free(u);
         return;
     }
-    if (has_sq) {
-        /* gnulib scanned the name once from the first apostrophe on without writing, then
-        ** restarts without resetting its "inside $'...'" state: replay that scan. */
-        for (size_t i = (size_t)(strchr(s, '\'') - s); i < n; i++) {
-            unsigned char c = (unsigned char)s[i];
-            if (is_ctrl(c)) pending = 1;
-            else if (c == '\'') pending = 0;
-            else pending = 0;
-        }
-    }
+    /* gnulib scanned the name once without writing (from the first apostrophe on), then
+    ** restarts without resetting its "inside $'...'" state: that state is whether the last
+    ** unit was an escape. */
+    int pending = has_sq && k > 0 && u[k - 1].kind == U_ESC;
     fputc('\'', f);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (is_ctrl(c)) {
+    for (size_t i = 0; i < k; i++) {
+        const unit *x = &u[i];
+        if (x->kind == U_ESC) {
             if (!pending) {
                 fputs("'$'", f);
                 pending = 1;
             }
-            esc(f, c);
-        } else if (c == '\'') {
+            for (size_t b = 0; b < x->len; b++) esc_byte(f, (unsigned char)s[x->off + b]);
+        } else if (x->kind == U_QUOTE) {
             fputs("'\\''", f);
             pending = 0;
         } else {
@@ -107,8 +185,9 @@ void mcli_quotef(FILE *f, const char *s)
                 fputs("''", f);
                 pending = 0;
             }
-            fputc(c, f);
+            fwrite(s + x->off, 1, x->len, f);
         }
     }
     fputc('\'', f);
+    free(u);
 }

@@ -107,6 +107,25 @@ class TestSum(Base):
             self.assertEqual(m[1], ref[1])
             self.assertEqual(m[0], 0)
 
+    def test_error_name_quoting_random(self):
+        """Names in error messages are quoted exactly as coreutils quotes them, in the C locale
+        and in a UTF-8 locale (valid printable UTF-8 kept, other bytes escaped)."""
+        pieces = [bytes([b]) for b in range(1, 128) if b != 0x2f] + [
+            b"\xc3\xa9", b"\xe2\x80\x8b", b"\xc2\xa0", b"\xc2\x85", b"\xff", b"\xc3", b"\xe2\x82",
+            b"\xf0\x9f\x98\x80", b"'", b"''", b" ", b"\\", b"\n"]
+        names = [bytes([b]) for b in range(1, 256) if b != 0x2f]
+        for _ in range(400):
+            names.append(b"".join(self.rng.choice(pieces) for _ in range(self.rng.randrange(1, 6))))
+        names = [n for n in names if n not in (b".", b"..", b"-") and not n.startswith(b"-")]
+        args = [os.fsdecode(n) for n in names]
+        for loc in ("C", "C.UTF-8"):
+            env = {"LC_ALL": loc, "LANG": loc}
+            t = subprocess.run(["md5sum", "--"] + args, cwd=self.dir, capture_output=True,
+                               env=dict(os.environ, **env), timeout=60)
+            m = run(["sum", "--"] + args, env=env, cwd=self.dir)
+            self.assertEqual(strip_prog(m[2]), strip_prog(t.stderr), loc)
+            self.assertEqual(m[0], t.returncode)
+
     def test_sum_usage_errors(self):
         for args in (["-l", "12", "-a", "blake2b"], ["-l", "520", "-a", "blake2b"], ["-l", "128"],
                      ["-a", "crc32"], ["--tag", "-t"], ["--bogus"], ["-j", "x"]):
