@@ -1,0 +1,79 @@
+/*
+** Internal interface of the CLVM tree module (src/sexp/). Never installed.
+*/
+#ifndef MERKLE_SEXP_IMPL_H
+#define MERKLE_SEXP_IMPL_H
+
+#include "common/internal.h"
+#include "merkle/hash.h"
+#include "merkle/sexp.h"
+
+#define MERKLE__SEXP_ATOM_BIT 0x80000000u
+
+static inline int merkle__sexp_valid(const merkle_sexp_store *st, merkle_sexp_node n)
+{
+    if (n & MERKLE__SEXP_ATOM_BIT) return (size_t)(n & ~MERKLE__SEXP_ATOM_BIT) < st->natoms;
+    return (size_t)n < st->npairs;
+}
+
+/* Grow *buf (element size elem) so that it holds at least need elements. 0 on success. */
+int merkle__sexp_grow(void **buf, size_t *cap, size_t need, size_t elem);
+
+/* Canonical serialized length of an atom of len bytes whose first byte is first. */
+static inline uint64_t merkle__sexp_atom_ser_len(uint64_t len, uint8_t first)
+{
+    if (len == 0) return 1;
+    if (len == 1 && first < 0x80) return 1;
+    if (len < 0x40) return 1 + len;
+    if (len < 0x2000) return 2 + len;
+    if (len < 0x100000) return 3 + len;
+    if (len < 0x8000000) return 4 + len;
+    return 5 + len;
+}
+
+/* Per-process random 64-bit words for keyed tables (getrandom, once). */
+void merkle__sexp_secret(uint64_t out[4]);
+
+/* Fill the tree-hash memo for every node reachable from node. */
+merkle_status merkle__sexp_hash_reachable(merkle_sexp_store *st, merkle_sexp_node node);
+
+/* Size the memo arrays for every node of the store (new slots not done). 0 or NOMEM. */
+merkle_status merkle__sexp_memo_reserve(merkle_sexp_store *st);
+
+/* Tree hash of atom index i (memoised); merkle__sexp_memo_reserve must have run. */
+const uint8_t *merkle__sexp_atom_hash(merkle_sexp_store *st, size_t i);
+
+/* Pointer to the memoised tree hash of node (merkle__sexp_hash_reachable must have run). */
+static inline const uint8_t *merkle__sexp_hash_of(const merkle_sexp_store *st,
+                                                  merkle_sexp_node n)
+{
+    if (n & MERKLE__SEXP_ATOM_BIT) return st->atom_hash + 32 * (size_t)(n & ~MERKLE__SEXP_ATOM_BIT);
+    return st->pair_hash + 32 * (size_t)n;
+}
+
+/* Serialized length of every pair 0..last, saturating at UINT64_MAX (malloc'd array). */
+merkle_status merkle__sexp_pair_lengths(uint64_t **out, const merkle_sexp_store *st, size_t last);
+
+/* Write the canonical atom encoding of data[0..len) at out; returns the bytes written. */
+size_t merkle__sexp_write_atom(uint8_t *out, const uint8_t *data, uint64_t len);
+
+/* Options and counters of the back-reference encoder (tests and benchmarks). */
+typedef struct merkle__sexp_br_opts {
+    int unkeyed;           /* 1: bucket = low bits of the first 8 hash bytes (clvm_rs style,
+                              no secret): ONLY for demonstrating collision attacks */
+    uint64_t work_per_node; /* search budget per node (0: default 256) */
+    uint64_t work_base;     /* initial search budget (0: default 2^22) */
+    /* outputs */
+    uint64_t probes;        /* hash-table slots inspected in the atom-hash table */
+    uint64_t lookups;       /* atom-hash table lookups */
+    uint64_t search_steps;  /* parent entries scanned by path searches */
+    uint64_t budget_cuts;   /* searches stopped by the work bound */
+    uint64_t rehashes;      /* tables re-keyed because a probe sequence got too long */
+} merkle__sexp_br_opts;
+
+merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
+                                              merkle_sexp_store *st, merkle_sexp_node node,
+                                              uint64_t max_out, merkle__sexp_br_opts *opts,
+                                              merkle_error *error);
+
+#endif
