@@ -515,9 +515,8 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     table_key(&e, &e.atab, 0);
     table_key(&e, &e.ptab, 1);
     {
-        static const uint8_t nil_hash_msg = 0x01;
         uint8_t nil_hash[32];
-        merkle_sha256_hash(nil_hash, &nil_hash_msg, 1);
+        merkle__sexp_sha_tagged(nil_hash, 0x01, NULL, 0);
         if ((s = intern_atom(&e, nil_hash, &e.root)) != MERKLE_OK) goto out;
     }
     /* Ids bottom-up (index order is topological). */
@@ -554,7 +553,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
         if (x & MERKLE__SEXP_ATOM_BIT) {
             size_t ai = x & ~MERKLE__SEXP_ATOM_BIT;
             alen = st->atoms[2 * ai + 1];
-            adata = st->bytes + st->atoms[2 * ai];
+            adata = merkle__sexp_atom_data(st, ai);
             sl = merkle__sexp_atom_ser_len(alen, alen ? adata[0] : 0);
             if ((s = intern_atom(&e, merkle__sexp_atom_hash(st, ai), &id)) != MERKLE_OK)
                 goto out;

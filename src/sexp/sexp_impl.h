@@ -16,6 +16,21 @@ static inline int merkle__sexp_valid(const merkle_sexp_store *st, merkle_sexp_no
     return (size_t)n < st->npairs;
 }
 
+/* Contents of atom index i (never NULL, also for an empty store arena). */
+static inline const uint8_t *merkle__sexp_atom_data(const merkle_sexp_store *st, size_t i)
+{
+    static const uint8_t empty = 0;
+    return st->bytes ? st->bytes + st->atoms[2 * i] : &empty;
+}
+
+/* out = SHA-256(tag || data[0..len)); data may be NULL when len is 0. */
+static inline void merkle__sexp_sha_tagged(uint8_t out[32], uint8_t tag, const uint8_t *data,
+                                           size_t len)
+{
+    static const uint8_t empty = 0;
+    merkle_sha256_batch_strided(out, &tag, 1, data ? data : &empty, 0, len, 1);
+}
+
 /* Grow *buf (element size elem) so that it holds at least need elements. 0 on success. */
 int merkle__sexp_grow(void **buf, size_t *cap, size_t need, size_t elem);
 

@@ -115,7 +115,7 @@ merkle_status merkle_sexp_atom(const uint8_t **data, size_t *len, const merkle_s
     if (!data || !len || !st || !(node & MERKLE__SEXP_ATOM_BIT) || !merkle__sexp_valid(st, node))
         return MERKLE_ERR_ARG;
     size_t i = node & ~MERKLE__SEXP_ATOM_BIT;
-    *data = st->bytes + st->atoms[2 * i];
+    *data = merkle__sexp_atom_data(st, i);
     *len = (size_t)st->atoms[2 * i + 1];
     return MERKLE_OK;
 }
@@ -205,7 +205,7 @@ static void secret_init(void)
         clock_gettime(CLOCK_MONOTONIC, &ts);
         uint64_t mix[4] = {(uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec, (uint64_t)getpid(),
                            (uint64_t)(uintptr_t)&got};
-        merkle_sha256_hash(buf, mix, sizeof mix);
+        merkle__sexp_sha_tagged(buf, 0, (const uint8_t *)mix, sizeof mix);
     }
     for (int i = 0; i < 4; i++) g_secret[i] = merkle__load_le64(buf + 8 * i);
     g_secret[1] |= 1; /* multipliers must be odd */

@@ -20,12 +20,11 @@ static pthread_once_t g_small_once = PTHREAD_ONCE_INIT;
 
 static void small_init(void)
 {
-    uint8_t msg[2] = {0x01, 0};
     for (unsigned b = 0; b < 256; b++) {
-        msg[1] = (uint8_t)b;
-        merkle_sha256_hash(g_small[b], msg, 2);
+        uint8_t byte = (uint8_t)b;
+        merkle__sexp_sha_tagged(g_small[b], 0x01, &byte, 1);
     }
-    merkle_sha256_hash(g_small[256], msg, 1);
+    merkle__sexp_sha_tagged(g_small[256], 0x01, NULL, 0);
 }
 
 merkle_status merkle__sexp_memo_reserve(merkle_sexp_store *st)
@@ -62,13 +61,12 @@ const uint8_t *merkle__sexp_atom_hash(merkle_sexp_store *st, size_t i)
     uint8_t *h = st->atom_hash + 32 * i;
     if (st->atom_done[i]) return h;
     uint64_t len = st->atoms[2 * i + 1];
-    const uint8_t *data = st->bytes + st->atoms[2 * i];
+    const uint8_t *data = merkle__sexp_atom_data(st, i);
     if (len <= 1) {
         pthread_once(&g_small_once, small_init);
         memcpy(h, g_small[len ? data[0] : 256], 32);
     } else {
-        static const uint8_t one = 0x01;
-        merkle_sha256_batch_strided(h, &one, 1, data, 0, (size_t)len, 1);
+        merkle__sexp_sha_tagged(h, 0x01, data, (size_t)len);
     }
     st->atom_done[i] = 1;
     return h;
@@ -291,7 +289,7 @@ merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t *out_len,
         merkle_sexp_node x = stack[--n];
         if (x & MERKLE__SEXP_ATOM_BIT) {
             size_t i = x & ~MERKLE__SEXP_ATOM_BIT;
-            w += merkle__sexp_write_atom(out + w, store->bytes + store->atoms[2 * i],
+            w += merkle__sexp_write_atom(out + w, merkle__sexp_atom_data(store, i),
                                          store->atoms[2 * i + 1]);
             continue;
         }
