@@ -78,6 +78,10 @@ static void table_key(enc *e, table *t, int which)
     uint64_t c = (uint64_t)e->rekeys * 0x9e3779b97f4a7c15ULL;
     t->k_mul = (e->secret[which ? 3 : 1] ^ (c * 0xbf58476d1ce4e5b9ULL)) | 1;
     t->k_add = e->secret[which ? 2 : 0] + c;
+    if (e->o->unkeyed) { /* comparison mode: fixed Fibonacci hashing, no secret */
+        t->k_mul = 0x9e3779b97f4a7c15ULL;
+        t->k_add = 0;
+    }
 }
 
 static int table_init(table *t, size_t size_log2)
@@ -213,7 +217,7 @@ static merkle_status intern_pair(enc *e, uint32_t l, uint32_t r, uint32_t *out)
                 return MERKLE_OK;
             }
             b = (b + 1) & t->mask;
-            if (++probes > MAX_PROBE) break;
+            if (++probes > MAX_PROBE && !e->o->unkeyed) break;
         }
         if (probes > MAX_PROBE || 2 * (t->used + 1) > t->mask + 1) {
             if (probes > MAX_PROBE) e->o->rehashes++;

@@ -74,8 +74,9 @@ size_t merkle__sexp_write_atom(uint8_t *out, const uint8_t *data, uint64_t len);
 
 /* Options and counters of the back-reference encoder (tests and benchmarks). */
 typedef struct merkle__sexp_br_opts {
-    int unkeyed;           /* 1: bucket = low bits of the first 8 hash bytes (clvm_rs style,
-                              no secret): ONLY for demonstrating collision attacks */
+    int unkeyed;           /* 1: no secret: atom bucket = low bits of the first 8 hash bytes
+                              (clvm_rs style), pair bucket = fixed Fibonacci hashing, no probe
+                              bound. ONLY for benchmarks and for demonstrating attacks */
     uint64_t work_per_node; /* search budget per node (0: default 256) */
     uint64_t work_base;     /* initial search budget (0: default 2^22) */
     /* outputs */
