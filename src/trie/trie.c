@@ -214,15 +214,20 @@ static void node_free(merkle_trie *t, tnode *n)
     pool_free(&t->pool, n, NODE_SIZE(n->kbits));
 }
 
-/* Set the value of n (computing its digest once, here). -1 on allocation failure. */
-static int node_set_value(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen)
+/* Set the value of n; digest, when not NULL, is SHA-256(v) computed by the caller (values
+** of 32 bytes or more). -1 on allocation failure. */
+static int node_set_value_d(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen,
+                            const uint8_t *digest)
 {
     uint8_t *blk = NULL;
     if (vlen) {
         blk = pool_alloc(&t->pool, VAL_SIZE(vlen));
         if (blk == NULL) return -1;
         if (vlen >= 32) {
-            merkle_sha256_hash(blk, v, vlen);
+            if (digest)
+                memcpy(blk, digest, 32);
+            else
+                merkle_sha256_hash(blk, v, vlen);
             memcpy(blk + 32, v, vlen);
         } else {
             memcpy(blk, v, vlen);
@@ -233,6 +238,12 @@ static int node_set_value(merkle_trie *t, tnode *n, const uint8_t *v, size_t vle
     n->vlen = (uint32_t)vlen;
     n->hasval = 1;
     return 0;
+}
+
+/* Set the value of n, computing its digest (once, here). -1 on allocation failure. */
+static int node_set_value(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen)
+{
+    return node_set_value_d(t, n, v, vlen, NULL);
 }
 
 static inline const uint8_t *node_value(const tnode *n)
@@ -266,6 +277,7 @@ static int node_add_kid(merkle_trie *t, tnode *n, tnode *c, unsigned tok)
     toks[i] = (uint8_t)tok;
     n->kids[i] = c;
     n->nkids++;
+    n->dirty = 1;
     return 0;
 }
 
@@ -884,10 +896,108 @@ static inline int same_key(const sort_item *x, const sort_item *y)
            (x->klen <= 8 || memcmp(x->key + 8, y->key + 8, x->klen - 8) == 0);
 }
 
+#define BULK_WIN 64
+#define BULK_PAYLOAD (32 + MERKLE__UVARINT_MAX + 64) /* leaves with keys up to 64 bytes */
+
+/*
+** Multi-buffer hashing for one window of the bulk build: the value digests of win[0..m) (in
+** groups of equal value length) into dig, then the IDs of the new leaves lf[0..m) (NULL
+** entries skipped) whose preimage is short enough, in groups of equal preimage shape, with
+** merkle_sha256_batch (several messages per SIMD/SHA-NI pass). A leaf hashed here is clean.
+*/
+static void bulk_value_digests(const sort_item *win, size_t m, const uint8_t *const *vals,
+                               const size_t *vlens, uint8_t dig[][32])
+{
+    uint8_t done[BULK_WIN] = {0};
+    for (size_t a = 0; a < m; a++) {
+        size_t len = vlens[win[a].idx];
+        if (done[a] || len < 32) continue;
+        const uint8_t *msgs[16];
+        size_t at[16], g = 0;
+        for (size_t b = a; b < m; b++) {
+            if (done[b] || vlens[win[b].idx] != len) continue;
+            done[b] = 1;
+            msgs[g] = vals[win[b].idx];
+            at[g++] = b;
+            if (g == 16 || b + 1 == m) {
+                uint8_t out[16][32];
+                (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, len, g);
+                for (size_t j = 0; j < g; j++) memcpy(dig[at[j]], out[j], 32);
+                g = 0;
+            }
+        }
+        if (g) {
+            uint8_t out[16][32];
+            (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, len, g);
+            for (size_t j = 0; j < g; j++) memcpy(dig[at[j]], out[j], 32);
+        }
+    }
+}
+
+static void bulk_leaf_ids(tnode *const *lf, size_t m)
+{
+    uint8_t pay[BULK_WIN][BULK_PAYLOAD];
+    size_t plen[BULK_WIN];
+    uint8_t dl[BULK_WIN], ok[BULK_WIN];
+    for (size_t i = 0; i < m; i++) {
+        tnode *n = lf[i];
+        ok[i] = 0;
+        if (n == NULL || KEY_BYTES(n->kbits) > 64) continue;
+        /* preimage = 00 (no children) | 01 dl | digest | uvarint(kbits) key: the first three
+        ** bytes are the batch prefix, the rest the payload. */
+        size_t d = n->vlen >= 32 ? 32 : n->vlen, u = 0;
+        if (d) memcpy(pay[i], n->val, d);
+        u = d + merkle__uvarint_put(pay[i] + d, n->kbits);
+        size_t kb = KEY_BYTES(n->kbits);
+        if (kb) memcpy(pay[i] + u, n->key, kb);
+        plen[i] = u + kb;
+        dl[i] = (uint8_t)d;
+        ok[i] = 1;
+    }
+    for (size_t a = 0; a < m; a++) {
+        if (!ok[a]) continue;
+        const uint8_t *msgs[16];
+        size_t at[16], g = 0;
+        uint8_t prefix[3] = {0, 1, dl[a]};
+        size_t len = plen[a];
+        for (size_t b = a; b < m; b++) {
+            if (!ok[b] || plen[b] != len || dl[b] != dl[a]) continue;
+            ok[b] = 0;
+            msgs[g] = pay[b];
+            at[g++] = b;
+            if (g == 16) {
+                uint8_t out[16][32];
+                (void)merkle_sha256_batch(&out[0][0], prefix, 3, msgs, len, g);
+                for (size_t j = 0; j < g; j++) {
+                    memcpy(lf[at[j]]->id, out[j], 32);
+                    lf[at[j]]->dirty = 0;
+                }
+                g = 0;
+            }
+        }
+        if (g) {
+            uint8_t out[16][32];
+            (void)merkle_sha256_batch(&out[0][0], prefix, 3, msgs, len, g);
+            for (size_t j = 0; j < g; j++) {
+                memcpy(lf[at[j]]->id, out[j], 32);
+                lf[at[j]]->dirty = 0;
+            }
+        }
+    }
+}
+
+/* Is key a (al bytes) a proper prefix of key b? */
+static inline int is_prefix(const sort_item *a, const sort_item *b)
+{
+    return a->klen < b->klen && (a->klen == 0 || memcmp(a->key, b->key, a->klen) == 0);
+}
+
 /*
 ** Build the whole trie of an empty t from the sorted batch (duplicates adjacent, the last one
 ** wins) with a stack of open nodes on the path to the latest key; a node is hashed the
-** moment it is complete, while its children's IDs are still in cache.
+** moment it is complete, while its children's IDs are still in cache. The batch is taken in
+** windows of BULK_WIN pairs: their value digests and the IDs of their leaves are computed
+** first with the multi-buffer SHA-256 (a leaf that a later key extends is left for later).
 */
 static int bulk_build(merkle_trie *t, const sort_item *it, size_t n,
                       const uint8_t *const *vals, const size_t *vlens)
@@ -898,65 +1008,98 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n,
     const uint8_t *pk = NULL;
     uint32_t pbits = 0;
     uint64_t count = 0;
-    for (size_t i = 0; i < n; i++) {
-        /* Sorted order is random order in the input: fetch ahead, first the value
-        ** pointers, then the key and value bytes. */
-        if (i + 16 < n) {
-            __builtin_prefetch(&vals[it[i + 16].idx]);
-            __builtin_prefetch(&vlens[it[i + 16].idx]);
+    uint8_t dig[BULK_WIN][32];
+    tnode *lf[BULK_WIN];
+    for (size_t w0 = 0; w0 < n; w0 += BULK_WIN) {
+        size_t m = n - w0 < BULK_WIN ? n - w0 : BULK_WIN;
+        const sort_item *win = it + w0;
+        /* Fetch the next window's input while this one is worked on: sorted order is
+        ** random order in the input. */
+        for (size_t j = w0 + BULK_WIN; j < w0 + 2 * BULK_WIN && j < n; j++) {
+            __builtin_prefetch(it[j].key);
+            __builtin_prefetch(&vals[it[j].idx]);
+            __builtin_prefetch(&vlens[it[j].idx]);
         }
-        if (i + 8 < n) {
-            __builtin_prefetch(it[i + 8].key);
-            __builtin_prefetch(vals[it[i + 8].idx]);
-        }
-        if (i + 1 < n && same_key(&it[i], &it[i + 1])) continue; /* a later duplicate wins */
-        const uint8_t *k = it[i].key;
-        uint32_t kbits = (uint32_t)(it[i].klen * 8);
-        if (sp) {
-            uint32_t d = common_bits(pk, pbits, k, kbits, 0);
-            d -= d % t->ts;
-            while (st[sp - 1]->kbits > d) {
-                tnode *c = st[--sp];
-                node_hash(c);
-                if (sp && st[sp - 1]->kbits >= d) {
-                    if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
-                        goto fail;
-                } else {
-                    tnode *b = node_new(t, k, d);
-                    if (b == NULL || node_add_kid(t, b, c, token_at(c->key, d, t->ts)) != 0) goto fail;
-                    st[sp++] = b;
-                    break;
-                }
+        bulk_value_digests(win, m, vals, vlens, dig);
+        for (size_t j = 0; j < m; j++) {
+            size_t i = w0 + j;
+            lf[j] = NULL;
+            if (j + 4 < m) __builtin_prefetch(vals[win[j + 4].idx]);
+            if (i + 1 < n && same_key(&it[i], &it[i + 1])) continue; /* a later duplicate wins */
+            tnode *leaf = node_new(t, it[i].key, (uint32_t)(it[i].klen * 8));
+            if (leaf == NULL) goto fail;
+            lf[j] = leaf;
+            size_t q = it[i].idx;
+            if (node_set_value_d(t, leaf, vals[q], vlens[q], vlens[q] >= 32 ? dig[j] : NULL) != 0) {
+                node_free(t, leaf);
+                lf[j] = NULL;
+                goto fail_window;
             }
         }
-        if (sp + 1 >= cap) {
-            tnode **ns = realloc(st, 2 * cap * sizeof *ns);
-            if (ns == NULL) goto fail;
-            st = ns;
-            cap *= 2;
+        {
+            tnode *batch[BULK_WIN];
+            for (size_t j = 0; j < m; j++) {
+                size_t i = w0 + j;
+                /* A key that the next one extends gets children: hash it when it closes. */
+                batch[j] = lf[j] && !(i + 1 < n && is_prefix(&it[i], &it[i + 1])) ? lf[j] : NULL;
+            }
+            bulk_leaf_ids(batch, m);
         }
-        tnode *leaf = node_new(t, k, kbits);
-        if (leaf == NULL) goto fail;
-        st[sp++] = leaf;
-        if (node_set_value(t, leaf, vals[it[i].idx], vlens[it[i].idx]) != 0) goto fail;
-        pk = leaf->key;
-        pbits = kbits;
-        count++;
+        for (size_t j = 0; j < m; j++) {
+            tnode *leaf = lf[j];
+            if (leaf == NULL) continue;
+            lf[j] = NULL;
+            const uint8_t *k = leaf->key;
+            uint32_t kbits = leaf->kbits;
+            if (sp) {
+                uint32_t d = common_bits(pk, pbits, k, kbits, 0);
+                d -= d % t->ts;
+                while (st[sp - 1]->kbits > d) {
+                    tnode *c = st[--sp];
+                    if (c->dirty) node_hash(c);
+                    if (sp && st[sp - 1]->kbits >= d) {
+                        if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
+                            goto fail_leaf;
+                    } else {
+                        tnode *b = node_new(t, k, d);
+                        if (b == NULL || node_add_kid(t, b, c, token_at(c->key, d, t->ts)) != 0)
+                            goto fail_leaf;
+                        st[sp++] = b;
+                        break;
+                    }
+                }
+            }
+            if (sp + 1 >= cap) {
+                tnode **ns = realloc(st, 2 * cap * sizeof *ns);
+                if (ns == NULL) goto fail_leaf;
+                st = ns;
+                cap *= 2;
+            }
+            st[sp++] = leaf;
+            pk = leaf->key;
+            pbits = kbits;
+            count++;
+            continue;
+        fail_leaf:
+            lf[j] = leaf; /* not linked yet */
+            goto fail_window;
+        }
     }
     while (sp > 1) {
         tnode *c = st[--sp];
-        node_hash(c);
+        if (c->dirty) node_hash(c);
         if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
             goto fail;
     }
     if (sp) {
-        node_hash(st[0]);
+        if (st[0]->dirty) node_hash(st[0]);
         t->root = st[0];
     }
     t->size = count;
     free(st);
     return 0;
-fail: /* the trie was empty: drop everything built so far */
+fail_window:
+fail: /* the trie was empty: drop everything built so far (all of it lives in the pool) */
     free(st);
     pool_release(&t->pool);
     t->root = NULL;
