@@ -594,16 +594,111 @@ static void node_hash(tnode *n)
     n->dirty = 0;
 }
 
-/* Hash every dirty node under (and including) root, children first. -1 on NOMEM (the nodes
-** hashed so far are clean and correct, the rest stay dirty). */
-static int hash_subtree(tnode *root, wstack *w)
+/* Size of n's ID preimage; when out is not NULL, also write it there. */
+static size_t node_preimage(const tnode *n, uint8_t *out);
+
+/* Scratch of the batched hasher (one per thread): walk stack and node lists. */
+typedef struct hscratch {
+    wstack w;
+    tnode **order, **sorted;
+    size_t cap;
+    size_t *count;
+    size_t ccap;
+} hscratch;
+
+static void hs_free(hscratch *h)
+{
+    free(h->w.f);
+    free(h->order);
+    free(h->sorted);
+    free(h->count);
+}
+
+static inline uint32_t get_height(const tnode *n)
+{
+    uint32_t v;
+    memcpy(&v, n->id, sizeof v);
+    return v;
+}
+
+#define HB_CHUNK 256
+#define HB_MAX_PREIMAGE 1024
+
+/*
+** Hash nodes[0..m), none of which is an ancestor of another and whose children are all
+** clean: nodes with preimages of the same length are hashed 16 at a time with the
+** multi-buffer SHA-256 (each preimage assembled in a stack buffer), the rest one by one.
+*/
+static void hash_level(tnode *const *nodes, size_t m)
+{
+    uint8_t buf[16 * HB_MAX_PREIMAGE];
+    for (size_t c0 = 0; c0 < m; c0 += HB_CHUNK) {
+        size_t cm = m - c0 < HB_CHUNK ? m - c0 : HB_CHUNK;
+        tnode *const *v = nodes + c0;
+        size_t len[HB_CHUNK];
+        uint8_t done[HB_CHUNK];
+        /* Nodes of a level lie anywhere in memory: fetch ahead, then the children. */
+        for (size_t i = 0; i < cm && i < 8; i++) __builtin_prefetch(v[i]);
+        for (size_t i = 0; i < cm; i++) {
+            if (i + 8 < cm) __builtin_prefetch(v[i + 8]);
+            len[i] = node_preimage(v[i], NULL);
+            done[i] = 0;
+            for (unsigned k = 0; k < v[i]->nkids; k++) __builtin_prefetch(v[i]->kids[k]);
+        }
+        for (size_t a = 0; a < cm; a++) {
+            if (done[a]) continue;
+            size_t L = len[a];
+            if (L > HB_MAX_PREIMAGE) {
+                node_hash(v[a]);
+                done[a] = 1;
+                continue;
+            }
+            for (size_t b = a;;) {
+                size_t sel[16], g = 0;
+                for (; b < cm && g < 16; b++)
+                    if (!done[b] && len[b] == L) {
+                        sel[g++] = b;
+                        done[b] = 1;
+                    }
+                if (g == 0) break;
+                if (g == 1) {
+                    node_hash(v[sel[0]]);
+                    continue;
+                }
+                const uint8_t *msgs[16];
+                for (size_t j = 0; j < g; j++) {
+                    node_preimage(v[sel[j]], buf + j * L);
+                    msgs[j] = buf + j * L;
+                }
+                uint8_t out[16][32];
+                (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, L, g);
+                for (size_t j = 0; j < g; j++) {
+                    memcpy(v[sel[j]]->id, out[j], 32);
+                    v[sel[j]]->dirty = 0;
+                }
+            }
+        }
+    }
+}
+
+/*
+** Hash every dirty node under (and including) root, children first, in batches: pass 1
+** lists the dirty nodes in post-order with their height above the lowest dirty level (kept
+** in the stale ID), pass 2 orders them by height, pass 3 hashes height by height, so that
+** nodes of the same level and shape (leaves; internal nodes with as many children) share
+** multi-buffer SHA-256 passes. -1 on NOMEM (the trie stays consistent: nodes hashed so far
+** are clean and correct, the rest stay dirty).
+*/
+static int hash_subtree(tnode *root, hscratch *h)
 {
     if (!root->dirty) return 0;
     if (root->nkids == 0) {
         node_hash(root);
         return 0;
     }
-    size_t sp = 0;
+    size_t sp = 0, no = 0;
+    uint32_t maxh = 0;
+    wstack *w = &h->w;
     if (ws_reserve(w, 1) != 0) return -1;
     w->f[sp++] = (frame){root, 0};
     while (sp) {
@@ -611,20 +706,56 @@ static int hash_subtree(tnode *root, wstack *w)
         tnode *n = fr->n;
         uint32_t i = fr->i;
         while (i < n->nkids && !n->kids[i]->dirty) i++;
+        tnode *fin;
         if (i < n->nkids) {
             tnode *k = n->kids[i];
             fr->i = i + 1;
-            if (k->nkids == 0) { /* dirty leaf: no need to push it */
-                node_hash(k);
+            if (k->nkids) {
+                if (ws_reserve(w, sp + 1) != 0) return -1;
+                w->f[sp++] = (frame){k, 0};
                 continue;
             }
-            if (ws_reserve(w, sp + 1) != 0) return -1;
-            w->f[sp++] = (frame){k, 0};
-            continue;
+            fin = k; /* a dirty leaf: finished at once */
+        } else {
+            fr->i = i;
+            fin = n;
+            sp--;
         }
-        fr->i = i;
-        node_hash(n);
-        sp--;
+        uint32_t ht = 0;
+        for (unsigned k = 0; k < fin->nkids; k++)
+            if (fin->kids[k]->dirty) {
+                uint32_t kh = get_height(fin->kids[k]) + 1;
+                if (kh > ht) ht = kh;
+            }
+        memcpy(fin->id, &ht, sizeof ht);
+        if (ht > maxh) maxh = ht;
+        if (no == h->cap) {
+            size_t nc = h->cap ? 2 * h->cap : 1024;
+            tnode **o = realloc(h->order, nc * sizeof *o);
+            if (o == NULL) return -1;
+            h->order = o;
+            tnode **q = realloc(h->sorted, nc * sizeof *q);
+            if (q == NULL) return -1;
+            h->sorted = q;
+            h->cap = nc;
+        }
+        h->order[no++] = fin;
+    }
+    if ((size_t)maxh + 2 > h->ccap) {
+        size_t *c = realloc(h->count, ((size_t)maxh + 2) * sizeof *c);
+        if (c == NULL) return -1;
+        h->count = c;
+        h->ccap = (size_t)maxh + 2;
+    }
+    memset(h->count, 0, ((size_t)maxh + 2) * sizeof *h->count);
+    for (size_t i = 0; i < no; i++) h->count[get_height(h->order[i]) + 1]++;
+    for (uint32_t d = 1; d <= maxh + 1; d++) h->count[d] += h->count[d - 1];
+    for (size_t i = 0; i < no; i++) h->sorted[h->count[get_height(h->order[i])]++] = h->order[i];
+    /* count[d] is now the end of level d. */
+    size_t lo = 0;
+    for (uint32_t d = 0; d <= maxh; d++) {
+        hash_level(h->sorted + lo, h->count[d] - lo);
+        lo = h->count[d];
     }
     return 0;
 }
@@ -639,13 +770,14 @@ typedef struct par_job {
 static void *par_worker(void *arg)
 {
     par_job *job = arg;
-    wstack w = {NULL, 0};
+    hscratch h;
+    memset(&h, 0, sizeof h);
     for (;;) {
         size_t i = atomic_fetch_add(&job->next, 1);
         if (i >= job->ntasks) break;
-        if (hash_subtree(job->tasks[i], &w) != 0) atomic_store(&job->failed, 1);
+        if (hash_subtree(job->tasks[i], &h) != 0) atomic_store(&job->failed, 1);
     }
-    free(w.f);
+    hs_free(&h);
     return NULL;
 }
 
@@ -734,9 +866,10 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
         if (threads > 1 && t->root->nkids > 0) {
             rc = hash_parallel(t, threads);
         } else {
-            wstack w = {NULL, 0};
-            rc = hash_subtree(t->root, &w);
-            free(w.f);
+            hscratch h;
+            memset(&h, 0, sizeof h);
+            rc = hash_subtree(t->root, &h);
+            hs_free(&h);
         }
         if (rc != 0) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory while hashing");
     }
@@ -1202,7 +1335,6 @@ merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN], const uint8
 
 /* ------------------------------------------------------------------ proofs: path access */
 
-/* Size of n's ID preimage; when out is not NULL, also write it there. */
 static size_t node_preimage(const tnode *n, uint8_t *out)
 {
     uint8_t tmp[MERKLE__UVARINT_MAX];
