@@ -140,8 +140,23 @@ typedef struct tnode {
     uint32_t kbits; /* full key length in bits */
     uint16_t nkids, kcap;
     uint8_t hasval, dirty;
+    /* Branch factor <= 16: bit t set when the child with token t may be dirty (valid
+    ** between two hashes of this node), so that re-hashing never reads clean children. */
+    uint16_t dmask;
     uint8_t key[]; /* ceil(kbits/8) bytes, unused low bits zero */
 } tnode;
+
+/* Note that the child with token tok of n may have changed. */
+static inline void mark_kid(tnode *n, unsigned tok)
+{
+    if (tok < 16) n->dmask = (uint16_t)(n->dmask | (1u << tok));
+}
+
+/* May the i-th child of n be dirty? (Always "maybe" for branch factor 256.) */
+static inline int kid_maybe_dirty(const tnode *n, const uint8_t *toks, unsigned i, int masked)
+{
+    return !masked || (n->dmask >> toks[i]) & 1u;
+}
 
 struct merkle_trie {
     pool pool;
@@ -278,6 +293,7 @@ static int node_add_kid(merkle_trie *t, tnode *n, tnode *c, unsigned tok)
     n->kids[i] = c;
     n->nkids++;
     n->dirty = 1;
+    mark_kid(n, tok);
     return 0;
 }
 
@@ -388,6 +404,7 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
         unsigned tok = token_at(key, n->kbits, t->ts);
         int i = find_kid(n, tok);
         if (i >= 0) {
+            mark_kid(n, tok);
             slot = &n->kids[i];
             from = n->kbits + t->ts;
             continue;
@@ -452,7 +469,9 @@ merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key,
         tnode *n = *slot;
         n->dirty = 1;
         pslot = slot;
-        slot = &n->kids[find_kid(n, token_at(key, n->kbits, t->ts))];
+        unsigned tok = token_at(key, n->kbits, t->ts);
+        mark_kid(n, tok);
+        slot = &n->kids[find_kid(n, tok)];
     }
     if (found) *found = 1;
     t->size--;
@@ -592,6 +611,7 @@ static void node_hash(tnode *n)
     }
     merkle_sha256_final(&c, n->id);
     n->dirty = 0;
+    n->dmask = 0;
 }
 
 /* Size of n's ID preimage; when out is not NULL, also write it there. */
@@ -604,6 +624,7 @@ typedef struct hscratch {
     size_t cap;
     size_t *count;
     size_t ccap;
+    int masked; /* branch factor <= 16: children's dirty bits are in the parent's dmask */
 } hscratch;
 
 static void hs_free(hscratch *h)
@@ -675,6 +696,7 @@ static void hash_level(tnode *const *nodes, size_t m)
                 for (size_t j = 0; j < g; j++) {
                     memcpy(v[sel[j]]->id, out[j], 32);
                     v[sel[j]]->dirty = 0;
+                    v[sel[j]]->dmask = 0;
                 }
             }
         }
@@ -701,11 +723,13 @@ static int hash_subtree(tnode *root, hscratch *h)
     wstack *w = &h->w;
     if (ws_reserve(w, 1) != 0) return -1;
     w->f[sp++] = (frame){root, 0};
+    int masked = h->masked;
     while (sp) {
         frame *fr = &w->f[sp - 1];
         tnode *n = fr->n;
         uint32_t i = fr->i;
-        while (i < n->nkids && !n->kids[i]->dirty) i++;
+        const uint8_t *toks = kid_tokens(n);
+        while (i < n->nkids && !(kid_maybe_dirty(n, toks, i, masked) && n->kids[i]->dirty)) i++;
         tnode *fin;
         if (i < n->nkids) {
             tnode *k = n->kids[i];
@@ -722,8 +746,9 @@ static int hash_subtree(tnode *root, hscratch *h)
             sp--;
         }
         uint32_t ht = 0;
+        const uint8_t *ftoks = kid_tokens(fin);
         for (unsigned k = 0; k < fin->nkids; k++)
-            if (fin->kids[k]->dirty) {
+            if (kid_maybe_dirty(fin, ftoks, k, masked) && fin->kids[k]->dirty) {
                 uint32_t kh = get_height(fin->kids[k]) + 1;
                 if (kh > ht) ht = kh;
             }
@@ -761,6 +786,7 @@ static int hash_subtree(tnode *root, hscratch *h)
 }
 
 typedef struct par_job {
+    int masked;
     tnode **tasks;
     size_t ntasks;
     atomic_size_t next;
@@ -772,6 +798,7 @@ static void *par_worker(void *arg)
     par_job *job = arg;
     hscratch h;
     memset(&h, 0, sizeof h);
+    h.masked = job->masked;
     for (;;) {
         size_t i = atomic_fetch_add(&job->next, 1);
         if (i >= job->ntasks) break;
@@ -828,6 +855,7 @@ static int hash_parallel(merkle_trie *t, unsigned threads)
         if (!expanded) break;
     }
     par_job job;
+    job.masked = t->bf <= 16;
     job.tasks = cur.v;
     job.ntasks = cur.n;
     atomic_init(&job.next, 0);
@@ -868,6 +896,7 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
         } else {
             hscratch h;
             memset(&h, 0, sizeof h);
+            h.masked = t->bf <= 16;
             rc = hash_subtree(t->root, &h);
             hs_free(&h);
         }
@@ -1104,6 +1133,7 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
                 for (size_t j = 0; j < g; j++) {
                     memcpy(lf[at[j]]->id, out[j], 32);
                     lf[at[j]]->dirty = 0;
+                    lf[at[j]]->dmask = 0;
                 }
                 g = 0;
             }
@@ -1114,6 +1144,7 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
             for (size_t j = 0; j < g; j++) {
                 memcpy(lf[at[j]]->id, out[j], 32);
                 lf[at[j]]->dirty = 0;
+                lf[at[j]]->dmask = 0;
             }
         }
     }
