@@ -170,7 +170,10 @@ int cmd_sum(int argc, char **argv)
                 return cli_usage_error(sub, "invalid length '%s' (at most 512 bits)", optarg);
             if (bits % 8) return cli_usage_error(sub, "length %s is not a multiple of 8", optarg);
             break;
-        case OPT_TAG: tag = 1; break;
+        case OPT_TAG: /* as coreutils: --tag implies binary; a later -t is refused */
+            tag = 1;
+            binary = 1;
+            break;
         case 'z': zero = 1; break;
         case 'b': binary = 1; break;
         case 't': binary = 0; break;
@@ -184,8 +187,6 @@ int cmd_sum(int argc, char **argv)
     if (bits && alg != MERKLE_MANIFEST_BLAKE2B)
         return cli_usage_error(sub, "-l/--length is only valid with -a blake2b");
     if (tag && binary == 0) return cli_usage_error(sub, "--tag does not support --text mode");
-    if (tag && binary == 1)
-        return cli_usage_error(sub, "--binary and --tag are mutually exclusive");
     size_t dlen = bits ? (size_t)(bits / 8) : merkle_manifest_alg_len(alg);
 
     static const char *const stdin_only[] = {"-"};
@@ -218,8 +219,8 @@ int cmd_sum(int argc, char **argv)
     int rc = CLI_OK;
     char *line = NULL;
     size_t cap = 0;
-    unsigned flags = (tag ? MERKLE_MANIFEST_TAG : 0) | (binary == 1 ? MERKLE_MANIFEST_BINARY : 0) |
-                     (zero ? MERKLE_MANIFEST_ZERO : 0);
+    unsigned flags = tag ? MERKLE_MANIFEST_TAG : (binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
+    flags |= zero ? MERKLE_MANIFEST_ZERO : 0;
     for (size_t i = 0; i < n; i++) {
         if (res[i].status != MERKLE_CHECK_OK) {
             fflush(stdout);

@@ -80,7 +80,8 @@ class TestSum(Base):
         # Pass names as bytes through os.fsencode-compatible argv.
         bnames = [os.fsdecode(n) for n in AWKWARD]
         for alg in TOOLS:
-            for opts in ([], ["--tag"], ["-z"], ["--tag", "-z"], ["-b"], ["-t"]):
+            for opts in ([], ["--tag"], ["-z"], ["--tag", "-z"], ["-b"], ["-t"], ["--tag", "-b"],
+                         ["-t", "--tag"], ["-b", "-z"]):
                 self.same(alg, opts + ["--"] + bnames, ["sum", "-a", alg] + opts + ["--"] + bnames,
                           msg=alg)
         for bits in ("8", "128", "256", "512", "0"):
