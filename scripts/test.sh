@@ -4,6 +4,7 @@
 #   2. ASan+UBSan build (clang), all ctest tests again
 #   3. Fuzz smoke: each libFuzzer target for a few seconds (clang)
 #   4. Benchmark smoke: each bench binary in its tiny mode
+#   then: an MPI build (-DMERKLE_MPI=ON), tests/mpi under mpirun -np 2 and -np 3
 #   5. Debian packages: build, install, test the installed files, remove (scripts/package-test.sh;
 #      MERKLE_TEST_NO_PACKAGES=1 skips it)
 # Set MERKLE_TEST_QUICK=1 to run step 1 only.
@@ -50,7 +51,7 @@ for b in build/test/bench/bench_*; do
 done
 echo "-- bench_manifest.sh --smoke"
 bench/bench_manifest.sh --smoke build/test/merkle
-echo "== [mpi] MPI build: merkle root --mpi under mpirun -np 2 and -np 3"
+echo "== [mpi] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
 cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
   -DMERKLE_BUILD_BENCH=OFF >/dev/null
 cmake --build build/mpi -j "$jobs" --target merkle_cli
