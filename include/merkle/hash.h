@@ -11,9 +11,11 @@
 ** blake2b.Sum256, Python hashlib.blake2b(digest_size=32)); it is not BLAKE2b-512 cut short.
 **
 ** Thread safety: all functions are reentrant. The SHA-256 backend is chosen once, on first
-** use, from the CPU features and the MERKLE_BACKEND environment variable
-** (portable|shani|...); merkle_sha256_set_backend() changes it (tests, benchmarks) and must
-** not race with hashing in other threads.
+** use, from the CPU features, a short calibration (the fastest measured kernel per message
+** shape) and the MERKLE_BACKEND environment variable (portable|shani|shani2|shani4|avx2|
+** avx512|auto); merkle_sha256_set_backend() changes it (tests, benchmarks; "auto" restores
+** the calibrated choice) and must not race with hashing in other threads. The BLAKE2b-256
+** batch kernel is chosen the same way (MERKLE_BLAKE2B_BACKEND=sodium|avx2|avx512|auto).
 */
 #ifndef MERKLE_HASH_H
 #define MERKLE_HASH_H
@@ -75,11 +77,18 @@ MERKLE_API merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix
                                              size_t prefix_len, const uint8_t *const *msgs,
                                              size_t len, size_t n);
 
-/* Name of the SHA-256 backend in use ("portable", "shani", ...). Selects it if needed. */
+/*
+** Name of the SHA-256 backend in use. Selects it if needed. A forced backend has its own
+** name ("portable", "shani", "shani2", "shani4", "avx2", "avx512"); the automatic choice
+** (default) is named after the kernels the start-up calibration picked: one name when one
+** kernel won both message shapes, else "<short>+<long>" (e.g. "shani4+avx512": the first for
+** messages of at most two blocks, the second for longer ones). See docs/kernels.md.
+*/
 MERKLE_API const char *merkle_sha256_backend(void);
 
 /*
-** Select a SHA-256 backend by name for this process. MERKLE_ERR_UNSUPPORTED when this CPU
+** Select a SHA-256 backend by name for this process ("auto": the calibrated automatic
+** choice). MERKLE_ERR_UNSUPPORTED when this CPU
 ** or build lacks it, MERKLE_ERR_ARG for an unknown name. The chosen backend is self-tested
 ** against known answers first; a backend that fails is refused (MERKLE_ERR_VERIFY).
 ** Not thread-safe with respect to concurrent hashing: call it before starting threads.

@@ -68,7 +68,8 @@ extern const merkle__sha256_impl merkle__sha256_avx512; /* 16 lanes */
 /*
 ** Calibration result of the automatic choice (for benchmarks and tests): the kernel used for
 ** messages of at most two blocks, for longer ones, and the measured ns per message of every
-** available kernel on both shapes (0 when not measured). Triggers the choice if needed.
+** available kernel on both shapes (0 when not measured). Triggers the choice if needed; when
+** a backend was forced it calibrates on the spot (not thread-safe then: tests, benchmarks).
 */
 typedef struct merkle__sha256_calibration {
     const merkle__sha256_impl *shorts, *longs, *narrow;
