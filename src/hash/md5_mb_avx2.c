@@ -29,18 +29,32 @@ static inline void transpose8(__m256i r[8])
     }
 }
 
-#define V_F(b, c, d) _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)))
-#define V_G(b, c, d) _mm256_xor_si256(c, _mm256_and_si256(d, _mm256_xor_si256(b, c)))
-#define V_H(b, c, d) _mm256_xor_si256(_mm256_xor_si256(b, c), d)
-#define V_I(b, c, d) _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones)))
+/*
+** Each step splits f(b, c, d) into a part that does not depend on b, added to a + M + K off
+** the critical path, and the part that does, so that the b -> a chain is short:
+**   F = d ^ (b & (c ^ d))          (c ^ d off the chain: and, xor)
+**   G = (b & d) + (c & ~d)         (the two terms share no bits, so | is +; c & ~d off)
+**   H = b ^ (c ^ d)                (c ^ d off)
+**   I = c ^ (b | ~d)               (~d off)
+*/
+#define OFF_F(x, c, d) (x)
+#define OFF_G(x, c, d) _mm256_add_epi32(x, _mm256_andnot_si256(d, c))
+#define OFF_H(x, c, d) (x)
+#define OFF_I(x, c, d) (x)
+#define ON_F(b, c, d) _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)))
+#define ON_G(b, c, d) _mm256_and_si256(b, d)
+#define ON_H(b, c, d) _mm256_xor_si256(b, _mm256_xor_si256(c, d))
+#define ON_I(b, c, d) _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones)))
 #define V_ROL(x, s) _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - (s)))
 
-/* K from memory, and a + (M + K) pinned before f is added: see md5_mb_avx512.c. */
+/* K from memory, and the off-chain sum pinned before the on-chain part is added (see
+** md5_mb_avx512.c: the compiler would otherwise reassociate the adds). */
 #define STEP(f, a, b, c, d, g, k, s, i)                                                       \
     {                                                                                         \
         __m256i x_ = _mm256_add_epi32(a, _mm256_add_epi32(m[g], K[i]));                       \
+        x_ = OFF_##f(x_, c, d);                                                               \
         __asm__("" : "+x"(x_));                                                               \
-        x_ = _mm256_add_epi32(x_, V_##f(b, c, d));                                            \
+        x_ = _mm256_add_epi32(x_, ON_##f(b, c, d));                                           \
         a = _mm256_add_epi32(b, V_ROL(x_, s));                                                \
     }
 
