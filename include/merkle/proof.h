@@ -238,7 +238,7 @@ typedef enum merkle_proof_kind {
 
 /*
 ** Streaming prover: feed a leaf list or a byte stream once; at the end it holds the root,
-** the proof and (for one leaf) the leaf hash. Keeps O(log n) hashes (about 22 KiB, no
+** the proof and (for one leaf) the leaf hash. Keeps O(log n) hashes (about 15 KiB, no
 ** pointers, no heap); the leaves are hashed in batches and thrown away. Fields are private.
 */
 typedef struct merkle_prover {
