@@ -1,5 +1,7 @@
 """Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists."""
+import array
 import ctypes
+import itertools
 import mmap
 import os
 import stat
@@ -19,8 +21,7 @@ _leaf_hash = fn("merkle_leaf_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _node_hash = fn("merkle_node_hash", c_int, c_void_p, c_int, c_char_p, c_char_p)
 _hash = fn("merkle_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _root_bytes = fn("merkle_root_bytes", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p, c_size_t)
-_root_list = fn("merkle_root_list", c_int, c_void_p, c_int, c_int,
-                ctypes.POINTER(c_char_p), ctypes.POINTER(c_size_t), c_size_t)
+_root_list = fn("merkle_root_list", c_int, c_void_p, c_int, c_int, c_void_p, c_void_p, c_size_t)
 _root_bytes_mt = fn("merkle_root_bytes_mt", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
                     c_size_t, ctypes.c_uint)
 _tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
@@ -29,6 +30,8 @@ _tree_root = fn("merkle_tree_root", c_int, c_void_p, c_void_p, ctypes.POINTER(c_
 _tree_count = fn("merkle_tree_leaf_count", ctypes.c_uint64, c_void_p)
 
 PROFILES = ("rfc6962", "sia")
+# array typecode of a pointer-sized unsigned integer (size_t and pointers alike).
+_WORD = "Q" if ctypes.sizeof(c_void_p) == 8 else "I"
 HASHES = ("sha256", "blake2b-256")
 
 # A merkle_tree is about 10 KiB and 64-byte aligned (it embeds a libsodium BLAKE2b state);
@@ -138,10 +141,21 @@ def root_leaves(leaves, profile="rfc6962", hash=None):
             raise TypeError("leaves must be bytes-like, not str")
         items.append(x if isinstance(x, bytes) else bytes(x))
     n = len(items)
-    ptrs = (c_char_p * max(n, 1))(*items)
-    lens = (c_size_t * max(n, 1))(*[len(x) for x in items])
+    # One joined buffer and two machine-word arrays built in C by the array module: much
+    # cheaper than n ctypes objects for long lists of small leaves.
+    lens = array.array(_WORD, map(len, items))
+    blob = b"".join(items)
+    base = ctypes.cast(ctypes.c_char_p(blob), c_void_p).value or 0
+    ptrs = array.array(_WORD, itertools.accumulate(lens, initial=base))
+    ptrs.pop()
+    if n:
+        pa = (c_void_p * n).from_buffer(ptrs)
+        la = (c_size_t * n).from_buffer(lens)
+    else:
+        pa, la = None, None
     out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_root_list(out, p, h, ptrs, lens, n))
+    check(_root_list(out, p, h, pa, la, n))
+    del blob
     return out.raw
 
 
