@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,7 +43,8 @@ static void help_proof(const char *sub)
            "  --leaf-size N    cut the byte stream into N-byte leaves (default 4096 for rfc6962,\n"
            "                   64 for sia); the last leaf may be short\n"
            "  --leaves         each input line is one leaf in hex\n"
-           "  -j, --threads N  accepted for compatibility with merkle root (proofs use one)\n"
+           "  -j, --threads N  with N > 1 (default: all cores) an inclusion proof for a regular\n"
+           "                   file of 8 MiB or more hashes the two halves of the tree at once\n"
            "  -q, --quiet      no progress line\n"
            "  -h, --help       this help\n\n"
            "With no FILE, or when FILE is -, read standard input. The input is read once,\n"
@@ -172,6 +174,111 @@ static int write_all(const void *buf, size_t len)
     return 0;
 }
 
+
+/* ------------------------------------------------------------------ two-thread inclusion */
+
+/* One half of a regular file: the prover for the half with the leaf, a plain root for the
+** other. Both run at once; the root is NODE(left, right) and the other half's root is the
+** last element of the audit path (RFC 9162 PATH: the split at k(n)). */
+typedef struct half_job {
+    int fd;
+    uint64_t off, len;
+    size_t ls;
+    int prove;
+    uint64_t index;
+    merkle_hash_alg hash;
+    merkle_profile profile;
+    merkle_proof *out;
+    uint8_t root[MERKLE_HASH_LEN];
+    int err; /* errno of a failed read, or -1 for a library error */
+} half_job;
+
+static void *half_main(void *arg)
+{
+    half_job *h = (half_job *)arg;
+    uint8_t *buf = malloc(READ_CHUNK);
+    merkle_prover *pv = h->prove ? malloc(sizeof *pv) : NULL;
+    merkle_tree *t = h->prove ? NULL : malloc(sizeof *t);
+    merkle_status s = MERKLE_ERR_NOMEM;
+    h->err = -1;
+    if (!buf || (!pv && !t)) goto done;
+    s = h->prove ? merkle_prover_init(pv, MERKLE_PROOF_INCLUSION, h->hash, h->ls, h->index, 0)
+                 : merkle_tree_init(t, h->profile, h->hash, h->ls);
+    for (uint64_t pos = 0; s == MERKLE_OK && pos < h->len;) {
+        size_t want = h->len - pos < READ_CHUNK ? (size_t)(h->len - pos) : READ_CHUNK;
+        size_t got = 0;
+        while (got < want) {
+            ssize_t r = pread(h->fd, buf + got, want - got, (off_t)(h->off + pos + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                h->err = r < 0 ? errno : EIO;
+                goto done;
+            }
+            got += (size_t)r;
+        }
+        s = h->prove ? merkle_prover_write(pv, buf, want) : merkle_tree_write(t, buf, want);
+        pos += want;
+    }
+    if (s == MERKLE_OK)
+        s = h->prove ? merkle_prover_finish(pv, h->out, h->profile) : merkle_tree_root(t, h->root, NULL);
+    if (s == MERKLE_OK) h->err = 0;
+done:
+    free(buf);
+    free(pv);
+    free(t);
+    return NULL;
+}
+
+/* Inclusion proof for leaf i of a regular file of `size` bytes with two threads. 0 on
+** success (pr filled), -1 after a message. Requires 2 <= n and i < n. */
+static int prove_split(const root_opts *o, const char *name, int fd, uint64_t size, uint64_t i,
+                       merkle_proof *pr)
+{
+    uint64_t n = (size + o->leaf_size - 1) / o->leaf_size;
+    uint64_t k = (uint64_t)1 << (63 - __builtin_clzll(n - 1)); /* largest power of 2 < n */
+    uint64_t cut = k * o->leaf_size;
+    half_job h[2];
+    memset(h, 0, sizeof h);
+    for (int j = 0; j < 2; j++) {
+        h[j].fd = fd;
+        h[j].off = j ? cut : 0;
+        h[j].len = j ? size - cut : cut;
+        h[j].ls = o->leaf_size;
+        h[j].hash = o->hash;
+        h[j].profile = o->profile;
+        h[j].out = pr;
+    }
+    int mine = i < k ? 0 : 1;
+    h[mine].prove = 1;
+    h[mine].index = mine ? i - k : i;
+    pthread_t th;
+    int started = pthread_create(&th, NULL, half_main, &h[1 - mine]) == 0;
+    half_main(&h[mine]);
+    if (started)
+        pthread_join(th, NULL);
+    else
+        half_main(&h[1 - mine]);
+    for (int j = 0; j < 2; j++) {
+        if (h[j].err) {
+            if (h[j].err > 0)
+                cli_error("%s: %s", name, strerror(h[j].err));
+            else
+                cli_error("%s: proof failed", name);
+            return -1;
+        }
+    }
+    /* The proven half's path, then the other half's root; the tree root joins both. */
+    uint8_t left[MERKLE_HASH_LEN], right[MERKLE_HASH_LEN];
+    memcpy(mine ? right : left, pr->root, MERKLE_HASH_LEN);
+    memcpy(mine ? left : right, h[1 - mine].root, MERKLE_HASH_LEN);
+    memcpy(pr->path[pr->path_len++], h[1 - mine].root, MERKLE_HASH_LEN);
+    (void)merkle_node_hash(pr->root, o->hash, left, right);
+    pr->tree_size = n;
+    pr->index = i;
+    pr->end = i + 1;
+    return 0;
+}
+
 static int run_prove(int argc, char **argv, const char *sub, int consistency)
 {
     own_opts own;
@@ -264,11 +371,38 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
     }
     struct stat st;
     rc = 0;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    int split_done = 0;
+    merkle_proof *pr = malloc(sizeof *pr);
+    int have_st = fstat(fd, &st) == 0;
+    uint64_t fsize = have_st && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    uint64_t nleaves = fsize ? (fsize + o.leaf_size - 1) / o.leaf_size : 0;
+    if (have_st && S_ISDIR(st.st_mode)) {
         cli_error("%s: %s", name, strerror(EISDIR));
         rc = -1;
     } else if (o.leaves) {
         rc = root_read_leaves(name, fd, push_leaf_cb, &job);
+    } else if (pr && kind == MERKLE_PROOF_INCLUSION && o.threads > 1 && fsize >= (8u << 20) &&
+               nleaves >= 2 && a < nleaves) {
+        /* A regular file: two threads, one per half of the tree. */
+        rc = prove_split(&o, name, fd, fsize, a, pr);
+        if (rc == 0) {
+            split_done = 1;
+            uint64_t lo = a * o.leaf_size;
+            size_t len = fsize - lo < o.leaf_size ? (size_t)(fsize - lo) : o.leaf_size;
+            job.leaf = malloc(len ? len : 1);
+            size_t got = 0;
+            while (job.leaf && got < len) {
+                ssize_t r = pread(fd, job.leaf + got, len - got, (off_t)(lo + got));
+                if (r < 0 && errno == EINTR) continue;
+                if (r <= 0) break;
+                got += (size_t)r;
+            }
+            if (!job.leaf || got != len) {
+                cli_error("%s: cannot read leaf %llu", name, (ull)a);
+                rc = -1;
+            }
+            job.leaf_len = len;
+        }
     } else {
         /* Stream: large reads, and a copy of the one leaf's bytes as they pass by. */
         uint64_t lo = 0, hi = 0;
@@ -338,13 +472,12 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
     if (fd != STDIN_FILENO) close(fd);
 
     int status = CLI_OK;
-    merkle_proof *pr = malloc(sizeof *pr);
     if (rc != 0 || !pr) {
         if (!pr) cli_error("out of memory");
         status = CLI_FAIL;
     } else {
         uint64_t n = merkle_prover_leaf_count(pv);
-        s = merkle_prover_finish(pv, pr, o.profile);
+        s = split_done ? MERKLE_OK : merkle_prover_finish(pv, pr, o.profile);
         if (s == MERKLE_ERR_RANGE) {
             if (kind == MERKLE_PROOF_INCLUSION)
                 cli_error("%s: leaf index %llu is out of range: the input has %llu leaves", name,

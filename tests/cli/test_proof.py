@@ -230,6 +230,24 @@ class ProofCli(unittest.TestCase):
             rc, js, _ = run(["proof", "--profile", prof, "--index", "3", f])
             self.assertEqual(json.loads(js)["root"], want)
 
+    def test_two_threads_same_proof(self):
+        # Regular files of 8 MiB and more: -j2 proves one half of the tree while another
+        # thread hashes the other half. Same bytes as one thread, either half, any leaf size.
+        data = counter_bytes(9 * 1024 * 1024 + 777)
+        f = self.path("big", data)
+        for prof, ls in (("rfc6962", 64), ("sia", 1000), ("rfc6962", 4096)):
+            n = (len(data) + ls - 1) // ls
+            k = 1 << ((n - 1).bit_length() - 1)
+            for i in (0, k - 1, k, n - 1, n // 3):
+                base = ["proof", "--profile", prof, "--leaf-size", str(ls), "--index", str(i)]
+                r1 = run(base + ["-j1", f])
+                r2 = run(base + ["-j2", f])
+                self.assertEqual(r1[0], 0)
+                self.assertEqual(r1[:2], r2[:2], (prof, ls, i))
+        rc, _, err = run(["proof", "-j2", "--index", str(10 ** 9), "--leaf-size", "64", f])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"out of range", err)
+
     def test_short_last_segment_range(self):
         data = counter_bytes(1000)  # 16 segments of 64, the last 40 bytes
         f = self.path("d", data)
