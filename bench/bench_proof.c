@@ -16,26 +16,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "merkle/proof.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Feed in 1 MiB writes like the CLI does. */
 #define PIECE (1u << 20)
@@ -43,24 +26,24 @@ static double median(double *v, int n)
 static double run_root(const uint8_t *buf, size_t len, size_t leaf, uint8_t out[32])
 {
     static merkle_tree t;
-    double t0 = now();
+    double t0 = bench_now();
     if (merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaf) != MERKLE_OK) exit(1);
     for (size_t off = 0; off < len; off += PIECE)
         if (merkle_tree_write(&t, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
     if (merkle_tree_root(&t, out, NULL) != MERKLE_OK) exit(1);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 static double run_prover(const uint8_t *buf, size_t len, size_t leaf, merkle_proof_kind kind,
                          uint64_t a, uint64_t b, merkle_proof *pr)
 {
     static merkle_prover p;
-    double t0 = now();
+    double t0 = bench_now();
     if (merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, leaf, a, b) != MERKLE_OK) exit(1);
     for (size_t off = 0; off < len; off += PIECE)
         if (merkle_prover_write(&p, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
     if (merkle_prover_finish(&p, pr, MERKLE_PROFILE_RFC6962) != MERKLE_OK) exit(1);
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 int main(int argc, char **argv)
@@ -117,13 +100,13 @@ int main(int argc, char **argv)
             }
         }
     }
-    double mroot = median(troot, reps);
+    double mroot = bench_median(troot, reps);
     printf("bench_proof: %zu MiB in memory, %zu-byte leaves (%llu leaves), SHA-256 backend %s, "
            "median of %d\n", mib, leaf, (unsigned long long)n, merkle_sha256_backend(), reps);
     printf("%-26s %10s %10s %14s\n", "", "ms", "MB/s", "vs root (1t)");
     printf("%-26s %10.1f %10.0f %14s\n", "root (merkle_tree)", mroot * 1e3, (double)len / mroot / 1e6, "1.00x");
     for (int j = 0; j < NJ; j++) {
-        double m = median(tj[j], reps);
+        double m = bench_median(tj[j], reps);
         printf("%-26s %10.1f %10.0f %13.3fx\n", jobs[j].name, m * 1e3, (double)len / m / 1e6, m / mroot);
     }
     /* Verification cost at this size. */
@@ -131,18 +114,18 @@ int main(int argc, char **argv)
     merkle_proof cpr;
     (void)run_prover(buf, len, leaf, MERKLE_PROOF_CONSISTENCY, 2 * n / 3, 0, &cpr);
     int iters = smoke ? 2000 : 200000;
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < iters; i++)
         if (merkle_inclusion_verify(MERKLE_HASH_SHA256, pr.index, pr.tree_size, pr.leaf_hash,
                                     (const uint8_t(*)[32])pr.path, pr.path_len, pr.root) != MERKLE_OK)
             return 1;
-    double tinc = (now() - t0) / iters;
-    t0 = now();
+    double tinc = (bench_now() - t0) / iters;
+    t0 = bench_now();
     for (int i = 0; i < iters; i++)
         if (merkle_consistency_verify(MERKLE_HASH_SHA256, cpr.index, cpr.tree_size, cpr.old_root, cpr.root,
                                       (const uint8_t(*)[32])cpr.path, cpr.path_len) != MERKLE_OK)
             return 1;
-    double tcons = (now() - t0) / iters;
+    double tcons = (bench_now() - t0) / iters;
     printf("verify inclusion   (%zu hashes): %8.2f us\n", pr.path_len, tinc * 1e6);
     printf("verify consistency (%zu hashes): %8.2f us\n", cpr.path_len, tcons * 1e6);
     free(buf);

@@ -23,36 +23,35 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "merkle/tree.h"
 
 extern char **environ;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ------------------------------------------------------------------ peers */
 
-static void naive_evp_root(uint8_t out[32], const uint8_t *data, size_t len, size_t ls)
+/* One digest call per message, the way naive code hashes a tree. */
+typedef void (*digest_fn)(uint8_t out[32], const uint8_t *msg, size_t len);
+
+static void evp_sha256(uint8_t out[32], const uint8_t *msg, size_t len)
+{
+    EVP_Digest(msg, len, out, NULL, EVP_sha256(), NULL);
+}
+
+static void sodium_blake2b_256(uint8_t out[32], const uint8_t *msg, size_t len)
+{
+    crypto_generichash(out, 32, msg, len, NULL, 0);
+}
+
+/* The usual C code: every leaf and node hash is one digest call, all leaf hashes are held
+** in memory, levels are paired with the odd node promoted. */
+static void naive_root(digest_fn digest, uint8_t out[32], const uint8_t *data, size_t len,
+                       size_t ls)
 {
     size_t n = (len + ls - 1) / ls;
     if (n == 0) {
-        EVP_Digest("", 0, out, NULL, EVP_sha256(), NULL);
+        digest(out, (const uint8_t *)"", 0);
         return;
     }
     uint8_t *level = malloc(n * 32);
@@ -61,7 +60,7 @@ static void naive_evp_root(uint8_t out[32], const uint8_t *data, size_t len, siz
         size_t l = i + 1 < n ? ls : len - i * ls;
         msg[0] = 0;
         memcpy(msg + 1, data + i * ls, l);
-        EVP_Digest(msg, l + 1, level + 32 * i, NULL, EVP_sha256(), NULL);
+        digest(level + 32 * i, msg, l + 1);
     }
     uint8_t node[65];
     node[0] = 1;
@@ -69,34 +68,7 @@ static void naive_evp_root(uint8_t out[32], const uint8_t *data, size_t len, siz
         size_t m = 0;
         for (size_t i = 0; i + 1 < n; i += 2) {
             memcpy(node + 1, level + 32 * i, 64);
-            EVP_Digest(node, 65, level + 32 * m++, NULL, EVP_sha256(), NULL);
-        }
-        if (n & 1) memmove(level + 32 * m++, level + 32 * (n - 1), 32);
-        n = m;
-    }
-    memcpy(out, level, 32);
-    free(level);
-    free(msg);
-}
-
-static void naive_sodium_root(uint8_t out[32], const uint8_t *data, size_t len, size_t ls)
-{
-    size_t n = (len + ls - 1) / ls;
-    uint8_t *level = malloc((n ? n : 1) * 32);
-    uint8_t *msg = malloc(ls + 1);
-    for (size_t i = 0; i < n; i++) {
-        size_t l = i + 1 < n ? ls : len - i * ls;
-        msg[0] = 0;
-        memcpy(msg + 1, data + i * ls, l);
-        crypto_generichash(level + 32 * i, 32, msg, l + 1, NULL, 0);
-    }
-    uint8_t node[65];
-    node[0] = 1;
-    while (n > 1) {
-        size_t m = 0;
-        for (size_t i = 0; i + 1 < n; i += 2) {
-            memcpy(node + 1, level + 32 * i, 64);
-            crypto_generichash(level + 32 * m++, 32, node, 65, NULL, 0);
+            digest(level + 32 * m++, node, 65);
         }
         if (n & 1) memmove(level + 32 * m++, level + 32 * (n - 1), 32);
         n = m;
@@ -121,16 +93,16 @@ enum { K_OURS1, K_OURS2, K_NAIVE, K_FLAT, K_SIA_OURS, K_SIA_NAIVE };
 
 static double run_case(int kind, const uint8_t *data, size_t len, size_t ls, uint8_t out[32])
 {
-    double t0 = now();
+    double t0 = bench_now();
     switch (kind) {
     case K_OURS1: merkle_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len); break;
     case K_OURS2: merkle_root_bytes_mt(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len, 2); break;
-    case K_NAIVE: naive_evp_root(out, data, len, ls); break;
+    case K_NAIVE: naive_root(evp_sha256, out, data, len, ls); break;
     case K_FLAT: flat_sha256(out, data, len); break;
     case K_SIA_OURS: merkle_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256, ls, data, len); break;
-    case K_SIA_NAIVE: naive_sodium_root(out, data, len, ls); break;
+    case K_SIA_NAIVE: naive_root(sodium_blake2b_256, out, data, len, ls); break;
     }
-    return now() - t0;
+    return bench_now() - t0;
 }
 
 static double run_cmd(char *const argv[])
@@ -139,14 +111,14 @@ static double run_cmd(char *const argv[])
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", 1 /* O_WRONLY */, 0);
-    double t0 = now();
+    double t0 = bench_now();
     if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ) != 0) {
         posix_spawn_file_actions_destroy(&fa);
         return -1;
     }
     int st;
     waitpid(pid, &st, 0);
-    double t = now() - t0;
+    double t = bench_now() - t0;
     posix_spawn_file_actions_destroy(&fa);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? t : -1;
 }
@@ -196,7 +168,7 @@ int main(int argc, char **argv)
             return 1;
         }
         double med[4];
-        for (int k = 0; k < 4; k++) med[k] = median(t[k], reps);
+        for (int k = 0; k < 4; k++) med[k] = bench_median(t[k], reps);
         printf("-- leaf size %zu\n", ls);
         for (int k = 0; k < 4; k++)
             printf("  %-32s %10.0f %9.2fx\n", names[k], (double)len / med[k] / 1e6, med[0] / med[k]);
@@ -216,7 +188,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "SIA ROOT MISMATCH\n");
             return 1;
         }
-        double a = median(t[0], reps), b = median(t[1], reps);
+        double a = bench_median(t[0], reps), b = bench_median(t[1], reps);
         printf("\n%-34s %10s %10s\n", "case (sia: blake2b-256, 64 B)", "MB/s", "vs naive");
         printf("  %-32s %10.0f %9.2fx\n", "naive libsodium per node", (double)slen / a / 1e6, 1.0);
         printf("  %-32s %10.0f %9.2fx\n", "ours -j1", (double)slen / b / 1e6, a / b);
@@ -244,7 +216,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < 5; k++) t[k][r] = run_cmd(cmds[k]);
         double med[5];
-        for (int k = 0; k < 5; k++) med[k] = median(t[k], reps);
+        for (int k = 0; k < 5; k++) med[k] = bench_median(t[k], reps);
         printf("\n%-34s %10s %14s\n", "file in page cache (whole process)", "MB/s", "vs openssl dgst");
         for (int k = 0; k < 5; k++)
             printf("  %-32s %10.0f %13.2fx\n", names[k], med[k] > 0 ? (double)len / med[k] / 1e6 : 0.0,
