@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "merkle/sexp.h"
 #include "sexp/sexp_impl.h"
 
@@ -142,26 +143,6 @@ static uint8_t *make_block(size_t target, size_t *len)
     return buf;
 }
 
-/* CPU time of this process: the machine is shared, and descheduled time is not ours. */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static merkle_sexp_node parse(merkle_sexp_store *st, const uint8_t *buf, size_t len)
 {
     merkle_sexp_node n;
@@ -185,11 +166,11 @@ static void run_ours(const uint8_t *buf, size_t len, int reps, ours_t *r)
     for (int i = 0; i < reps; i++) {
         merkle_sexp_store st;
         merkle_sexp_store_init(&st);
-        double t0 = now();
+        double t0 = bench_cpu_now();
         merkle_sexp_node n = parse(&st, buf, len);
-        double t1 = now();
+        double t1 = bench_cpu_now();
         merkle_status s = merkle_sexp_tree_hash(h, &st, n);
-        double t2 = now();
+        double t2 = bench_cpu_now();
         if (s) die("tree hash", s);
         t[0][i] = t1 - t0;
         t[1][i] = t2 - t1;
@@ -203,9 +184,9 @@ static void run_ours(const uint8_t *buf, size_t len, int reps, ours_t *r)
             o.unkeyed = (mode == 1) ^ (i & 1) ? 1 : 0;
             uint8_t *out;
             size_t olen;
-            double a = now();
+            double a = bench_cpu_now();
             s = merkle__sexp_serialize_backrefs(&out, &olen, &st, n, 0, &o, NULL);
-            double b = now();
+            double b = bench_cpu_now();
             if (s) die("backrefs", s);
             t[o.unkeyed ? 4 : 3][i] = b - a;
             r->br_len = olen;
@@ -213,11 +194,11 @@ static void run_ours(const uint8_t *buf, size_t len, int reps, ours_t *r)
         }
         merkle_sexp_store_free(&st);
     }
-    r->parse = median(t[0], reps);
-    r->hash = median(t[1], reps);
-    r->parse_hash = median(t[2], reps);
-    r->br_keyed = median(t[3], reps);
-    r->br_unkeyed = median(t[4], reps);
+    r->parse = bench_median(t[0], reps);
+    r->hash = bench_median(t[1], reps);
+    r->parse_hash = bench_median(t[2], reps);
+    r->br_keyed = bench_median(t[3], reps);
+    r->br_unkeyed = bench_median(t[4], reps);
     merkle_hex_encode(r->hash_hex, h, 32);
     for (int k = 0; k < 5; k++) free(t[k]);
 }

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "hash/md5_mb.h"
 
 static double now(void)
@@ -52,18 +53,6 @@ static double child_cpu(void)
 }
 
 static double g_cpu; /* CPU seconds of the last run_* call */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static uint64_t rnd(void)
@@ -101,7 +90,7 @@ static void bench_kernels(int smoke, int reps)
         t[r] = cpunow() - t0;
     }
     EVP_MD_CTX_free(ctx);
-    double ossl = (double)total * inner / median(t, reps) / 1e9;
+    double ossl = (double)total * inner / bench_median(t, reps) / 1e9;
     printf("\n%-28s %8s %10s %12s\n", "MD5 kernel (CPU time, in L2)", "lanes", "GB/s", "vs OpenSSL");
     printf("%-28s %8u %10.2f %11.2fx\n", "openssl EVP_md5 (1 stream)", 1u, ossl, 1.0);
     static const char *const names[] = {"portable", "avx2", "avx512"};
@@ -120,7 +109,7 @@ static void bench_kernels(int smoke, int reps)
             for (int k = 0; k < inner; k++) impl->blocks(&st, ptr, per_lane / 64);
             t[r] = cpunow() - t0;
         }
-        double gbs = (double)per_lane * impl->lanes * inner / median(t, reps) / 1e9;
+        double gbs = (double)per_lane * impl->lanes * inner / bench_median(t, reps) / 1e9;
         printf("%-28s %8u %10.2f %11.2fx\n", names[i], impl->lanes, gbs, gbs / ossl);
     }
     free(buf);
@@ -363,7 +352,7 @@ static void bench_dataset(dataset *ds, int reps)
            "vs md5sum", "(cpu time)");
     double base = 0, cbase = 0;
     for (int row = 0; row < rows; row++) {
-        double m = median(t[row], reps), c = median(cpu[row], reps);
+        double m = bench_median(t[row], reps), c = bench_median(cpu[row], reps);
         if (row == 0) base = m, cbase = c;
         printf("%-34s %9.1f %9.2f %9.0f %9.1f %9.2fx %9.2fx\n", label[row], m * 1e3,
                m * 1e6 / (double)ds->n, (double)ds->bytes / m / 1e6, c * 1e3, base / m, cbase / c);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "merkle/hash.h"
 #include "merkle/trie.h"
 #include "trie/trie_impl.h"
@@ -41,33 +42,8 @@ void *realloc(void *p, size_t n)
     return __libc_realloc(p, n);
 }
 
-/* CPU time of this process: the machine is shared, and single-threaded sections are
-** compared by the CPU they use (wall time is used for the 2-thread root only). */
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double wall(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+/* Timing: the machine is shared, so single-threaded sections are compared by the CPU they
+** use (bench_cpu_now); wall time (bench_now) is used for the 2-thread root only. */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint64_t rnd(void)
@@ -122,19 +98,19 @@ static void bench_node(int smoke, int reps)
     (void)reps;
     size_t allocs = 0;
     for (int rep = 0; rep < r; rep++) {
-        double t0 = now();
+        double t0 = bench_cpu_now();
         for (long i = 0; i < iters; i++) {
             kids[0].id[0] = (uint8_t)i;
             merkle_trie_hash_node(a, key, 20, 0, NULL, 0, kids, 16);
             sink ^= a[0];
         }
-        double t1 = now();
+        double t1 = bench_cpu_now();
         for (long i = 0; i < iters; i++) {
             pre[2] = (uint8_t)i;
             merkle_sha256_hash(b, pre, pl);
             sink ^= b[0];
         }
-        double t2 = now();
+        double t2 = bench_cpu_now();
         tn[rep] = (t1 - t0) / (double)iters;
         ts[rep] = (t2 - t1) / (double)iters;
         ratio[rep] = tn[rep] / ts[rep];
@@ -142,7 +118,7 @@ static void bench_node(int smoke, int reps)
     size_t before = g_allocs;
     merkle_trie_hash_node(a, key, 20, 0, NULL, 0, kids, 16);
     allocs = g_allocs - before;
-    double mn = median(tn, r), ms = median(ts, r), mr = median(ratio, r);
+    double mn = bench_median(tn, r), ms = bench_median(ts, r), mr = bench_median(ratio, r);
     printf("1. node with 16 children (%zu-byte preimage), SHA-256 backend %s, median of %d:\n", pl,
            merkle_sha256_backend(), r);
     printf("   %-36s %9.1f ns/node\n", "merkle_trie_hash_node", mn * 1e9);
@@ -200,11 +176,11 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < reps; rep++) {
         merkle_trie *t;
         uint8_t root[32], root2[32];
-        double t0 = now();
+        double t0 = bench_cpu_now();
         build(&t, keys, vals, n);
-        double t1 = now();
+        double t1 = bench_cpu_now();
         merkle_trie_root(root, t, 1, NULL);
-        double t2 = now();
+        double t2 = bench_cpu_now();
         tb[rep] = t2 - t0;
         tr[rep] = t2 - t1;
         mem = merkle_trie_memory(t);
@@ -215,17 +191,17 @@ int main(int argc, char **argv)
         nodes = cnt;
         prelen = len;
         uint8_t d[32];
-        double t3 = now();
+        double t3 = bench_cpu_now();
         for (size_t i = 0; i < cnt; i++) {
             merkle_sha256_hash(d, buf + offs[i], offs[i + 1] - offs[i]);
             sink ^= d[0];
         }
-        double t4 = now();
+        double t4 = bench_cpu_now();
         for (size_t i = 0; i < n; i++) {
             merkle_sha256_hash(d, vals + 32 * i, 32);
             sink ^= d[0];
         }
-        double t5 = now();
+        double t5 = bench_cpu_now();
         tbase[rep] = t4 - t3;
         tbase_v[rep] = (t4 - t3) + (t5 - t4);
         free(buf);
@@ -234,47 +210,47 @@ int main(int argc, char **argv)
         {
             merkle_trie *tb2;
             if (merkle_trie_alloc(&tb2, 16) != MERKLE_OK) return 1;
-            double u0 = now();
+            double u0 = bench_cpu_now();
             if (merkle_trie_put_batch(tb2, kptr, klen, vptr, klen, n, NULL) != MERKLE_OK) return 1;
             merkle_trie_root(root2, tb2, 1, NULL);
-            double u1 = now();
+            double u1 = bench_cpu_now();
             tbatch[rep] = u1 - u0;
             if (memcmp(root, root2, 32) != 0) {
                 fprintf(stderr, "bench_trie: batch root differs\n");
                 return 1;
             }
-            double u2 = now();
+            double u2 = bench_cpu_now();
             for (size_t i = 0; i < nchg; i++) {
                 size_t k = (size_t)(rnd() % n);
                 merkle_trie_put(tb2, keys + 32 * k, 32, newv + 32 * k, 32);
             }
             merkle_trie_root(root2, tb2, 1, NULL);
-            double u3 = now();
+            double u3 = bench_cpu_now();
             tchg_b[rep] = u3 - u2;
             merkle_trie_free(tb2);
         }
         /* 1% of the keys get new values, then re-root. */
-        double t6 = now();
+        double t6 = bench_cpu_now();
         for (size_t i = 0; i < nchg; i++) {
             size_t k = (size_t)(rnd() % n);
             merkle_trie_put(t, keys + 32 * k, 32, newv + 32 * k, 32);
         }
         merkle_trie_root(root2, t, 1, NULL);
-        double t7 = now();
+        double t7 = bench_cpu_now();
         tchg[rep] = t7 - t6;
         merkle_trie_free(t);
         /* Root on 2 threads (fresh build, root timed alone). */
         build(&t, keys, vals, n);
-        double t8 = wall(), c8 = now();
+        double t8 = bench_now(), c8 = bench_cpu_now();
         merkle_trie_root(root2, t, 1, NULL);
-        double t9 = wall(), c9 = now();
+        double t9 = bench_now(), c9 = bench_cpu_now();
         trw[rep] = t9 - t8;
         (void)c8, (void)c9;
         merkle_trie_free(t);
         build(&t, keys, vals, n);
-        t8 = wall();
+        t8 = bench_now();
         merkle_trie_root(root2, t, 2, NULL);
-        t9 = wall();
+        t9 = bench_now();
         tmt[rep] = t9 - t8;
         if (memcmp(root, root2, 32) != 0) {
             fprintf(stderr, "bench_trie: threaded root differs\n");
@@ -282,9 +258,9 @@ int main(int argc, char **argv)
         }
         merkle_trie_free(t);
     }
-    double b = median(tb, reps), r = median(tr, reps), base = median(tbase, reps),
-           basev = median(tbase_v, reps), chg = median(tchg, reps), mt = median(tmt, reps),
-           rw = median(trw, reps), bt = median(tbatch, reps), chb = median(tchg_b, reps);
+    double b = bench_median(tb, reps), r = bench_median(tr, reps), base = bench_median(tbase, reps),
+           basev = bench_median(tbase_v, reps), chg = bench_median(tchg, reps), mt = bench_median(tmt, reps),
+           rw = bench_median(trw, reps), bt = bench_median(tbatch, reps), chb = bench_median(tchg_b, reps);
     printf("2. %zu random 32-byte keys (CPU time), 32-byte values, branch factor 16 (%zu nodes, %.1f MB of "
            "preimages), median of %d:\n",
            n, nodes, (double)prelen / 1e6, reps);
