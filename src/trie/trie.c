@@ -4,10 +4,12 @@
 **
 ** Every node stores its FULL key (the ID preimage hashes the full key, and keys never change
 ** once a node exists: a split inserts a new branch above an existing node, a merge replaces
-** a node by its only child). Children are kept sorted by token in a pool block holding kcap
-** child pointers followed by kcap token bytes. A node is `dirty` when its ID must be
-** recomputed; put and delete mark the whole path from the root, so a clean node never has a
-** dirty descendant, and hashing only descends into dirty nodes.
+** a node by its only child). Children are kept sorted by token in one pool block: kcap token
+** bytes (padded to 8), kcap child pointers, and kcap child IDs. The parent's copy of a
+** child's ID is what the parent's preimage reads, so re-hashing a node touches only its own
+** memory and the children that changed, never its clean children. A node is `dirty` when its
+** ID must be recomputed; put and delete mark the whole path from the root, so a clean node
+** never has a dirty descendant, and hashing only descends into dirty nodes.
 */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -134,7 +136,7 @@ static void pool_release(pool *p)
 
 typedef struct tnode {
     uint8_t id[MERKLE_TRIE_ID_LEN];
-    struct tnode **kids; /* kcap pointers, then kcap tokens; sorted by token */
+    struct tnode **kids; /* kcap pointers, preceded by the tokens and followed by the IDs */
     uint8_t *val;        /* vlen >= 32: 32-byte digest then the value; else the value */
     uint32_t vlen;
     uint32_t kbits; /* full key length in bits */
@@ -158,22 +160,62 @@ static inline int kid_maybe_dirty(const tnode *n, const uint8_t *toks, unsigned 
     return !masked || (n->dmask >> toks[i]) & 1u;
 }
 
+/*
+** The nodes made dirty since the last root, each once, so that re-rooting after a small
+** change needs no walk over the trie: put and delete append a node when its dirty bit goes
+** from 0 to 1 (the path is in cache then). A dirty node given back to the pool (a delete that
+** merges or removes nodes) would leave a dangling entry, so it marks the list `bad` and the
+** next root walks the trie instead; an allocation failure does the same.
+*/
+typedef struct dent {
+    tnode *n;
+    uint32_t kbits; /* n->kbits, read while n is in cache */
+} dent;
+
+typedef struct dlist {
+    dent *v;
+    size_t n, cap;
+    int bad;
+    int off; /* bulk build in progress: nothing is recorded (everything is hashed there) */
+} dlist;
+
 struct merkle_trie {
     pool pool;
+    dlist dl;
     tnode *root;
     uint64_t size;
+    uint64_t gen;    /* bumped whenever a node or a children block goes back to the pool */
     unsigned bf, ts; /* branch factor, token size in bits */
 };
 
 #define KEY_BYTES(bits) (((size_t)(bits) + 7) / 8)
 #define NODE_SIZE(bits) (offsetof(tnode, key) + KEY_BYTES(bits))
-#define KIDS_SIZE(cap) ((size_t)(cap) * (sizeof(tnode *) + 1))
+#define TOK_PAD(cap) (((size_t)(cap) + 7) & ~(size_t)7)
+#define KIDS_SIZE(cap) (TOK_PAD(cap) + (size_t)(cap) * (sizeof(tnode *) + MERKLE_TRIE_ID_LEN))
 #define VAL_SIZE(len) ((size_t)(len) + ((len) >= 32 ? 32u : 0u))
 
-/* Token bytes of n's children (NULL for a node that never had children). */
+/* Token bytes of n's children (NULL for a node that never had children); also the start of
+** the children's pool block. */
 static inline uint8_t *kid_tokens(const tnode *n)
 {
-    return n->kids ? (uint8_t *)(n->kids + n->kcap) : NULL;
+    return n->kids ? (uint8_t *)n->kids - TOK_PAD(n->kcap) : NULL;
+}
+
+/* n's copies of its children's IDs (32 bytes each, in token order). */
+static inline uint8_t *kid_ids(const tnode *n)
+{
+    return (uint8_t *)(n->kids + n->kcap);
+}
+
+/* Bring n's copies of its children's IDs up to date before n is hashed: the children whose
+** dirty bit is set in n's dmask (all of them for branch factor 256), which are clean now. */
+static inline void sync_kid_ids(tnode *n, int masked)
+{
+    const uint8_t *toks = kid_tokens(n);
+    uint8_t *ids = kid_ids(n);
+    for (unsigned i = 0; i < n->nkids; i++)
+        if (!masked || ((n->dmask >> toks[i]) & 1u))
+            memcpy(ids + (size_t)i * MERKLE_TRIE_ID_LEN, n->kids[i]->id, MERKLE_TRIE_ID_LEN);
 }
 
 static inline unsigned token_at(const uint8_t *key, uint32_t bit, unsigned ts)
@@ -207,13 +249,38 @@ static inline int find_kid(const tnode *n, unsigned t)
     return p ? (int)((const uint8_t *)p - tok) : -1;
 }
 
+static void dl_push(merkle_trie *t, tnode *n)
+{
+    dlist *d = &t->dl;
+    if (d->bad || d->off) return;
+    if (d->n == d->cap) {
+        size_t nc = d->cap ? 2 * d->cap : 256;
+        dent *nv = realloc(d->v, nc * sizeof *nv);
+        if (nv == NULL) {
+            d->bad = 1;
+            return;
+        }
+        d->v = nv;
+        d->cap = nc;
+    }
+    d->v[d->n++] = (dent){n, n->kbits};
+}
+
+/* n's ID must be recomputed (its preimage is changing). */
+static inline void make_dirty(merkle_trie *t, tnode *n)
+{
+    if (n->dirty) return;
+    n->dirty = 1;
+    dl_push(t, n);
+}
+
 static tnode *node_new(merkle_trie *t, const uint8_t *key, uint32_t kbits)
 {
     tnode *n = pool_alloc(&t->pool, NODE_SIZE(kbits));
     if (n == NULL) return NULL;
     memset(n, 0, offsetof(tnode, key));
     n->kbits = kbits;
-    n->dirty = 1;
+    make_dirty(t, n);
     size_t kb = KEY_BYTES(kbits);
     if (kb) {
         memcpy(n->key, key, kb);
@@ -225,8 +292,10 @@ static tnode *node_new(merkle_trie *t, const uint8_t *key, uint32_t kbits)
 static void node_free(merkle_trie *t, tnode *n)
 {
     if (n->hasval) pool_free(&t->pool, n->val, VAL_SIZE(n->vlen));
-    if (n->kids) pool_free(&t->pool, n->kids, KIDS_SIZE(n->kcap));
+    if (n->kids) pool_free(&t->pool, kid_tokens(n), KIDS_SIZE(n->kcap));
+    if (n->dirty) t->dl.bad = 1; /* it may be listed */
     pool_free(&t->pool, n, NODE_SIZE(n->kbits));
+    t->gen++;
 }
 
 /* Set the value of n; digest, when not NULL, is SHA-256(v) computed by the caller (values
@@ -236,7 +305,12 @@ static int node_set_value_d(merkle_trie *t, tnode *n, const uint8_t *v, size_t v
 {
     uint8_t *blk = NULL;
     if (vlen) {
-        blk = pool_alloc(&t->pool, VAL_SIZE(vlen));
+        size_t cls = (VAL_SIZE(vlen) + POOL_GRAN - 1) / POOL_GRAN;
+        if (n->hasval && n->vlen && VAL_SIZE(vlen) <= POOL_MAX &&
+            cls == (VAL_SIZE(n->vlen) + POOL_GRAN - 1) / POOL_GRAN)
+            blk = n->val; /* same size class: overwrite in place */
+        else
+            blk = pool_alloc(&t->pool, VAL_SIZE(vlen));
         if (blk == NULL) return -1;
         if (vlen >= 32) {
             if (digest)
@@ -248,17 +322,11 @@ static int node_set_value_d(merkle_trie *t, tnode *n, const uint8_t *v, size_t v
             memcpy(blk, v, vlen);
         }
     }
-    if (n->hasval) pool_free(&t->pool, n->val, VAL_SIZE(n->vlen));
+    if (n->hasval && n->val != blk) pool_free(&t->pool, n->val, VAL_SIZE(n->vlen));
     n->val = blk;
     n->vlen = (uint32_t)vlen;
     n->hasval = 1;
     return 0;
-}
-
-/* Set the value of n, computing its digest (once, here). -1 on allocation failure. */
-static int node_set_value(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen)
-{
-    return node_set_value_d(t, n, v, vlen, NULL);
 }
 
 static inline const uint8_t *node_value(const tnode *n)
@@ -272,38 +340,42 @@ static int node_add_kid(merkle_trie *t, tnode *n, tnode *c, unsigned tok)
     if (n->nkids == n->kcap) {
         unsigned ncap = n->kcap ? 2u * n->kcap : 2u;
         if (ncap > t->bf) ncap = t->bf;
-        tnode **nk = pool_alloc(&t->pool, KIDS_SIZE(ncap));
-        if (nk == NULL) return -1;
+        uint8_t *blk = pool_alloc(&t->pool, KIDS_SIZE(ncap));
+        if (blk == NULL) return -1;
+        tnode **nk = (tnode **)(blk + TOK_PAD(ncap));
         if (n->kids) {
+            memcpy(blk, kid_tokens(n), n->nkids);
             memcpy(nk, n->kids, n->nkids * sizeof(tnode *));
-            memcpy((uint8_t *)(nk + ncap), kid_tokens(n), n->nkids);
-            pool_free(&t->pool, n->kids, KIDS_SIZE(n->kcap));
+            memcpy(nk + ncap, kid_ids(n), (size_t)n->nkids * MERKLE_TRIE_ID_LEN);
+            pool_free(&t->pool, kid_tokens(n), KIDS_SIZE(n->kcap));
+            t->gen++;
         }
         n->kids = nk;
         n->kcap = (uint16_t)ncap;
     }
-    uint8_t *toks = kid_tokens(n);
+    uint8_t *toks = kid_tokens(n), *ids = kid_ids(n);
     unsigned i = n->nkids;
-    while (i > 0 && toks[i - 1] > tok) {
-        toks[i] = toks[i - 1];
-        n->kids[i] = n->kids[i - 1];
-        i--;
-    }
+    while (i > 0 && toks[i - 1] > tok) i--;
+    memmove(toks + i + 1, toks + i, n->nkids - i);
+    memmove(n->kids + i + 1, n->kids + i, (n->nkids - i) * sizeof(tnode *));
+    memmove(ids + (size_t)(i + 1) * MERKLE_TRIE_ID_LEN, ids + (size_t)i * MERKLE_TRIE_ID_LEN,
+            (size_t)(n->nkids - i) * MERKLE_TRIE_ID_LEN);
     toks[i] = (uint8_t)tok;
     n->kids[i] = c;
     n->nkids++;
-    n->dirty = 1;
+    make_dirty(t, n);
     mark_kid(n, tok);
     return 0;
 }
 
 static void node_remove_kid(tnode *n, unsigned i)
 {
-    uint8_t *toks = kid_tokens(n);
-    for (unsigned j = i; j + 1 < n->nkids; j++) {
-        toks[j] = toks[j + 1];
-        n->kids[j] = n->kids[j + 1];
-    }
+    uint8_t *toks = kid_tokens(n), *ids = kid_ids(n);
+    unsigned m = n->nkids - i - 1;
+    memmove(toks + i, toks + i + 1, m);
+    memmove(n->kids + i, n->kids + i + 1, m * sizeof(tnode *));
+    memmove(ids + (size_t)i * MERKLE_TRIE_ID_LEN, ids + (size_t)(i + 1) * MERKLE_TRIE_ID_LEN,
+            (size_t)m * MERKLE_TRIE_ID_LEN);
     n->nkids--;
 }
 
@@ -332,23 +404,25 @@ merkle_status merkle_trie_alloc(merkle_trie **out, unsigned branch_factor)
 void merkle_trie_free(merkle_trie *t)
 {
     if (t == NULL) return;
+    free(t->dl.v);
     pool_release(&t->pool);
     free(t);
 }
 
 unsigned merkle_trie_branch_factor(const merkle_trie *t) { return t ? t->bf : 0; }
 uint64_t merkle_trie_size(const merkle_trie *t) { return t ? t->size : 0; }
-size_t merkle_trie_memory(const merkle_trie *t) { return t ? t->pool.bytes + sizeof *t : 0; }
+size_t merkle_trie_memory(const merkle_trie *t)
+{
+    return t ? t->pool.bytes + sizeof *t + t->dl.cap * sizeof(dent) : 0;
+}
 
 /* ------------------------------------------------------------------ put / get / delete */
 
-merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len,
-                              const uint8_t *value, size_t value_len)
+/* Put one pair (arguments checked); digest, when not NULL, is SHA-256(value) for a value of
+** 32 bytes or more. */
+static merkle_status put_one(merkle_trie *t, const uint8_t *key, size_t key_len,
+                             const uint8_t *value, size_t value_len, const uint8_t *digest)
 {
-    if (t == NULL || (key == NULL && key_len) || (value == NULL && value_len))
-        return MERKLE_ERR_ARG;
-    if (key_len > MERKLE_TRIE_MAX_KEY || value_len > MERKLE_TRIE_MAX_VALUE)
-        return MERKLE_ERR_RANGE;
     uint32_t kbits = (uint32_t)(key_len * 8);
     tnode **slot = &t->root;
     uint32_t from = 0;
@@ -356,7 +430,7 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
         tnode *n = *slot;
         if (n == NULL) { /* empty trie */
             tnode *leaf = node_new(t, key, kbits);
-            if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0) {
+            if (leaf == NULL || node_set_value_d(t, leaf, value, value_len, digest) != 0) {
                 if (leaf) node_free(t, leaf);
                 return MERKLE_ERR_NOMEM;
             }
@@ -376,13 +450,13 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
                 return MERKLE_ERR_NOMEM;
             }
             if (kbits == cp) {
-                if (node_set_value(t, b, value, value_len) != 0) {
+                if (node_set_value_d(t, b, value, value_len, digest) != 0) {
                     node_free(t, b);
                     return MERKLE_ERR_NOMEM;
                 }
             } else {
                 tnode *leaf = node_new(t, key, kbits);
-                if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0 ||
+                if (leaf == NULL || node_set_value_d(t, leaf, value, value_len, digest) != 0 ||
                     node_add_kid(t, b, leaf, token_at(key, cp, t->ts)) != 0) {
                     if (leaf) node_free(t, leaf);
                     node_free(t, b);
@@ -394,10 +468,10 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
             return MERKLE_OK;
         }
         /* n's key is a prefix of key: n is on the path and its ID will change. */
-        n->dirty = 1;
+        make_dirty(t, n);
         if (kbits == n->kbits) {
             int had = n->hasval;
-            if (node_set_value(t, n, value, value_len) != 0) return MERKLE_ERR_NOMEM;
+            if (node_set_value_d(t, n, value, value_len, digest) != 0) return MERKLE_ERR_NOMEM;
             if (!had) t->size++;
             return MERKLE_OK;
         }
@@ -410,7 +484,7 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
             continue;
         }
         tnode *leaf = node_new(t, key, kbits);
-        if (leaf == NULL || node_set_value(t, leaf, value, value_len) != 0 ||
+        if (leaf == NULL || node_set_value_d(t, leaf, value, value_len, digest) != 0 ||
             node_add_kid(t, n, leaf, tok) != 0) {
             if (leaf) node_free(t, leaf);
             return MERKLE_ERR_NOMEM;
@@ -418,6 +492,16 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
         t->size++;
         return MERKLE_OK;
     }
+}
+
+merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len,
+                              const uint8_t *value, size_t value_len)
+{
+    if (t == NULL || (key == NULL && key_len) || (value == NULL && value_len))
+        return MERKLE_ERR_ARG;
+    if (key_len > MERKLE_TRIE_MAX_KEY || value_len > MERKLE_TRIE_MAX_VALUE)
+        return MERKLE_ERR_RANGE;
+    return put_one(t, key, key_len, value, value_len, NULL);
 }
 
 /* The node whose full key is key (with or without a value), or NULL. */
@@ -467,7 +551,7 @@ merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key,
     tnode **pslot = NULL, **slot = &t->root;
     while (*slot != target) {
         tnode *n = *slot;
-        n->dirty = 1;
+        make_dirty(t, n);
         pslot = slot;
         unsigned tok = token_at(key, n->kbits, t->ts);
         mark_kid(n, tok);
@@ -479,7 +563,7 @@ merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key,
     target->val = NULL;
     target->vlen = 0;
     target->hasval = 0;
-    target->dirty = 1;
+    make_dirty(t, target);
     if (target->nkids >= 2) return MERKLE_OK;
     if (target->nkids == 1) { /* a valueless node with one child merges into the child */
         *slot = target->kids[0];
@@ -563,14 +647,15 @@ done:
 ** ID of n from its children's IDs (which must be current). The preimage is assembled in a
 ** small stack buffer and streamed into SHA-256 in large pieces; nothing is allocated.
 */
-static void node_hash(tnode *n)
+static void node_hash(tnode *n, int masked)
 {
     uint8_t buf[704];
     size_t u = 0;
     merkle_sha256 c;
     merkle_sha256_init(&c);
+    if (n->nkids) sync_kid_ids(n, masked);
     u += merkle__uvarint_put(buf, n->nkids);
-    const uint8_t *toks = kid_tokens(n);
+    const uint8_t *toks = kid_tokens(n), *ids = n->nkids ? kid_ids(n) : NULL;
     for (unsigned i = 0; i < n->nkids; i++) {
         if (u > sizeof buf - 34) {
             merkle_sha256_update(&c, buf, u);
@@ -583,7 +668,7 @@ static void node_hash(tnode *n)
             buf[u++] = (uint8_t)(tk | 0x80);
             buf[u++] = 1;
         }
-        memcpy(buf + u, n->kids[i]->id, MERKLE_TRIE_ID_LEN);
+        memcpy(buf + u, ids + (size_t)i * MERKLE_TRIE_ID_LEN, MERKLE_TRIE_ID_LEN);
         u += MERKLE_TRIE_ID_LEN;
     }
     if (u > sizeof buf - 34 - MERKLE__UVARINT_MAX) {
@@ -650,7 +735,7 @@ static inline uint32_t get_height(const tnode *n)
 ** clean: nodes with preimages of the same length are hashed 16 at a time with the
 ** multi-buffer SHA-256 (each preimage assembled in a stack buffer), the rest one by one.
 */
-static void hash_level(tnode *const *nodes, size_t m)
+static void hash_level(tnode *const *nodes, size_t m, int masked)
 {
     uint8_t buf[16 * HB_MAX_PREIMAGE];
     for (size_t c0 = 0; c0 < m; c0 += HB_CHUNK) {
@@ -658,19 +743,36 @@ static void hash_level(tnode *const *nodes, size_t m)
         tnode *const *v = nodes + c0;
         size_t len[HB_CHUNK];
         uint8_t done[HB_CHUNK];
-        /* Nodes of a level lie anywhere in memory: fetch ahead, then the children. */
-        for (size_t i = 0; i < cm && i < 8; i++) __builtin_prefetch(v[i]);
+        /* Nodes of a level lie anywhere in memory, and each step below reads what the one
+        ** before fetched, for the whole chunk at once (many misses in flight): the nodes,
+        ** their children's blocks, the children that changed, then the ID copies. */
         for (size_t i = 0; i < cm; i++) {
-            if (i + 8 < cm) __builtin_prefetch(v[i + 8]);
-            len[i] = node_preimage(v[i], NULL);
-            done[i] = 0;
-            for (unsigned k = 0; k < v[i]->nkids; k++) __builtin_prefetch(v[i]->kids[k]);
+            __builtin_prefetch(v[i]);
+            __builtin_prefetch((const uint8_t *)v[i] + 64);
         }
+        for (size_t i = 0; i < cm; i++) {
+            const tnode *n = v[i];
+            done[i] = 0;
+            if (n->kids == NULL) continue;
+            const uint8_t *blk = kid_tokens(n);
+            size_t sz = KIDS_SIZE(n->kcap);
+            for (size_t o = 0; o < sz; o += 64) __builtin_prefetch(blk + o);
+            __builtin_prefetch(blk + sz - 1);
+        }
+        for (size_t i = 0; i < cm; i++) {
+            const tnode *n = v[i];
+            len[i] = node_preimage(n, NULL);
+            const uint8_t *toks = kid_tokens(n);
+            for (unsigned k = 0; k < n->nkids; k++)
+                if (!masked || ((n->dmask >> toks[k]) & 1u)) __builtin_prefetch(n->kids[k]);
+        }
+        for (size_t i = 0; i < cm; i++)
+            if (v[i]->nkids) sync_kid_ids(v[i], masked);
         for (size_t a = 0; a < cm; a++) {
             if (done[a]) continue;
             size_t L = len[a];
             if (L > HB_MAX_PREIMAGE) {
-                node_hash(v[a]);
+                node_hash(v[a], masked);
                 done[a] = 1;
                 continue;
             }
@@ -683,7 +785,7 @@ static void hash_level(tnode *const *nodes, size_t m)
                     }
                 if (g == 0) break;
                 if (g == 1) {
-                    node_hash(v[sel[0]]);
+                    node_hash(v[sel[0]], masked);
                     continue;
                 }
                 const uint8_t *msgs[16];
@@ -715,7 +817,7 @@ static int hash_subtree(tnode *root, hscratch *h)
 {
     if (!root->dirty) return 0;
     if (root->nkids == 0) {
-        node_hash(root);
+        node_hash(root, h->masked);
         return 0;
     }
     size_t sp = 0, no = 0;
@@ -779,9 +881,62 @@ static int hash_subtree(tnode *root, hscratch *h)
     /* count[d] is now the end of level d. */
     size_t lo = 0;
     for (uint32_t d = 0; d <= maxh; d++) {
-        hash_level(h->sorted + lo, h->count[d] - lo);
+        hash_level(h->sorted + lo, h->count[d] - lo, masked);
         lo = h->count[d];
     }
+    return 0;
+}
+
+/*
+** Hash the dirty nodes v[0..m) (every dirty descendant of one of them is among them too):
+** ordered by key length, longest first (a child's key is longer than its parent's, so
+** children come first and nodes of one length are never related), each length a level for
+** hash_level. tmp and nodes: room for m entries each. v is reordered.
+*/
+static void hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, int masked)
+{
+    /* LSD radix sort on ~kbits (descending kbits), one byte per pass; a pass whose digit is
+    ** the same for every entry is skipped. */
+    dent *src = v, *dst = tmp;
+    for (unsigned shift = 0; shift < 32 && m > 1; shift += 8) {
+        size_t cnt[256] = {0};
+        for (size_t i = 0; i < m; i++) cnt[(~src[i].kbits >> shift) & 0xff]++;
+        if (cnt[(~src[0].kbits >> shift) & 0xff] == m) continue;
+        size_t acc = 0;
+        for (unsigned b = 0; b < 256; b++) {
+            size_t c = cnt[b];
+            cnt[b] = acc;
+            acc += c;
+        }
+        for (size_t i = 0; i < m; i++) dst[cnt[(~src[i].kbits >> shift) & 0xff]++] = src[i];
+        dent *x = src;
+        src = dst;
+        dst = x;
+    }
+    for (size_t i = 0; i < m; i++) nodes[i] = src[i].n;
+    for (size_t lo = 0; lo < m;) {
+        size_t hi = lo + 1;
+        while (hi < m && src[hi].kbits == src[lo].kbits) hi++;
+        hash_level(nodes + lo, hi - lo, masked);
+        lo = hi;
+    }
+}
+
+/* Hash the listed dirty nodes (t->dl, valid). -1 on NOMEM (nothing hashed). */
+static int hash_listed(merkle_trie *t)
+{
+    dlist *d = &t->dl;
+    size_t m = d->n;
+    dent *tmp = malloc(m * sizeof *tmp);
+    tnode **nodes = malloc(m * sizeof *nodes);
+    if (tmp == NULL || nodes == NULL) {
+        free(tmp);
+        free(nodes);
+        return -1;
+    }
+    hash_by_length(d->v, m, tmp, nodes, t->bf <= 16);
+    free(tmp);
+    free(nodes);
     return 0;
 }
 
@@ -872,7 +1027,7 @@ static int hash_parallel(merkle_trie *t, unsigned threads)
     par_worker(&job);
     for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
     if (atomic_load(&job.failed)) goto out;
-    for (size_t i = upper.n; i-- > 0;) node_hash(upper.v[i]);
+    for (size_t i = upper.n; i-- > 0;) node_hash(upper.v[i], job.masked);
     rc = 0;
 out:
     free(cur.v);
@@ -886,12 +1041,18 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
 {
     if (out == NULL || t == NULL) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     if (t->root == NULL) {
+        t->dl.n = 0;
+        t->dl.bad = 0;
         memset(out, 0, MERKLE_TRIE_ID_LEN);
         return MERKLE_OK;
     }
     if (t->root->dirty) {
-        int rc;
-        if (threads > 1 && t->root->nkids > 0) {
+        int rc = -1;
+        /* A short list (a small change) is hashed from the list; a long one (a build by
+        ** single puts) by walking the trie, on several threads when asked. */
+        if (!t->dl.bad && t->dl.n && (threads <= 1 || t->dl.n < 65536)) rc = hash_listed(t);
+        if (rc == 0) {
+        } else if (threads > 1 && t->root->nkids > 0) {
             rc = hash_parallel(t, threads);
         } else {
             hscratch h;
@@ -900,8 +1061,13 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
             rc = hash_subtree(t->root, &h);
             hs_free(&h);
         }
-        if (rc != 0) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory while hashing");
+        if (rc != 0) {
+            t->dl.bad = 1; /* some listed nodes may be clean now */
+            return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory while hashing");
+        }
     }
+    t->dl.n = 0; /* everything is clean */
+    t->dl.bad = 0;
     memcpy(out, t->root->id, MERKLE_TRIE_ID_LEN);
     return MERKLE_OK;
 }
@@ -919,8 +1085,10 @@ static int key_before(const uint8_t *a, size_t al, const uint8_t *b, size_t bl, 
 typedef struct sort_item {
     uint64_t pfx; /* the key's first 8 bytes, big-endian, zero-padded */
     const uint8_t *key;
-    size_t klen;
-    size_t idx; /* position in the batch */
+    const uint8_t *val; /* the pair, read in input order while the batch is sorted */
+    uint32_t klen;      /* <= MERKLE_TRIE_MAX_KEY */
+    uint32_t vlen;      /* <= MERKLE_TRIE_MAX_VALUE */
+    size_t idx;         /* position in the batch */
 } sort_item;
 
 /* Stable LSD radix sort of it[0..m) on prefix bits [0, top) (16-bit digits), via tmp. */
@@ -996,7 +1164,8 @@ static void byte_pass(sort_item *dst, const sort_item *src, size_t m, unsigned s
 ** LSD radix sort on the remaining 48 bits for large ones; runs of equal prefixes are finally
 ** ordered by a stable insertion sort on the full keys. Equal keys keep their input order.
 */
-static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *lens)
+static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *lens,
+                            const uint8_t *const *vals, const size_t *vlens)
 {
     sort_item *a = big_alloc(n * sizeof *a), *b = big_alloc(n * sizeof *b);
     size_t *count = malloc(65536 * sizeof *count);
@@ -1011,7 +1180,7 @@ static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *
         if (lens[i]) memcpy(tmp, keys[i], lens[i] < 8 ? lens[i] : 8);
         uint64_t v = 0;
         for (int j = 0; j < 8; j++) v = (v << 8) | tmp[j];
-        a[i] = (sort_item){v, keys[i], lens[i], i};
+        a[i] = (sort_item){v, keys[i], vals[i], (uint32_t)lens[i], (uint32_t)vlens[i], i};
     }
     size_t s1[257], s2[257];
     byte_pass(b, a, n, 56, s1); /* a -> b on the first byte */
@@ -1067,19 +1236,18 @@ static inline int same_key(const sort_item *x, const sort_item *y)
 ** entries skipped) whose preimage is short enough, in groups of equal preimage shape, with
 ** merkle_sha256_batch (several messages per SIMD/SHA-NI pass). A leaf hashed here is clean.
 */
-static void bulk_value_digests(const sort_item *win, size_t m, const uint8_t *const *vals,
-                               const size_t *vlens, uint8_t dig[][32])
+static void bulk_value_digests(const sort_item *win, size_t m, uint8_t dig[][32])
 {
     uint8_t done[BULK_WIN] = {0};
     for (size_t a = 0; a < m; a++) {
-        size_t len = vlens[win[a].idx];
+        size_t len = win[a].vlen;
         if (done[a] || len < 32) continue;
         const uint8_t *msgs[16];
         size_t at[16], g = 0;
         for (size_t b = a; b < m; b++) {
-            if (done[b] || vlens[win[b].idx] != len) continue;
+            if (done[b] || win[b].vlen != len) continue;
             done[b] = 1;
-            msgs[g] = vals[win[b].idx];
+            msgs[g] = win[b].val;
             at[g++] = b;
             if (g == 16 || b + 1 == m) {
                 uint8_t out[16][32];
@@ -1158,47 +1326,138 @@ static inline int is_prefix(const sort_item *a, const sort_item *b)
 
 /*
 ** Build the whole trie of an empty t from the sorted batch (duplicates adjacent, the last one
-** wins) with a stack of open nodes on the path to the latest key; a node is hashed the
-** moment it is complete, while its children's IDs are still in cache. The batch is taken in
-** windows of BULK_WIN pairs: their value digests and the IDs of their leaves are computed
-** first with the multi-buffer SHA-256 (a leaf that a later key extends is left for later).
+** wins) with a stack of open nodes on the path to the latest key. The children of the open
+** nodes wait on a second stack; when a node closes it gets a children block of exactly its
+** size. The batch is taken in windows of BULK_WIN pairs: their value digests and the IDs of
+** their leaves are computed first with the multi-buffer SHA-256 (a leaf that a later key
+** extends is left for later). Closed inner nodes wait in a short list and are hashed
+** BULK_PEND at a time, level by level (hash_by_length: multi-buffer again), while they and
+** their children are still in cache.
 */
-static int bulk_build(merkle_trie *t, const sort_item *it, size_t n,
-                      const uint8_t *const *vals, const size_t *vlens)
+#define BULK_PEND 1024
+
+typedef struct kent {
+    tnode *n;
+    unsigned tok;
+} kent;
+
+typedef struct bulk {
+    merkle_trie *t;
+    tnode **st;  /* open nodes, root first */
+    size_t *mark; /* mark[i]: kid-stack height when st[i] was opened */
+    size_t sp, scap;
+    kent *ks; /* children of open nodes */
+    size_t kt, kcap;
+    dent *pend, *ptmp; /* closed inner nodes, not hashed yet */
+    tnode **pnodes;
+    size_t np;
+    int masked;
+} bulk;
+
+static void bulk_flush(bulk *b)
 {
-    size_t cap = 64, sp = 0;
-    tnode **st = malloc(cap * sizeof *st);
-    if (st == NULL) return -1;
+    hash_by_length(b->pend, b->np, b->ptmp, b->pnodes, b->masked);
+    b->np = 0;
+}
+
+static int bulk_open(bulk *b, tnode *n)
+{
+    if (b->sp == b->scap) {
+        size_t nc = 2 * b->scap;
+        tnode **ns = realloc(b->st, nc * sizeof *ns);
+        if (ns == NULL) return -1;
+        b->st = ns;
+        size_t *nm = realloc(b->mark, nc * sizeof *nm);
+        if (nm == NULL) return -1;
+        b->mark = nm;
+        b->scap = nc;
+    }
+    b->st[b->sp] = n;
+    b->mark[b->sp] = b->kt;
+    b->sp++;
+    return 0;
+}
+
+static int bulk_kid(bulk *b, tnode *c, unsigned tok)
+{
+    if (b->kt == b->kcap) {
+        size_t nc = 2 * b->kcap;
+        kent *nk = realloc(b->ks, nc * sizeof *nk);
+        if (nk == NULL) return -1;
+        b->ks = nk;
+        b->kcap = nc;
+    }
+    b->ks[b->kt++] = (kent){c, tok};
+    return 0;
+}
+
+/* Close the top open node: give it its children, queue it for hashing; returns it (NULL on
+** allocation failure, the node then still open). */
+static tnode *bulk_close(bulk *b)
+{
+    tnode *c = b->st[b->sp - 1];
+    size_t m0 = b->mark[b->sp - 1], k = b->kt - m0;
+    if (k) {
+        uint8_t *blk = pool_alloc(&b->t->pool, KIDS_SIZE(k));
+        if (blk == NULL) return NULL;
+        c->kids = (tnode **)(blk + TOK_PAD(k));
+        c->kcap = (uint16_t)k;
+        c->nkids = (uint16_t)k;
+        for (size_t i = 0; i < k; i++) {
+            blk[i] = (uint8_t)b->ks[m0 + i].tok;
+            c->kids[i] = b->ks[m0 + i].n;
+            mark_kid(c, b->ks[m0 + i].tok);
+        }
+        b->kt = m0;
+        c->dirty = 1;
+    }
+    b->sp--;
+    if (c->dirty) {
+        b->pend[b->np++] = (dent){c, c->kbits};
+        if (b->np == BULK_PEND) bulk_flush(b);
+    }
+    return c;
+}
+
+static int bulk_build(merkle_trie *t, const sort_item *it, size_t n)
+{
+    bulk b;
+    memset(&b, 0, sizeof b);
+    b.t = t;
+    b.masked = t->bf <= 16;
+    b.scap = 64;
+    b.kcap = 256;
+    b.st = malloc(b.scap * sizeof *b.st);
+    b.mark = malloc(b.scap * sizeof *b.mark);
+    b.ks = malloc(b.kcap * sizeof *b.ks);
+    b.pend = malloc(BULK_PEND * sizeof *b.pend);
+    b.ptmp = malloc(BULK_PEND * sizeof *b.ptmp);
+    b.pnodes = malloc(BULK_PEND * sizeof *b.pnodes);
     const uint8_t *pk = NULL;
     uint32_t pbits = 0;
     uint64_t count = 0;
     uint8_t dig[BULK_WIN][32];
     tnode *lf[BULK_WIN];
+    if (!b.st || !b.mark || !b.ks || !b.pend || !b.ptmp || !b.pnodes) goto fail;
     for (size_t w0 = 0; w0 < n; w0 += BULK_WIN) {
         size_t m = n - w0 < BULK_WIN ? n - w0 : BULK_WIN;
         const sort_item *win = it + w0;
-        /* Fetch the next window's input while this one is worked on: sorted order is
-        ** random order in the input. */
+        /* Sorted order is random order in the input: fetch the next window's keys and
+        ** values while this one is worked on. */
         for (size_t j = w0 + BULK_WIN; j < w0 + 2 * BULK_WIN && j < n; j++) {
             __builtin_prefetch(it[j].key);
-            __builtin_prefetch(&vals[it[j].idx]);
-            __builtin_prefetch(&vlens[it[j].idx]);
+            __builtin_prefetch(it[j].val);
         }
-        bulk_value_digests(win, m, vals, vlens, dig);
+        bulk_value_digests(win, m, dig);
         for (size_t j = 0; j < m; j++) {
             size_t i = w0 + j;
             lf[j] = NULL;
-            if (j + 4 < m) __builtin_prefetch(vals[win[j + 4].idx]);
             if (i + 1 < n && same_key(&it[i], &it[i + 1])) continue; /* a later duplicate wins */
             tnode *leaf = node_new(t, it[i].key, (uint32_t)(it[i].klen * 8));
             if (leaf == NULL) goto fail;
             lf[j] = leaf;
-            size_t q = it[i].idx;
-            if (node_set_value_d(t, leaf, vals[q], vlens[q], vlens[q] >= 32 ? dig[j] : NULL) != 0) {
-                node_free(t, leaf);
-                lf[j] = NULL;
-                goto fail_window;
-            }
+            if (node_set_value_d(t, leaf, it[i].val, it[i].vlen, it[i].vlen >= 32 ? dig[j] : NULL) != 0)
+                goto fail;
         }
         {
             tnode *batch[BULK_WIN];
@@ -1212,63 +1471,167 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n,
         for (size_t j = 0; j < m; j++) {
             tnode *leaf = lf[j];
             if (leaf == NULL) continue;
-            lf[j] = NULL;
             const uint8_t *k = leaf->key;
             uint32_t kbits = leaf->kbits;
-            if (sp) {
+            if (b.sp) {
                 uint32_t d = common_bits(pk, pbits, k, kbits, 0);
                 d -= d % t->ts;
-                while (st[sp - 1]->kbits > d) {
-                    tnode *c = st[--sp];
-                    if (c->dirty) node_hash(c);
-                    if (sp && st[sp - 1]->kbits >= d) {
-                        if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
-                            goto fail_leaf;
+                while (b.st[b.sp - 1]->kbits > d) {
+                    tnode *c = bulk_close(&b);
+                    if (c == NULL) goto fail;
+                    if (b.sp && b.st[b.sp - 1]->kbits >= d) {
+                        if (bulk_kid(&b, c, token_at(c->key, b.st[b.sp - 1]->kbits, t->ts)) != 0)
+                            goto fail;
                     } else {
-                        tnode *b = node_new(t, k, d);
-                        if (b == NULL || node_add_kid(t, b, c, token_at(c->key, d, t->ts)) != 0)
-                            goto fail_leaf;
-                        st[sp++] = b;
+                        /* A new branch at d takes c as its first child. */
+                        tnode *br = node_new(t, k, d);
+                        if (br == NULL) goto fail;
+                        size_t mk = b.kt;
+                        if (bulk_kid(&b, c, token_at(c->key, d, t->ts)) != 0 || bulk_open(&b, br) != 0) {
+                            node_free(t, br);
+                            goto fail;
+                        }
+                        b.mark[b.sp - 1] = mk;
                         break;
                     }
                 }
             }
-            if (sp + 1 >= cap) {
-                tnode **ns = realloc(st, 2 * cap * sizeof *ns);
-                if (ns == NULL) goto fail_leaf;
-                st = ns;
-                cap *= 2;
-            }
-            st[sp++] = leaf;
+            if (bulk_open(&b, leaf) != 0) goto fail;
+            lf[j] = NULL; /* linked: owned by the stack now */
             pk = leaf->key;
             pbits = kbits;
             count++;
-            continue;
-        fail_leaf:
-            lf[j] = leaf; /* not linked yet */
-            goto fail_window;
         }
     }
-    while (sp > 1) {
-        tnode *c = st[--sp];
-        if (c->dirty) node_hash(c);
-        if (node_add_kid(t, st[sp - 1], c, token_at(c->key, st[sp - 1]->kbits, t->ts)) != 0)
-            goto fail;
+    while (b.sp > 1) {
+        tnode *c = bulk_close(&b);
+        if (c == NULL || bulk_kid(&b, c, token_at(c->key, b.st[b.sp - 1]->kbits, t->ts)) != 0) goto fail;
     }
-    if (sp) {
-        if (st[0]->dirty) node_hash(st[0]);
-        t->root = st[0];
+    if (b.sp) {
+        tnode *r = bulk_close(&b);
+        if (r == NULL) goto fail;
+        t->root = r;
     }
+    bulk_flush(&b);
     t->size = count;
-    free(st);
+    free(b.st);
+    free(b.mark);
+    free(b.ks);
+    free(b.pend);
+    free(b.ptmp);
+    free(b.pnodes);
     return 0;
-fail_window:
 fail: /* the trie was empty: drop everything built so far (all of it lives in the pool) */
-    free(st);
+    free(b.st);
+    free(b.mark);
+    free(b.ks);
+    free(b.pend);
+    free(b.ptmp);
+    free(b.pnodes);
     pool_release(&t->pool);
     t->root = NULL;
     t->size = 0;
     return -1;
+}
+
+/*
+** Batch put into a non-empty trie. A big trie is mostly cache misses: every put walks a path
+** of nodes that lie anywhere in memory. So read-only cursors run PF_LANES keys ahead of the
+** puts, one step each per put: a step reads what the previous step prefetched (a node, its
+** tokens, a child pointer) and prefetches what the next one reads, and by the time a key's
+** put comes its path is in cache. Cursors hold node pointers: whenever the trie gives memory
+** back to its pool (t->gen moves) they restart from the root. Value digests are computed
+** 16 at a time with the multi-buffer SHA-256.
+*/
+#define PF_LANES 32
+#define PF_STEPS 1
+
+typedef struct pcur {
+    const tnode *n;
+    const uint8_t *key;
+    uint32_t kbits;
+    unsigned state; /* 0: at n; 1: n's tokens fetched; 2: the child pointer fetched; 3: done */
+    unsigned idx;   /* child index, for state 2 */
+} pcur;
+
+static void pcur_start(pcur *c, const merkle_trie *t, const sort_item *x)
+{
+    c->n = t->root;
+    c->key = x->key;
+    c->kbits = (uint32_t)(x->klen * 8);
+    c->state = 0;
+    __builtin_prefetch(t->root);
+}
+
+static void pcur_step(pcur *c, const merkle_trie *t)
+{
+    const tnode *n = c->n;
+    switch (c->state) {
+    case 0:
+        if (n->kbits >= c->kbits || n->nkids == 0) { /* the end: the put reads key and value */
+            __builtin_prefetch((const uint8_t *)n + 64);
+            if (n->hasval) __builtin_prefetch(n->val);
+            c->state = 3;
+            return;
+        }
+        __builtin_prefetch(kid_tokens(n));
+        c->state = 1;
+        return;
+    case 1: {
+        int i = find_kid(n, token_at(c->key, n->kbits, t->ts));
+        if (i < 0) {
+            c->state = 3;
+            return;
+        }
+        c->idx = (unsigned)i;
+        __builtin_prefetch(&n->kids[i]);
+        c->state = 2;
+        return;
+    }
+    case 2: {
+        const tnode *k = n->kids[c->idx];
+        __builtin_prefetch(k);
+        __builtin_prefetch((const uint8_t *)k + 64);
+        c->n = k;
+        c->state = 0;
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+static merkle_status batch_apply(merkle_trie *t, const sort_item *it, size_t n, merkle_error *err)
+{
+    pcur cur[PF_LANES];
+    uint64_t gen = t->gen;
+    size_t ahead = 1; /* items (i, ahead) have cursors; item k's is cur[k % PF_LANES] */
+    uint8_t dig[BULK_WIN][32];
+    for (size_t w0 = 0; w0 < n; w0 += BULK_WIN) {
+        size_t m = n - w0 < BULK_WIN ? n - w0 : BULK_WIN;
+        for (size_t j = w0 + BULK_WIN; j < w0 + 2 * BULK_WIN && j < n; j++)
+            __builtin_prefetch(it[j].val);
+        bulk_value_digests(it + w0, m, dig);
+        for (size_t j = 0; j < m; j++) {
+            size_t i = w0 + j;
+            if (ahead <= i) ahead = i + 1;
+            for (; ahead < n && ahead <= i + PF_LANES; ahead++) {
+                __builtin_prefetch(it[ahead].key);
+                pcur_start(&cur[ahead % PF_LANES], t, &it[ahead]);
+            }
+            for (size_t k = i + 1; k < ahead; k++)
+                for (int r = 0; r < PF_STEPS; r++) pcur_step(&cur[k % PF_LANES], t);
+            size_t q = it[i].idx;
+            merkle_status st = put_one(t, it[i].key, it[i].klen, it[i].val, it[i].vlen,
+                                       it[i].vlen >= 32 ? dig[j] : NULL);
+            if (st != MERKLE_OK) return merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
+            if (t->gen != gen) {
+                gen = t->gen;
+                for (size_t k = i + 1; k < ahead; k++) pcur_start(&cur[k % PF_LANES], t, &it[k]);
+            }
+        }
+    }
+    return MERKLE_OK;
 }
 
 merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
@@ -1286,18 +1649,19 @@ merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
     if (n == 0) return MERKLE_OK;
     if (n > SIZE_MAX / sizeof(sort_item))
         return merkle__fail(err, MERKLE_ERR_RANGE, 0, 0, "batch too large");
-    sort_item *it = sort_keys(n, keys, key_lens);
+    sort_item *it = sort_keys(n, keys, key_lens, values, value_lens);
     if (it == NULL) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     merkle_status st = MERKLE_OK;
     if (t->root == NULL) {
-        if (bulk_build(t, it, n, values, value_lens) != 0)
+        t->dl.n = 0; /* no nodes: nothing listed is live */
+        t->dl.bad = 0;
+        t->dl.off = 1;
+        int rc = bulk_build(t, it, n);
+        t->dl.off = 0;
+        if (rc != 0)
             st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     } else {
-        for (size_t i = 0; i < n && st == MERKLE_OK; i++) {
-            size_t q = it[i].idx;
-            st = merkle_trie_put(t, it[i].key, it[i].klen, values[q], value_lens[q]);
-            if (st != MERKLE_OK) st = merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
-        }
+        st = batch_apply(t, it, n, err);
     }
     free(it);
     return st;
@@ -1373,7 +1737,7 @@ static size_t node_preimage(const tnode *n, uint8_t *out)
     const uint8_t *toks = kid_tokens(n);
     for (unsigned i = 0; i < n->nkids; i++) {
         u += merkle__uvarint_put(out ? out + u : tmp, toks[i]);
-        if (out) memcpy(out + u, n->kids[i]->id, MERKLE_TRIE_ID_LEN);
+        if (out) memcpy(out + u, kid_ids(n) + (size_t)i * MERKLE_TRIE_ID_LEN, MERKLE_TRIE_ID_LEN);
         u += MERKLE_TRIE_ID_LEN;
     }
     if (n->hasval) {
