@@ -23,6 +23,24 @@
 
 /* ------------------------------------------------------------------ pool */
 
+/* Under AddressSanitizer, free pool blocks are poisoned, so that a use after free inside the
+** pool is reported like one of malloc'd memory. */
+#if defined(__SANITIZE_ADDRESS__)
+#define POOL_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define POOL_ASAN 1
+#endif
+#endif
+#ifdef POOL_ASAN
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POOL_POISON(p, n) ((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 #define POOL_GRAN 16
 #define POOL_MAX 4096
 #define POOL_CLASSES (POOL_MAX / POOL_GRAN)
@@ -64,6 +82,7 @@ static void *pool_alloc(pool *p, size_t size)
     if (c == 0) c = 1;
     void *f = p->free_list[c];
     if (f) {
+        POOL_UNPOISON(f, c * POOL_GRAN);
         memcpy(&p->free_list[c], f, sizeof(void *));
         return f;
     }
@@ -89,10 +108,12 @@ static void *pool_alloc(pool *p, size_t size)
         p->bytes += ssz;
         p->bump = s + POOL_GRAN; /* the first 16 bytes link the slab */
         p->bump_end = s + ssz;
+        POOL_POISON(p->bump, ssz - POOL_GRAN);
         p->next_slab = ssz < SLAB_MAX ? 2 * ssz : SLAB_MAX;
     }
     void *r = p->bump;
     p->bump += need;
+    POOL_UNPOISON(r, need);
     return r;
 }
 
@@ -114,6 +135,7 @@ static void pool_free(pool *p, void *ptr, size_t size)
     if (c == 0) c = 1;
     memcpy(ptr, &p->free_list[c], sizeof(void *));
     p->free_list[c] = ptr;
+    POOL_POISON(ptr, c * POOL_GRAN);
 }
 
 static void pool_release(pool *p)
@@ -893,7 +915,118 @@ static int hash_subtree(tnode *root, hscratch *h)
 ** children come first and nodes of one length are never related), each length a level for
 ** hash_level. tmp and nodes: room for m entries each. v is reordered.
 */
-static void hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, int masked)
+/* A reusable barrier whose count can drop while threads are being started. */
+typedef struct gate {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    unsigned count, waiting;
+    unsigned long gen;
+} gate;
+
+static void gate_wait(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    unsigned long gen = g->gen;
+    if (++g->waiting == g->count) {
+        g->waiting = 0;
+        g->gen++;
+        pthread_cond_broadcast(&g->cv);
+    } else {
+        while (gen == g->gen) pthread_cond_wait(&g->cv, &g->mu);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* One fewer thread will come (it could not be started). */
+static void gate_drop(gate *g)
+{
+    pthread_mutex_lock(&g->mu);
+    g->count--;
+    if (g->waiting && g->waiting == g->count) {
+        g->waiting = 0;
+        g->gen++;
+        pthread_cond_broadcast(&g->cv);
+    }
+    pthread_mutex_unlock(&g->mu);
+}
+
+/* Levels hashed by several threads: each level's nodes are shared out in HB_CHUNK pieces,
+** and all threads meet at the gate before the next level. */
+typedef struct lvl_job {
+    tnode **nodes;
+    const size_t *bounds; /* level L is nodes[bounds[L], bounds[L+1]) */
+    size_t nlev;
+    int masked;
+    gate g;
+    atomic_size_t *next; /* one counter per level */
+} lvl_job;
+
+static void *lvl_worker(void *arg)
+{
+    lvl_job *j = arg;
+    for (size_t L = 0; L < j->nlev; L++) {
+        size_t lo = j->bounds[L], hi = j->bounds[L + 1];
+        for (;;) {
+            size_t c = atomic_fetch_add(&j->next[L], HB_CHUNK);
+            if (c >= hi - lo) break;
+            size_t e = hi - lo - c < HB_CHUNK ? hi - lo : c + HB_CHUNK;
+            hash_level(j->nodes + lo + c, e - c, j->masked);
+        }
+        gate_wait(&j->g); /* the level is done before its parents start */
+    }
+    return NULL;
+}
+
+/* The levels of the sorted nodes[0..m) (kbits in srt) on `threads` threads; -1 when the
+** threads or their bookkeeping cannot be had (nothing hashed then). */
+static int hash_levels_mt(const dent *srt, tnode **nodes, size_t m, int masked, unsigned threads)
+{
+    size_t nlev = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || srt[i].kbits != srt[i - 1].kbits) nlev++;
+    size_t *bounds = malloc((nlev + 1) * sizeof *bounds);
+    atomic_size_t *next = malloc(nlev * sizeof *next);
+    if (bounds == NULL || next == NULL) {
+        free(bounds);
+        free(next);
+        return -1;
+    }
+    size_t L = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || srt[i].kbits != srt[i - 1].kbits) bounds[L++] = i;
+    bounds[nlev] = m;
+    for (size_t i = 0; i < nlev; i++) atomic_init(&next[i], 0);
+    lvl_job job;
+    job.nodes = nodes;
+    job.bounds = bounds;
+    job.nlev = nlev;
+    job.masked = masked;
+    job.next = next;
+    pthread_mutex_init(&job.g.mu, NULL);
+    pthread_cond_init(&job.g.cv, NULL);
+    unsigned want = threads - 1 > 63 ? 63 : threads - 1;
+    job.g.count = want + 1;
+    job.g.waiting = 0;
+    job.g.gen = 0;
+    pthread_t tid[63];
+    unsigned started = 0;
+    for (unsigned i = 0; i < want; i++) {
+        if (pthread_create(&tid[started], NULL, lvl_worker, &job) == 0)
+            started++;
+        else
+            gate_drop(&job.g);
+    }
+    lvl_worker(&job);
+    for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    pthread_cond_destroy(&job.g.cv);
+    pthread_mutex_destroy(&job.g.mu);
+    free(bounds);
+    free(next);
+    return 0;
+}
+
+static void hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, int masked,
+                           unsigned threads)
 {
     /* LSD radix sort on ~kbits (descending kbits), one byte per pass; a pass whose digit is
     ** the same for every entry is skipped. */
@@ -914,6 +1047,8 @@ static void hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, int mask
         dst = x;
     }
     for (size_t i = 0; i < m; i++) nodes[i] = src[i].n;
+    if (threads > 1 && m >= 4 * HB_CHUNK && hash_levels_mt(src, nodes, m, masked, threads) == 0)
+        return;
     for (size_t lo = 0; lo < m;) {
         size_t hi = lo + 1;
         while (hi < m && src[hi].kbits == src[lo].kbits) hi++;
@@ -923,7 +1058,7 @@ static void hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, int mask
 }
 
 /* Hash the listed dirty nodes (t->dl, valid). -1 on NOMEM (nothing hashed). */
-static int hash_listed(merkle_trie *t)
+static int hash_listed(merkle_trie *t, unsigned threads)
 {
     dlist *d = &t->dl;
     size_t m = d->n;
@@ -934,7 +1069,7 @@ static int hash_listed(merkle_trie *t)
         free(nodes);
         return -1;
     }
-    hash_by_length(d->v, m, tmp, nodes, t->bf <= 16);
+    hash_by_length(d->v, m, tmp, nodes, t->bf <= 16, threads);
     free(tmp);
     free(nodes);
     return 0;
@@ -1048,9 +1183,9 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
     }
     if (t->root->dirty) {
         int rc = -1;
-        /* A short list (a small change) is hashed from the list; a long one (a build by
-        ** single puts) by walking the trie, on several threads when asked. */
-        if (!t->dl.bad && t->dl.n && (threads <= 1 || t->dl.n < 65536)) rc = hash_listed(t);
+        /* From the list of dirty nodes when it is valid, else by walking the trie; both on
+        ** several threads when asked. */
+        if (!t->dl.bad && t->dl.n) rc = hash_listed(t, threads);
         if (rc == 0) {
         } else if (threads > 1 && t->root->nkids > 0) {
             rc = hash_parallel(t, threads);
@@ -1068,6 +1203,11 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
     }
     t->dl.n = 0; /* everything is clean */
     t->dl.bad = 0;
+    if (t->dl.cap > 65536) { /* a big build's list: do not keep it */
+        free(t->dl.v);
+        t->dl.v = NULL;
+        t->dl.cap = 0;
+    }
     memcpy(out, t->root->id, MERKLE_TRIE_ID_LEN);
     return MERKLE_OK;
 }
@@ -1356,7 +1496,7 @@ typedef struct bulk {
 
 static void bulk_flush(bulk *b)
 {
-    hash_by_length(b->pend, b->np, b->ptmp, b->pnodes, b->masked);
+    hash_by_length(b->pend, b->np, b->ptmp, b->pnodes, b->masked, 1);
     b->np = 0;
 }
 
@@ -1539,9 +1679,11 @@ fail: /* the trie was empty: drop everything built so far (all of it lives in th
 ** of nodes that lie anywhere in memory. So read-only cursors run PF_LANES keys ahead of the
 ** puts, one step each per put: a step reads what the previous step prefetched (a node, its
 ** tokens, a child pointer) and prefetches what the next one reads, and by the time a key's
-** put comes its path is in cache. Cursors hold node pointers: whenever the trie gives memory
-** back to its pool (t->gen moves) they restart from the root. Value digests are computed
-** 16 at a time with the multi-buffer SHA-256.
+** put comes its path is in cache. Cursors hold node pointers and re-read n->kids at every
+** step; a put never frees a node (a children block may move), but whenever the trie gives
+** memory back to its pool (t->gen moves) the cursors restart from the root all the same, so
+** that they never depend on that. Value digests are computed 16 at a time with the
+** multi-buffer SHA-256.
 */
 #define PF_LANES 32
 #define PF_STEPS 1
