@@ -72,7 +72,8 @@ MERKLE_API merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, siz
 ** (allocating an index, freed before returning); into an EMPTY trie it is then built in one
 ** sorted pass that hashes every node as soon as it is complete, with good memory locality,
 ** so the following merkle_trie_root has nothing left to do. Into a non-empty trie the pairs
-** are put in key order. Errors: MERKLE_ERR_ARG, MERKLE_ERR_RANGE (checked for every item
+** are put in key order, each key's path fetched into cache ahead of its put: a commit of many
+** changes is cheaper as one batch than as single puts. Errors: MERKLE_ERR_ARG, MERKLE_ERR_RANGE (checked for every item
 ** before anything changes), MERKLE_ERR_NOMEM (an empty trie stays empty; a non-empty trie
 ** may hold a key-ordered prefix of the batch).
 */
@@ -132,9 +133,9 @@ MERKLE_API merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text
 
 /*
 ** Root ID of the trie (32 zero bytes when empty). Hashes the nodes changed since the last
-** call, children before parents; with threads > 1, independent changed subtrees are hashed
-** on up to `threads` threads (0 is taken as 1), all joined before returning. Allocates a walk
-** stack per thread. Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (the trie stays consistent;
+** call, children before parents, level by level; with threads > 1, each level (or, after
+** deletes, independent changed subtrees) is shared out among up to `threads` threads (0 is
+** taken as 1), all joined before returning. Allocates temporary lists. Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (the trie stays consistent;
 ** call again). err may be NULL.
 */
 MERKLE_API merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
