@@ -29,11 +29,11 @@ static int copy_visit(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, 
     copy_ctx *c = ctx;
     if (merkle_trie_put(c->dst, k, kl, v, vl) != MERKLE_OK) c->bad = 1;
     if (c->used + kl + vl <= c->cap && c->n < c->cap) {
-        memcpy(c->store + c->used, k, kl);
+        if (kl) memcpy(c->store + c->used, k, kl);
         c->ko[c->n] = c->used;
         c->kl[c->n] = kl;
         c->used += kl;
-        memcpy(c->store + c->used, v, vl);
+        if (vl) memcpy(c->store + c->used, v, vl);
         c->vo[c->n] = c->used;
         c->vl[c->n] = vl;
         c->used += vl;

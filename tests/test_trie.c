@@ -944,6 +944,57 @@ static void test_apply_text(void **state)
     assert_int_equal(merkle_trie_apply_text(NULL, "", 0, NULL, NULL, 0, &e), MERKLE_ERR_ARG);
     merkle_trie_free(t);
     merkle_trie_free(u);
+
+    /* Long texts: runs of puts go through put_batch (duplicates, deletes between runs), with
+    ** a scratch big enough for whole runs and with one just big enough for a line; both equal
+    ** the operations done one by one, also when a bad line stops the text. */
+    enum { LINES = 3000 };
+    char *big = malloc(LINES * 48 + 64);
+    tu_rng r;
+    tu_rng_seed(&r, 31337);
+    size_t bl = 0;
+    merkle_trie *ref;
+    assert_int_equal(merkle_trie_alloc(&ref, 16), MERKLE_OK);
+    for (int i = 0; i < LINES; i++) {
+        uint8_t k[3], v[4];
+        tu_rng_fill(&r, k, 3);
+        k[0] &= 0x07; /* shared prefixes and repeated keys */
+        size_t vlen = (size_t)tu_rng_below(&r, 5);
+        tu_rng_fill(&r, v, vlen);
+        if (tu_rng_below(&r, 40) == 0) {
+            bl += (size_t)sprintf(big + bl, "del %02x%02x%02x\n", k[0], k[1], k[2]);
+            assert_int_equal(merkle_trie_delete(ref, NULL, k, 3), MERKLE_OK);
+        } else {
+            bl += (size_t)sprintf(big + bl, "put %02x%02x%02x ", k[0], k[1], k[2]);
+            if (vlen == 0) bl += (size_t)sprintf(big + bl, "-");
+            for (size_t j = 0; j < vlen; j++) bl += (size_t)sprintf(big + bl, "%02x", v[j]);
+            big[bl++] = '\n';
+            assert_int_equal(merkle_trie_put(ref, k, 3, v, vlen), MERKLE_OK);
+        }
+    }
+    uint8_t want[32], got[32];
+    assert_int_equal(merkle_trie_root(want, ref, 1, NULL), MERKLE_OK);
+    uint8_t *bigscratch = malloc(bl);
+    for (int pass = 0; pass < 2; pass++) {
+        size_t cap = pass ? 7 : bl; /* 7: one line's key (3) and value (<= 4) */
+        for (int broken = 0; broken < 2; broken++) {
+            merkle_trie *x;
+            assert_int_equal(merkle_trie_alloc(&x, 16), MERKLE_OK);
+            size_t tl = bl;
+            if (broken) tl += (size_t)sprintf(big + bl, "put 00\nput 01 02\n");
+            merkle_status want_st = broken ? MERKLE_ERR_FORMAT : MERKLE_OK;
+            assert_int_equal(merkle_trie_apply_text(x, big, tl, &ops, bigscratch, cap, &e), want_st);
+            assert_int_equal(ops, LINES);
+            if (broken) assert_int_equal(e.line, LINES + 1);
+            assert_int_equal(merkle_trie_root(got, x, 1, NULL), MERKLE_OK);
+            assert_memory_equal(got, want, 32);
+            assert_int_equal(merkle_trie_size(x), merkle_trie_size(ref));
+            merkle_trie_free(x);
+        }
+    }
+    free(bigscratch);
+    free(big);
+    merkle_trie_free(ref);
 }
 
 /* ------------------------------------------------------------------ incremental changes */

@@ -121,11 +121,15 @@ MERKLE_API merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_v
 ** (space, tab, CR), a lone "-" for an empty key or an empty (present) value, blank lines and
 ** '#' comments (a field starting with '#' comments out the rest of the line) ignored.
 ** scratch (scratch_cap bytes, caller-owned) holds the decoded key and value of one line: a
-** line needs (length of its hex fields) / 2 bytes. *ops (may be NULL) receives the number of
-** operations applied. Stops at the first bad line, with the operations before it applied.
+** line needs (length of its hex fields) / 2 bytes; a larger scratch lets runs of consecutive
+** puts be applied together with merkle_trie_put_batch (much faster for big texts; the result
+** is the same as in order). *ops (may be NULL) receives the number of operations applied.
+** Stops at the first bad line, with the operations before it applied.
 ** Errors: MERKLE_ERR_FORMAT (err->line is the 1-based line, err->offset its byte offset,
 ** err->message says what is wrong), MERKLE_ERR_BUFFER (scratch too small for that line),
-** MERKLE_ERR_RANGE / MERKLE_ERR_NOMEM from put, MERKLE_ERR_ARG. Allocates only trie nodes.
+** MERKLE_ERR_RANGE / MERKLE_ERR_NOMEM from put (after MERKLE_ERR_NOMEM in a run of puts, the
+** trie may hold part of that run), MERKLE_ERR_ARG. Allocates trie nodes and, for runs of
+** puts, an index and put_batch's sort arrays (freed before returning).
 */
 MERKLE_API merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t len,
                                                 uint64_t *ops, uint8_t *scratch,

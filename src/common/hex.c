@@ -13,13 +13,25 @@ void merkle_hex_encode(char *out, const uint8_t *in, size_t n)
     out[2 * n] = '\0';
 }
 
-static int hex_value(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
+/* Value of each hex digit; 255 for anything else. */
+static const uint8_t hex_tab[256] = {
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 255, 255, 255, 255, 255, 255,
+    255, 10, 11, 12, 13, 14, 15, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 10, 11, 12, 13, 14, 15, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+    255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+};
 
 merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len, const char *hex,
                                 size_t hex_len, merkle_error *error)
@@ -28,10 +40,12 @@ merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len, const
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "hex: NULL argument");
     size_t n = hex_len / 2;
     *out_len = n;
-    for (size_t i = 0; i < hex_len; i++) {
-        if (hex_value(hex[i]) < 0)
-            return merkle__fail(error, MERKLE_ERR_FORMAT, 0, i,
-                                "invalid hex character at offset %zu", i);
+    unsigned bad = 0; /* one branch-free pass; the offending offset is looked up only on error */
+    for (size_t i = 0; i < hex_len; i++) bad |= hex_tab[(unsigned char)hex[i]];
+    if (bad & 0xf0) {
+        size_t i = 0;
+        while (hex_tab[(unsigned char)hex[i]] != 255) i++;
+        return merkle__fail(error, MERKLE_ERR_FORMAT, 0, i, "invalid hex character at offset %zu", i);
     }
     if (hex_len % 2 != 0)
         return merkle__fail(error, MERKLE_ERR_FORMAT, 0, hex_len,
@@ -41,6 +55,6 @@ merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len, const
                             "hex: %zu bytes do not fit in %zu", n, cap);
     if (out == NULL && n != 0) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "hex: NULL out");
     for (size_t i = 0; i < n; i++)
-        out[i] = (uint8_t)((hex_value(hex[2 * i]) << 4) | hex_value(hex[2 * i + 1]));
+        out[i] = (uint8_t)((hex_tab[(unsigned char)hex[2 * i]] << 4) | hex_tab[(unsigned char)hex[2 * i + 1]]);
     return MERKLE_OK;
 }

@@ -3,6 +3,7 @@
 ** "put KEYHEX VALUEHEX" or "del KEYHEX", fields separated by white space, a lone "-" for an
 ** empty key or value, blank lines and '#' comments ignored.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/internal.h"
@@ -20,6 +21,79 @@ static merkle_status field(uint8_t *dst, size_t *n, const char *f, size_t flen, 
     return merkle_hex_decode(dst, flen / 2, n, f, flen, e);
 }
 
+/*
+** Consecutive puts are gathered into a run and applied with merkle_trie_put_batch (a sorted
+** bulk build into an empty trie, prefetching puts into a non-empty one; the later duplicate
+** wins, as in order). Their decoded bytes stay in scratch, which the run fills up; a del, a
+** bad line, a full scratch or the end flushes the run first, so operations before a bad line
+** are applied as documented. Short runs are put one by one (a batch costs a sort).
+*/
+#define RUN_MIN 64
+
+typedef struct run {
+    const uint8_t **kp, **vp;
+    size_t *kl, *vl;
+    uint64_t *line;
+    size_t *off;
+    size_t n, cap;
+    int noalloc; /* growing failed: put one by one from now on */
+} run;
+
+static void run_free(run *r)
+{
+    free(r->kp);
+    free(r->vp);
+    free(r->kl);
+    free(r->vl);
+    free(r->line);
+    free(r->off);
+}
+
+static int run_grow(run *r)
+{
+    size_t nc = r->cap ? 2 * r->cap : 1024;
+    const uint8_t **kp = realloc(r->kp, nc * sizeof *kp);
+    if (kp) r->kp = kp;
+    const uint8_t **vp = realloc(r->vp, nc * sizeof *vp);
+    if (vp) r->vp = vp;
+    size_t *kl = realloc(r->kl, nc * sizeof *kl);
+    if (kl) r->kl = kl;
+    size_t *vl = realloc(r->vl, nc * sizeof *vl);
+    if (vl) r->vl = vl;
+    uint64_t *ln = realloc(r->line, nc * sizeof *ln);
+    if (ln) r->line = ln;
+    size_t *off = realloc(r->off, nc * sizeof *off);
+    if (off) r->off = off;
+    if (!kp || !vp || !kl || !vl || !ln || !off) return -1;
+    r->cap = nc;
+    return 0;
+}
+
+/* Apply the run; *applied counts the puts done. */
+static merkle_status run_flush(merkle_trie *t, run *r, uint64_t *applied, merkle_error *err)
+{
+    merkle_status st = MERKLE_OK;
+    if (r->n >= RUN_MIN) {
+        merkle_error e;
+        st = merkle_trie_put_batch(t, r->kp, r->kl, r->vp, r->vl, r->n, &e);
+        if (st == MERKLE_OK)
+            *applied += r->n;
+        else /* arguments and lengths were checked per line: this is NOMEM */
+            st = merkle__fail(err, st, r->line[0], r->off[0], "%s", merkle_strerror(st));
+    } else {
+        for (size_t i = 0; i < r->n; i++) {
+            st = merkle_trie_put(t, r->kp[i], r->kl[i], r->vp[i], r->vl[i]);
+            if (st != MERKLE_OK) {
+                st = merkle__fail(err, st, r->line[i], r->off[i], "%s", merkle_strerror(st));
+                break;
+            }
+            (*applied)++;
+        }
+    }
+    r->n = 0;
+    return st;
+}
+
 merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t len,
                                      uint64_t *ops, uint8_t *scratch, size_t scratch_cap,
                                      merkle_error *err)
@@ -27,7 +101,9 @@ merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t le
     if (t == NULL || (text == NULL && len) || (scratch == NULL && scratch_cap))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     uint64_t line = 0, applied = 0;
-    size_t pos = 0;
+    size_t pos = 0, used = 0; /* scratch bytes held by the run */
+    run r;
+    memset(&r, 0, sizeof r);
     merkle_status st = MERKLE_OK;
     while (pos < len) {
         line++;
@@ -78,25 +154,55 @@ merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t le
                               scratch_cap);
             break;
         }
+        if (!is_put || need > scratch_cap - used) { /* the run goes first */
+            if ((st = run_flush(t, &r, &applied, err)) != MERKLE_OK) break;
+            used = 0;
+        }
+        uint8_t *at = scratch + used;
         merkle_error e;
         size_t kl, vl = 0;
-        if (field(scratch, &kl, f[1], fl[1], &e) != MERKLE_OK) {
+        if (field(at, &kl, f[1], fl[1], &e) != MERKLE_OK) {
             st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart, "invalid key: %s", e.message);
             break;
         }
-        if (is_put && field(scratch + kl, &vl, f[2], fl[2], &e) != MERKLE_OK) {
+        if (is_put && field(at + kl, &vl, f[2], fl[2], &e) != MERKLE_OK) {
             st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart, "invalid value: %s",
                               e.message);
             break;
         }
-        st = is_put ? merkle_trie_put(t, scratch, kl, scratch + kl, vl)
-                    : merkle_trie_delete(t, NULL, scratch, kl);
+        if (is_put && (kl > MERKLE_TRIE_MAX_KEY || vl > MERKLE_TRIE_MAX_VALUE)) {
+            st = merkle__fail(err, MERKLE_ERR_RANGE, line, lstart, "%s",
+                              merkle_strerror(MERKLE_ERR_RANGE));
+            break;
+        }
+        if (is_put && !r.noalloc && (r.n < r.cap || run_grow(&r) == 0)) {
+            r.kp[r.n] = at;
+            r.kl[r.n] = kl;
+            r.vp[r.n] = at + kl;
+            r.vl[r.n] = vl;
+            r.line[r.n] = line;
+            r.off[r.n] = lstart;
+            r.n++;
+            used += kl + vl;
+            continue;
+        }
+        if (is_put) { /* no room for the run's bookkeeping: one by one */
+            r.noalloc = 1;
+            if ((st = run_flush(t, &r, &applied, err)) != MERKLE_OK) break;
+            used = 0;
+        }
+        st = is_put ? merkle_trie_put(t, at, kl, at + kl, vl) : merkle_trie_delete(t, NULL, at, kl);
         if (st != MERKLE_OK) {
             st = merkle__fail(err, st, line, lstart, "%s", merkle_strerror(st));
             break;
         }
         applied++;
     }
+    /* A bad line keeps its own error; the run before it is applied all the same. */
+    merkle_error fe;
+    merkle_status fst = run_flush(t, &r, &applied, st == MERKLE_OK ? err : &fe);
+    if (st == MERKLE_OK) st = fst;
+    run_free(&r);
     if (ops) *ops = applied;
     return st;
 }
