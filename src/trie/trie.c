@@ -1324,10 +1324,11 @@ static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *
     }
     size_t s1[257], s2[257];
     byte_pass(b, a, n, 56, s1); /* a -> b on the first byte */
-    for (unsigned d = 0; d < 256; d++) {
+    for (unsigned d = 0; d < 256; d++) { /* the result ends up in a */
         size_t lo = s1[d], m = s1[d + 1] - lo;
         if (m <= 32) {
-            isort_pfx(b + lo, m);
+            memcpy(a + lo, b + lo, m * sizeof *a);
+            isort_pfx(a + lo, m);
             continue;
         }
         byte_pass(a + lo, b + lo, m, 48, s2); /* b -> a on the second byte */
@@ -1338,26 +1339,25 @@ static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *
             else
                 lsd_sort(a + l2, b + l2, m2, 48, count);
         }
-        memcpy(b + lo, a + lo, m * sizeof *a);
     }
     /* Runs of equal prefixes: stable insertion sort on the whole key. */
     for (size_t lo = 0; lo < n;) {
         size_t hi = lo + 1;
-        while (hi < n && b[hi].pfx == b[lo].pfx) hi++;
+        while (hi < n && a[hi].pfx == a[lo].pfx) hi++;
         for (size_t i = lo + 1; i < hi; i++) {
-            sort_item x = b[i];
+            sort_item x = a[i];
             size_t j = i;
-            while (j > lo && key_before(x.key, x.klen, b[j - 1].key, b[j - 1].klen, 0)) {
-                b[j] = b[j - 1];
+            while (j > lo && key_before(x.key, x.klen, a[j - 1].key, a[j - 1].klen, 0)) {
+                a[j] = a[j - 1];
                 j--;
             }
-            b[j] = x;
+            a[j] = x;
         }
         lo = hi;
     }
-    free(a);
+    free(b);
     free(count);
-    return b;
+    return a;
 }
 
 /* Items i and i+1 of a sorted batch have the same key. */
