@@ -52,7 +52,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+j:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "j:qh", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_PROFILE:
             if (merkle_profile_from_name(&o->profile, optarg) != MERKLE_OK)

@@ -157,6 +157,23 @@ class RootCli(unittest.TestCase):
                 outs.add(out.replace(b"  -\n", b"  " + p.encode() + b"\n"))
                 self.assertEqual(len(outs), 1, (size, ls, outs))
 
+    def test_options_after_operands(self):
+        # GNU-style: options may follow FILE operands; "--" ends the options.
+        data = os.urandom(100000)
+        p = self.write("opts.bin", data)
+        dash = self.write("-j", data[:10])
+        rc, want, err = run(["root", "--leaf-size", "64", "-j", "2", p])
+        self.assertEqual(rc, 0, err)
+        rc, got, err = run(["root", p, "--leaf-size", "64", "-j", "2"])
+        self.assertEqual((rc, got), (0, want), err)
+        rc, got, err = run(["root", p, "--leaf-size"])
+        self.assertEqual(rc, 2)
+        cwd = os.path.dirname(dash)
+        r = subprocess.run([BIN, "root", "--leaf-size", "64", "--", "-j"], cwd=cwd,
+                           capture_output=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.endswith(b"  -j\n"), r.stdout)
+
     def test_help_version(self):
         rc, out, _ = run(["--version"])
         self.assertEqual(rc, 0)
