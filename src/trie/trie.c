@@ -1517,6 +1517,16 @@ typedef struct bulk {
     int masked;
 } bulk;
 
+static void bulk_free(bulk *b)
+{
+    free(b->st);
+    free(b->mark);
+    free(b->ks);
+    free(b->pend);
+    free(b->ptmp);
+    free(b->pnodes);
+}
+
 static void bulk_flush(bulk *b)
 {
     hash_by_length(b->pend, b->np, b->ptmp, b->pnodes, b->masked, 1);
@@ -1677,20 +1687,10 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n)
     }
     bulk_flush(&b);
     t->size = count;
-    free(b.st);
-    free(b.mark);
-    free(b.ks);
-    free(b.pend);
-    free(b.ptmp);
-    free(b.pnodes);
+    bulk_free(&b);
     return 0;
 fail: /* the trie was empty: drop everything built so far (all of it lives in the pool) */
-    free(b.st);
-    free(b.mark);
-    free(b.ks);
-    free(b.pend);
-    free(b.ptmp);
-    free(b.pnodes);
+    bulk_free(&b);
     pool_release(&t->pool);
     t->root = NULL;
     t->size = 0;
