@@ -27,24 +27,50 @@
 #define MAGIC "MRKLVC01"
 #define HDR_LEN 24
 #define FIXED_LEN (4 + 6 * 8 + 2)
+#define ARENA_CHUNK (64 * 1024)
 
+/*
+** An entry is its record exactly as the file stores it (without the HMAC): u32 name_len,
+** name, dev, ino, size, mtime_ns, ctime_ns, verified_ns, alg, digest_len, digest. Loaded
+** entries point into the file image (read into memory, never mapped: a mapped file could be
+** rewritten after its checksum and HMACs were verified), recorded ones into an arena. Nothing
+** is copied at load time and save writes the records as they are.
+*/
 typedef struct ventry {
-    const char *name; /* not NUL-terminated: may point into the loaded file image */
-    size_t name_len;
-    merkle_file_id id;
-    int64_t verified_ns;
-    uint8_t alg, dlen, live, owned;
-    uint8_t digest[MERKLE_MAX_DIGEST_LEN];
+    uint8_t *rec;
+    uint32_t name_len;
+    uint8_t live;
 } ventry;
+
+/* Record accessors. */
+static const char *rec_name(const ventry *v)
+{
+    return (const char *)v->rec + 4;
+}
+static const uint8_t *rec_tail(const ventry *v) /* dev ... digest */
+{
+    return v->rec + 4 + v->name_len;
+}
+static size_t rec_size(size_t name_len, size_t dlen)
+{
+    return FIXED_LEN + name_len + dlen;
+}
+
+typedef struct arena_chunk {
+    struct arena_chunk *next;
+    size_t used, cap;
+    uint8_t data[];
+} arena_chunk;
 
 struct merkle_vcache {
     pthread_mutex_t lock;
     ventry *e;
     size_t n, cap, live;
     merkle__strmap map;
-    size_t hint;   /* where find looks first: after the previous hit */
-    size_t mapped; /* entries [0, mapped) are in map (built lazily, see find) */
-    uint8_t *blob; /* loaded file image that names point into */
+    size_t hint;        /* where find looks first: after the previous hit */
+    size_t mapped;      /* entries [0, mapped) are in map (built lazily, see find) */
+    uint8_t *blob;      /* loaded file image that loaded records live in */
+    arena_chunk *arena; /* records written by record (newest chunk first) */
     uint8_t *key;
     size_t key_len;
     int dirty;        /* changed since load/save: save rewrites the file only then */
@@ -88,14 +114,35 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
 
 static void clear(merkle_vcache *c)
 {
-    for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].owned) free((char *)c->e[i].name);
+    while (c->arena) {
+        arena_chunk *next = c->arena->next;
+        free(c->arena);
+        c->arena = next;
+    }
     free(c->e);
     free(c->blob);
     c->blob = NULL;
     c->e = NULL;
     c->n = c->cap = c->live = c->mapped = c->hint = 0;
     merkle__strmap_free(&c->map);
+}
+
+/* size bytes of arena memory for one record, or NULL. Locked. */
+static uint8_t *arena_get(merkle_vcache *c, size_t size)
+{
+    arena_chunk *a = c->arena;
+    if (!a || a->cap - a->used < size) {
+        size_t cap = size > ARENA_CHUNK ? size : ARENA_CHUNK;
+        a = malloc(sizeof *a + cap);
+        if (!a) return NULL;
+        a->next = c->arena;
+        a->used = 0;
+        a->cap = cap;
+        c->arena = a;
+    }
+    uint8_t *p = a->data + a->used;
+    a->used += size;
+    return p;
 }
 
 /* Put entries [mapped, n) into the map; of two entries with one name the later wins and the
@@ -105,34 +152,39 @@ static int ensure_map(merkle_vcache *c)
     for (; c->mapped < c->n; c->mapped++) {
         ventry *v = &c->e[c->mapped];
         size_t old;
-        if (merkle__strmap_get(&c->map, v->name, v->name_len, &old) && c->e[old].live) {
+        if (merkle__strmap_get(&c->map, rec_name(v), v->name_len, &old) && c->e[old].live) {
             c->e[old].live = 0;
             c->live--;
         }
-        if (merkle__strmap_put(&c->map, v->name, v->name_len, c->mapped) != 0) return -1;
+        if (merkle__strmap_put(&c->map, rec_name(v), v->name_len, c->mapped) != 0) return -1;
     }
     return 0;
 }
 
 /* Index of name, or -1. A check asks for the files in manifest order and the cache keeps
-** that order, so find first tries the entry after the one it found last: no hashing
-** and no table in the common case. Otherwise the keyed hash table (built on first need).
-** Locked. */
-
-static long long find(merkle_vcache *c, const char *name, size_t len, int *nomem)
+** that order, so find first tries the entry at *hint (hint NULL: never), the one after the
+** previous hit: no hashing and no table in the common case. Otherwise the keyed hash table
+** (built on first need; it knows only the last entry of a name, see ensure_map). *hint is
+** set after the entry found. Before the table is built, the fast path may find an earlier
+** entry of a name written twice (only a hand-made file has that); both are authentic and a
+** lookup must still match stat and digest, so this is harmless. put and forget go through
+** the table. Locked. */
+static long long find(merkle_vcache *c, const char *name, size_t len, size_t *hint, int *nomem)
 {
     size_t idx;
-    if (c->hint < c->n && c->e[c->hint].name_len == len &&
-        memcmp(c->e[c->hint].name, name, len) == 0) {
-        idx = c->hint;
+    size_t h = hint ? *hint : SIZE_MAX;
+    if (h < c->n && c->e[h].live && c->e[h].name_len == len &&
+        memcmp(rec_name(&c->e[h]), name, len) == 0) {
+        idx = h;
     } else {
+        if (c->n == 0) return -1;
         if (ensure_map(c) != 0) {
             if (nomem) *nomem = 1;
             return -1;
         }
         if (!merkle__strmap_get(&c->map, name, len, &idx)) return -1;
     }
-    c->hint = idx + 1;
+    if (hint) *hint = idx + 1;
     return (long long)idx;
 }
 
@@ -152,47 +204,68 @@ size_t merkle_vcache_count(const merkle_vcache *c)
     return c ? c->live : 0;
 }
 
-/* Insert or replace under the lock. */
+/* Write a record (without HMAC) at p. */
+static void rec_write(uint8_t *p, const char *name, size_t name_len, const merkle_file_id *id,
+                      int64_t verified_ns, uint8_t alg, const uint8_t *digest, uint8_t dlen)
+{
+    uint8_t n8[8];
+    merkle__store_le64(n8, name_len);
+    memcpy(p, n8, 4);
+    p += 4;
+    memcpy(p, name, name_len);
+    p += name_len;
+    merkle__store_le64(p, id->dev);
+    merkle__store_le64(p + 8, id->ino);
+    merkle__store_le64(p + 16, id->size);
+    merkle__store_le64(p + 24, (uint64_t)id->mtime_ns);
+    merkle__store_le64(p + 32, (uint64_t)id->ctime_ns);
+    merkle__store_le64(p + 40, (uint64_t)verified_ns);
+    p[48] = alg;
+    p[49] = dlen;
+    memcpy(p + 50, digest, dlen);
+}
+
+/* Insert or replace under the lock. 0, or -1 on allocation failure. */
 static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle_file_id *id,
                uint8_t alg, const uint8_t *digest, uint8_t dlen, int64_t verified_ns)
 {
-    ventry *v;
     int nomem = 0;
-    long long found = find(c, name, name_len, &nomem);
+    long long found = find(c, name, name_len, NULL, &nomem);
     if (nomem) return -1;
+    size_t size = rec_size(name_len, dlen);
     if (found >= 0) {
-        v = &c->e[found];
+        ventry *v = &c->e[found];
+        if (rec_tail(v)[49] != dlen) {
+            /* Another length: a fresh record (the old bytes stay until the arena goes). */
+            uint8_t *r = arena_get(c, size);
+            if (!r) return -1;
+            v->rec = r;
+        }
         if (!v->live) c->live++;
-    } else {
-        if (c->n == c->cap) {
-            size_t nc = c->cap ? 2 * c->cap : 256;
-            ventry *ne = realloc(c->e, nc * sizeof *ne);
-            if (!ne) return -1;
-            /* The map keys point at the names, which do not move. */
-            c->e = ne;
-            c->cap = nc;
-        }
-        char *nm = malloc(name_len + 1);
-        if (!nm) return -1;
-        memcpy(nm, name, name_len);
-        nm[name_len] = '\0';
-        if (merkle__strmap_put(&c->map, nm, name_len, c->n) != 0) {
-            free(nm);
-            return -1;
-        }
-        v = &c->e[c->n++];
-        c->mapped = c->n;
-        v->name = nm;
-        v->name_len = name_len;
-        v->owned = 1;
-        c->live++;
+        v->live = 1;
+        rec_write(v->rec, name, name_len, id, verified_ns, alg, digest, dlen);
+        /* The map key may point at the old name bytes, which stay valid until clear. */
+        c->dirty = 1;
+        return 0;
     }
-    v->id = *id;
-    v->alg = alg;
-    v->dlen = dlen;
-    memcpy(v->digest, digest, dlen);
-    v->verified_ns = verified_ns;
+    if (c->n == c->cap) {
+        size_t nc = c->cap ? 2 * c->cap : 256;
+        ventry *ne = realloc(c->e, nc * sizeof *ne);
+        if (!ne) return -1;
+        c->e = ne;
+        c->cap = nc;
+    }
+    uint8_t *r = arena_get(c, size);
+    if (!r) return -1;
+    rec_write(r, name, name_len, id, verified_ns, alg, digest, dlen);
+    if (ensure_map(c) != 0 || merkle__strmap_put(&c->map, (const char *)r + 4, name_len, c->n) != 0)
+        return -1;
+    ventry *v = &c->e[c->n++];
+    c->mapped = c->n;
+    v->rec = r;
+    v->name_len = (uint32_t)name_len;
     v->live = 1;
+    c->live++;
     c->dirty = 1;
     return 0;
 }
@@ -202,8 +275,10 @@ merkle_status merkle_vcache_record(merkle_vcache *c, const char *name, const mer
                                    int64_t verified_ns)
 {
     if (!c || !name || !id || !digest || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > UINT32_MAX) return MERKLE_ERR_ARG;
     pthread_mutex_lock(&c->lock);
-    int r = put(c, name, strlen(name), id, (uint8_t)alg, digest, (uint8_t)len, verified_ns);
+    int r = put(c, name, nl, id, (uint8_t)alg, digest, (uint8_t)len, verified_ns);
     pthread_mutex_unlock(&c->lock);
     return r ? MERKLE_ERR_NOMEM : MERKLE_OK;
 }
@@ -212,7 +287,7 @@ void merkle_vcache_forget(merkle_vcache *c, const char *name)
 {
     if (!c || !name) return;
     pthread_mutex_lock(&c->lock);
-    long long idx = find(c, name, strlen(name), NULL);
+    long long idx = find(c, name, strlen(name), NULL, NULL);
     if (idx >= 0 && c->e[idx].live) {
         c->e[idx].live = 0;
         c->live--;
@@ -221,23 +296,55 @@ void merkle_vcache_forget(merkle_vcache *c, const char *name)
     pthread_mutex_unlock(&c->lock);
 }
 
+void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint)
+{
+    pthread_mutex_lock(&c->lock);
+    size_t h = hint ? *hint : c->hint;
+    for (size_t i = 0; i < n; i++) {
+        merkle__vprobe *q = &p[i];
+        q->found = 0;
+        long long idx = find(c, q->name, q->name_len, &h, NULL);
+        if (idx < 0) continue;
+        const ventry *v = &c->e[idx];
+        const uint8_t *t = rec_tail(v);
+        if (!v->live || t[48] != (uint8_t)q->alg || t[49] != q->len ||
+            !merkle_ct_equal(t + 50, q->expected, q->len))
+            continue;
+        q->id.dev = merkle__load_le64(t);
+        q->id.ino = merkle__load_le64(t + 8);
+        q->id.size = merkle__load_le64(t + 16);
+        q->id.mtime_ns = (int64_t)merkle__load_le64(t + 24);
+        q->id.ctime_ns = (int64_t)merkle__load_le64(t + 32);
+        q->verified_ns = (int64_t)merkle__load_le64(t + 40);
+        q->found = 1;
+    }
+    if (hint)
+        *hint = h;
+    else
+        c->hint = h;
+    pthread_mutex_unlock(&c->lock);
+}
+
+int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id)
+{
+    /* Racy-file rule: a file whose mtime or ctime is not strictly older than the moment it
+    ** was verified may have changed within the same clock tick. */
+    return p->found && merkle__file_id_equal(&p->id, id) && id->mtime_ns < p->verified_ns &&
+           id->ctime_ns < p->verified_ns;
+}
+
 int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
                          merkle_manifest_alg alg, const uint8_t *expected, size_t len)
 {
     if (!c || !name || !id || !expected) return 0;
-    int ok = 0;
-    pthread_mutex_lock(&c->lock);
-    long long idx = find(c, name, strlen(name), NULL);
-    if (idx >= 0) {
-        const ventry *v = &c->e[idx];
-        /* Racy-file rule: a file whose mtime or ctime is not strictly older than the moment
-        ** it was verified may have changed within the same clock tick. */
-        ok = v->live && v->alg == (uint8_t)alg && v->dlen == len &&
-             merkle__file_id_equal(&v->id, id) && id->mtime_ns < v->verified_ns &&
-             id->ctime_ns < v->verified_ns && merkle_ct_equal(v->digest, expected, len);
-    }
-    pthread_mutex_unlock(&c->lock);
-    return ok;
+    merkle__vprobe p;
+    p.name = name;
+    p.name_len = strlen(name);
+    p.alg = alg;
+    p.len = len;
+    p.expected = expected;
+    merkle__vcache_probe(c, &p, 1, NULL);
+    return merkle__vprobe_match(&p, id);
 }
 
 /* ---------------------------------------------------------------- serialisation */
@@ -278,7 +385,8 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
     }
     size_t total = HDR_LEN + 32;
     for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].live) total += FIXED_LEN + c->e[i].name_len + c->e[i].dlen + (c->key ? 32 : 0);
+        if (c->e[i].live)
+            total += rec_size(c->e[i].name_len, rec_tail(&c->e[i])[49]) + (c->key ? 32 : 0);
     uint8_t *buf = malloc(total);
     if (!buf) {
         pthread_mutex_unlock(&c->lock);
@@ -293,27 +401,10 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
     for (size_t i = 0; i < c->n; i++) {
         const ventry *v = &c->e[i];
         if (!v->live) continue;
-        uint8_t *rec = p;
-        uint8_t n4[8];
-        merkle__store_le64(n4, v->name_len);
-        memcpy(p, n4, 4);
-        p += 4;
-        memcpy(p, v->name, v->name_len);
-        p += v->name_len;
-        put64(&p, v->id.dev);
-        put64(&p, v->id.ino);
-        put64(&p, v->id.size);
-        put64(&p, (uint64_t)v->id.mtime_ns);
-        put64(&p, (uint64_t)v->id.ctime_ns);
-        put64(&p, (uint64_t)v->verified_ns);
-        *p++ = v->alg;
-        *p++ = v->dlen;
-        memcpy(p, v->digest, v->dlen);
-        p += v->dlen;
-        if (c->key) {
-            entry_mac(c, rec, (size_t)(p - rec), p);
-            p += 32;
-        }
+        size_t size = rec_size(v->name_len, rec_tail(v)[49]);
+        memcpy(p, v->rec, size);
+        if (c->key) entry_mac(c, p, size, p + size);
+        p += size + (c->key ? 32 : 0);
     }
     pthread_mutex_unlock(&c->lock);
     merkle_sha256_hash(p, buf, (size_t)(p - buf));
@@ -447,36 +538,27 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
     merkle__strmap_init(&tmp.map);
     size_t rej = 0;
     for (uint64_t k = 0; k < count; k++) {
-        const uint8_t *rec = p;
-        if ((size_t)(end - p) < 4) {
+        uint8_t *rec = buf + (p - buf);
+        if ((size_t)(end - p) < FIXED_LEN) {
             why = "truncated entry";
             break;
         }
         uint8_t n8[8] = {0};
         memcpy(n8, p, 4);
         size_t nl = (size_t)merkle__load_le64(n8);
-        p += 4;
-        if ((size_t)(end - p) < nl + FIXED_LEN - 4) {
+        if ((size_t)(end - p) - FIXED_LEN < nl) {
             why = "truncated entry";
             break;
         }
-        const char *name = (const char *)p;
-        p += nl;
-        merkle_file_id id;
-        id.dev = get64(&p);
-        id.ino = get64(&p);
-        id.size = get64(&p);
-        id.mtime_ns = (int64_t)get64(&p);
-        id.ctime_ns = (int64_t)get64(&p);
-        int64_t vns = (int64_t)get64(&p);
-        uint8_t alg = *p++;
-        uint8_t dlen = *p++;
+        const char *name = (const char *)p + 4;
+        const uint8_t *t = p + 4 + nl;
+        uint8_t alg = t[48], dlen = t[49];
+        p = t + 50;
         if (!merkle__manifest_len_ok((merkle_manifest_alg)alg, dlen) || nl == 0 ||
             memchr(name, '\0', nl) || (size_t)(end - p) < (size_t)dlen + (has_mac ? 32u : 0u)) {
             why = "bad entry";
             break;
         }
-        const uint8_t *dig = p;
         p += dlen;
         int accept = 1;
         if (c->key) {
@@ -505,15 +587,9 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
             tmp.cap = nc;
         }
         ventry *v = &tmp.e[tmp.n++];
-        v->name = name;
-        v->name_len = nl;
-        v->id = id;
-        v->verified_ns = vns;
-        v->alg = alg;
-        v->dlen = dlen;
+        v->rec = rec;
+        v->name_len = (uint32_t)nl;
         v->live = 1;
-        v->owned = 0;
-        memcpy(v->digest, dig, dlen);
         tmp.live++;
     }
     if (!why && p != end) why = "trailing bytes";
@@ -532,9 +608,8 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
         c->n = tmp.n;
         c->cap = tmp.cap;
         c->live = tmp.live;
-        c->map = tmp.map;
         c->mapped = 0;
-        c->blob = buf; /* the names point into it */
+        c->blob = buf; /* the records live in it */
         buf = NULL;
         got = tmp.n;
         memset(&tmp, 0, sizeof tmp);
@@ -542,8 +617,16 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
     }
     for (size_t i = 0; i < tmp.n; i++) {
         const ventry *v = &tmp.e[i];
-        if (find(c, v->name, v->name_len, NULL) >= 0) continue;
-        if (put(c, v->name, v->name_len, &v->id, v->alg, v->digest, v->dlen, v->verified_ns) != 0) {
+        if (find(c, rec_name(v), v->name_len, NULL, NULL) >= 0) continue;
+        const uint8_t *t = rec_tail(v);
+        merkle_file_id id;
+        id.dev = merkle__load_le64(t);
+        id.ino = merkle__load_le64(t + 8);
+        id.size = merkle__load_le64(t + 16);
+        id.mtime_ns = (int64_t)merkle__load_le64(t + 24);
+        id.ctime_ns = (int64_t)merkle__load_le64(t + 32);
+        if (put(c, rec_name(v), v->name_len, &id, t[48], t + 50, t[49],
+                (int64_t)merkle__load_le64(t + 40)) != 0) {
             s = MERKLE_ERR_NOMEM;
             break;
         }

@@ -1,8 +1,9 @@
 /*
 ** Checking many files: threads take chunks of the file list; within a chunk, MD5 files go
 ** through the multi-buffer engine (16 files in flight, reused lane buffers) and the other
-** algorithms are read with one reused buffer per thread. With a validation cache, a worker
-** first stats each file and skips the read when the cache vouches for it.
+** algorithms are read with one reused buffer per thread. With a validation cache, a first
+** pass on the same threads looks every file up and stats those the cache could vouch for;
+** only the files it did not answer are read.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +25,8 @@
 #endif
 
 #define READ_BUF (256 * 1024)
+#define PROBE_BATCH 64    /* cache lookups per lock */
+#define CACHE_CHUNK 256   /* files a thread takes at a time in the cache pass */
 
 typedef struct job {
     const char *name;
@@ -35,16 +38,29 @@ typedef struct job {
 typedef struct engine {
     const job *jobs;
     merkle_check_result *res;
-    size_t n, chunk;
+    const size_t *sel; /* the jobs of this pass: indices into jobs/res */
+    size_t n, chunk;   /* n: entries of sel */
     atomic_size_t next;
     const merkle_check_opts *opts;
-    int64_t start_ns;
+    uint8_t *answered; /* cache pass: sel[k] was answered from the cache */
     pthread_mutex_t lock;
     uint64_t files_done, bytes_done;
-    int nomem;
     merkle_file_id *ids; /* with a cache: identity of each file that verified OK ... */
     uint8_t *record;     /* ... recorded after the run, in list order (see run) */
 } engine;
+
+/* Progress counters of one thread. */
+typedef struct tally {
+    uint64_t bytes, files_unreported, bytes_reported;
+} tally;
+
+/* The directory of the previous name, opened once: path walks are a good part of a stat,
+** and a manifest lists a directory's files together. */
+typedef struct statdir {
+    char *dir;
+    size_t len, cap;
+    int fd;
+} statdir;
 
 typedef struct worker {
     engine *e;
@@ -52,17 +68,147 @@ typedef struct worker {
     merkle__mdigest md;
     size_t *md5_idx; /* job indices of this chunk's MD5 files */
     const char **md5_paths;
-    uint64_t bytes;
-    uint64_t files_unreported, bytes_reported;
-    /* try_cache: the directory of the previous name, opened once (path walks are a good part
-    ** of a stat; a manifest lists a directory's files together) */
-    char *sdir;
-    size_t sdir_len, sdir_cap;
-    int sdir_fd;
+    tally t;
+    statdir sd;
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine *eng;
 #endif
 } worker;
+
+/* fstatat(dirfd, name) through sd's directory descriptor. 0 or -1 (errno). */
+static int stat_rel(statdir *sd, int dirfd, const char *name, struct stat *st)
+{
+    const char *base = name;
+    const char *slash = strrchr(name, '/');
+    if (slash && slash != name) {
+        size_t dl = (size_t)(slash - name);
+        if (!(sd->fd >= 0 && sd->len == dl && memcmp(sd->dir, name, dl) == 0)) {
+            if (sd->fd >= 0) close(sd->fd);
+            sd->fd = -1;
+            if (dl + 1 > sd->cap) {
+                char *nd = realloc(sd->dir, dl + 1);
+                if (nd) {
+                    sd->dir = nd;
+                    sd->cap = dl + 1;
+                }
+            }
+            if (sd->cap >= dl + 1) {
+                memcpy(sd->dir, name, dl);
+                sd->dir[dl] = '\0';
+                sd->len = dl;
+                sd->fd = openat(dirfd, sd->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+            }
+        }
+        if (sd->fd >= 0) {
+            dirfd = sd->fd;
+            base = slash + 1;
+        }
+    }
+    return fstatat(dirfd, base, st, 0);
+}
+
+static void statdir_free(statdir *sd)
+{
+    free(sd->dir);
+    if (sd->fd >= 0) close(sd->fd);
+}
+
+/* Report progress now and then (serialised). */
+static void progress(engine *e, tally *t, uint64_t files, int force)
+{
+    t->files_unreported += files;
+    if (!e->opts->progress || (!force && t->files_unreported < 64)) return;
+    pthread_mutex_lock(&e->lock);
+    e->files_done += t->files_unreported;
+    e->bytes_done += t->bytes - t->bytes_reported;
+    e->opts->progress(e->opts->progress_ctx, e->files_done, e->bytes_done);
+    pthread_mutex_unlock(&e->lock);
+    t->files_unreported = 0;
+    t->bytes_reported = t->bytes;
+}
+
+/* ------------------------------------------------------------------ cache pass */
+
+/*
+** With a validation cache, the files are first looked up, PROBE_BATCH at a time under one
+** lock: a file is stat'ed only when the cache holds an entry with its name, algorithm and
+** the manifest's digest, and answered OK when the stat matches too (merkle__vprobe_match).
+** Threads take CACHE_CHUNK files at a time; within a chunk, the cache is searched first at
+** the file's own position in the list (the cache keeps list order), then after each hit.
+*/
+static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
+{
+    merkle__vprobe pr[PROBE_BATCH];
+    size_t hint = e->sel[a];
+    for (size_t k = a; k < b; k += PROBE_BATCH) {
+        size_t m = b - k < PROBE_BATCH ? b - k : PROBE_BATCH;
+        for (size_t q = 0; q < m; q++) {
+            const job *j = &e->jobs[e->sel[k + q]];
+            pr[q].name = j->name;
+            pr[q].name_len = strlen(j->name);
+            pr[q].alg = j->alg;
+            pr[q].len = j->dlen;
+            pr[q].expected = j->expected;
+        }
+        merkle__vcache_probe(e->opts->cache, pr, m, &hint);
+        for (size_t q = 0; q < m; q++) {
+            if (!pr[q].found) continue;
+            struct stat st;
+            if (stat_rel(sd, e->opts->dirfd, pr[q].name, &st) != 0 || !S_ISREG(st.st_mode))
+                continue;
+            merkle_file_id id;
+            merkle__file_id_from_stat(&id, &st);
+            if (!merkle__vprobe_match(&pr[q], &id)) continue;
+            size_t i = e->sel[k + q];
+            merkle_check_result *r = &e->res[i];
+            r->status = MERKLE_CHECK_OK;
+            r->from_cache = 1;
+            r->size = 0;
+            memcpy(r->digest, e->jobs[i].expected, e->jobs[i].dlen);
+            e->answered[k + q] = 1;
+        }
+        progress(e, t, m, 0);
+    }
+}
+
+static void *cache_main(void *arg)
+{
+    engine *e = arg;
+    statdir sd = {NULL, 0, 0, -1};
+    tally t = {0, 0, 0};
+    for (;;) {
+        size_t a = atomic_fetch_add(&e->next, e->chunk);
+        if (a >= e->n) break;
+        cache_chunk(e, &sd, &t, a, a + e->chunk < e->n ? a + e->chunk : e->n);
+    }
+    progress(e, &t, 0, 1);
+    statdir_free(&sd);
+    return NULL;
+}
+
+/* Run the cache pass over e->sel on up to t threads. 0 or -1 (allocation). */
+static int cache_pass(engine *e, unsigned t)
+{
+    e->answered = calloc(e->n ? e->n : 1, 1);
+    if (!e->answered) return -1;
+    e->chunk = CACHE_CHUNK;
+    atomic_store(&e->next, 0);
+    size_t chunks = (e->n + CACHE_CHUNK - 1) / CACHE_CHUNK;
+    /* An empty cache answers nothing and stats nothing: no threads for that. */
+    if (merkle_vcache_count(e->opts->cache) == 0) t = 1;
+    if (t > chunks) t = chunks ? (unsigned)chunks : 1u;
+    pthread_t tids[256];
+    unsigned started = 0;
+    for (unsigned k = 1; k < t; k++) {
+        if (pthread_create(&tids[k], NULL, cache_main, e) != 0) break;
+        started = k;
+    }
+    cache_main(e);
+    for (unsigned k = 1; k <= started; k++) pthread_join(tids[k], NULL);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ hash pass */
 
 static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st,
                    uint64_t size)
@@ -79,7 +225,7 @@ static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     }
     memcpy(r->digest, digest, j->dlen);
     r->size = size;
-    w->bytes += size;
+    w->t.bytes += size;
     if (!j->expected) {
         r->status = MERKLE_CHECK_OK;
         return;
@@ -146,85 +292,20 @@ static void hash_md5_batch(worker *w, size_t k)
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
 }
 
-
-/* With a validation cache: 1 when job i was answered from it (result filled in). */
-static int try_cache(worker *w, size_t i)
-{
-    engine *e = w->e;
-    const job *j = &e->jobs[i];
-    if (!e->opts->cache || !j->expected) return 0;
-    struct stat st;
-    int dfd = e->opts->dirfd;
-    const char *base = j->name;
-    const char *slash = strrchr(j->name, '/');
-    if (slash && slash != j->name) {
-        size_t dl = (size_t)(slash - j->name);
-        if (!(w->sdir_fd >= 0 && w->sdir_len == dl && memcmp(w->sdir, j->name, dl) == 0)) {
-            if (w->sdir_fd >= 0) close(w->sdir_fd);
-            w->sdir_fd = -1;
-            if (dl + 1 > w->sdir_cap) {
-                char *nd = realloc(w->sdir, dl + 1);
-                if (nd) {
-                    w->sdir = nd;
-                    w->sdir_cap = dl + 1;
-                }
-            }
-            if (w->sdir_cap >= dl + 1) {
-                memcpy(w->sdir, j->name, dl);
-                w->sdir[dl] = '\0';
-                w->sdir_len = dl;
-                w->sdir_fd = openat(e->opts->dirfd, w->sdir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-            }
-        }
-        if (w->sdir_fd >= 0) {
-            dfd = w->sdir_fd;
-            base = slash + 1;
-        }
-    }
-    if (fstatat(dfd, base, &st, 0) != 0 || !S_ISREG(st.st_mode)) return 0;
-    merkle_file_id id;
-    merkle__file_id_from_stat(&id, &st);
-    if (!merkle_vcache_lookup(e->opts->cache, j->name, &id, j->alg, j->expected, j->dlen)) return 0;
-    merkle_check_result *r = &e->res[i];
-    r->status = MERKLE_CHECK_OK;
-    r->from_cache = 1;
-    r->size = 0;
-    memcpy(r->digest, j->expected, j->dlen);
-    return 1;
-}
-
-/* Report progress now and then (serialised). */
-static void progress(worker *w, uint64_t files, int force)
-{
-    engine *e = w->e;
-    w->files_unreported += files;
-    if (!e->opts->progress || (!force && w->files_unreported < 64)) return;
-    pthread_mutex_lock(&e->lock);
-    e->files_done += w->files_unreported;
-    e->bytes_done += w->bytes - w->bytes_reported;
-    e->opts->progress(e->opts->progress_ctx, e->files_done, e->bytes_done);
-    pthread_mutex_unlock(&e->lock);
-    w->files_unreported = 0;
-    w->bytes_reported = w->bytes;
-}
-
 #ifdef MERKLE_HAVE_MD5_MB
 /* Pull form of the MD5 engine: each thread's lanes take files from the shared cursor until
-** the whole list is done; cached and non-MD5 files are settled here without a lane. */
+** the whole list is done; non-MD5 files are settled here without a lane. */
 static int pull_next(void *ctx, size_t *index, const char **path)
 {
     worker *w = ctx;
     engine *e = w->e;
     for (;;) {
-        size_t i = atomic_fetch_add(&e->next, 1);
-        if (i >= e->n) return 0;
-        if (try_cache(w, i)) {
-            progress(w, 1, 0);
-            continue;
-        }
+        size_t k = atomic_fetch_add(&e->next, 1);
+        if (k >= e->n) return 0;
+        size_t i = e->sel[k];
         if (e->jobs[i].alg != MERKLE_MANIFEST_MD5) {
             hash_one(w, i);
-            progress(w, 1, 0);
+            progress(e, &w->t, 1, 0);
             continue;
         }
         *index = i;
@@ -238,7 +319,7 @@ static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest,
     worker *w = ctx;
     uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
     finish(w, i, sys_errno, digest, st, size);
-    progress(w, 1, 0);
+    progress(w->e, &w->t, 1, 0);
 }
 #endif
 
@@ -246,9 +327,9 @@ static void run_chunk(worker *w, size_t a, size_t b)
 {
     engine *e = w->e;
     size_t k = 0;
-    for (size_t i = a; i < b; i++) {
+    for (size_t q = a; q < b; q++) {
+        size_t i = e->sel[q];
         const job *j = &e->jobs[i];
-        if (try_cache(w, i)) continue;
         if (j->alg == MERKLE_MANIFEST_MD5) {
             w->md5_idx[k] = i;
             w->md5_paths[k] = j->name;
@@ -258,7 +339,7 @@ static void run_chunk(worker *w, size_t a, size_t b)
         }
     }
     if (k) hash_md5_batch(w, k);
-    progress(w, b - a, 0);
+    progress(e, &w->t, b - a, 0);
 }
 
 static void *worker_main(void *arg)
@@ -268,7 +349,7 @@ static void *worker_main(void *arg)
 #ifdef MERKLE_HAVE_MD5_MB
     if (w->eng) {
         if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
-            progress(w, 0, 1);
+            progress(e, &w->t, 0, 1);
             return NULL;
         }
         /* Not expected (arguments are valid); the chunked path below picks up the rest. */
@@ -280,7 +361,7 @@ static void *worker_main(void *arg)
         size_t b = a + e->chunk < e->n ? a + e->chunk : e->n;
         run_chunk(w, a, b);
     }
-    progress(w, 0, 1);
+    progress(e, &w->t, 0, 1);
     return NULL;
 }
 
@@ -288,7 +369,7 @@ static int worker_init(worker *w, engine *e, int use_mb)
 {
     memset(w, 0, sizeof *w);
     w->e = e;
-    w->sdir_fd = -1;
+    w->sd.fd = -1;
     merkle__mdigest_zero(&w->md);
     w->buf = malloc(READ_BUF);
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
@@ -306,72 +387,49 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
-    free(w->sdir);
-    if (w->sdir_fd >= 0) close(w->sdir_fd);
+    statdir_free(&w->sd);
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine_free(w->eng);
 #endif
     merkle__mdigest_free(&w->md);
 }
 
-static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
-                         const merkle_check_opts *opts, merkle_error *error)
+/* Hash the e->n jobs of e->sel on up to t threads. */
+static merkle_status hash_pass(engine *e, unsigned t)
 {
-    engine e;
-    memset(&e, 0, sizeof e);
-    e.jobs = jobs;
-    e.res = res;
-    e.n = n;
-    e.opts = opts;
-    e.start_ns = merkle_vcache_now();
-    atomic_init(&e.next, 0);
-    pthread_mutex_init(&e.lock, NULL);
-
-    unsigned t = opts->threads;
-    if (t == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
-        t = c > 0 ? (unsigned)c : 1u;
-    }
-    if (t > 256) t = 256;
+    size_t n = e->n;
     if (t == 1 || n < 32) {
         t = 1;
-        e.chunk = n ? n : 1;
+        e->chunk = n ? n : 1;
     } else {
         size_t c = n / ((size_t)t * 4);
-        e.chunk = c < 16 ? 16 : c > 4096 ? 4096 : c;
-        size_t chunks = (n + e.chunk - 1) / e.chunk;
+        e->chunk = c < 16 ? 16 : c > 4096 ? 4096 : c;
+        size_t chunks = (n + e->chunk - 1) / e->chunk;
         if (t > chunks) t = (unsigned)chunks;
     }
-
+    atomic_store(&e->next, 0);
     worker *ws = calloc(t, sizeof *ws);
     pthread_t *tids = calloc(t, sizeof *tids);
-    merkle_status st = MERKLE_OK;
-    if (opts->cache) {
-        e.ids = malloc((n ? n : 1) * sizeof *e.ids);
-        e.record = calloc(n ? n : 1, 1);
-        if (!e.ids || !e.record) {
-            st = MERKLE_ERR_NOMEM;
-            goto out;
-        }
-    }
     if (!ws || !tids) {
-        st = MERKLE_ERR_NOMEM;
-        goto out;
+        free(ws);
+        free(tids);
+        return MERKLE_ERR_NOMEM;
     }
-    unsigned started = 0;
     int use_mb = 0;
-    for (size_t i = 0; i < n && !use_mb; i++) use_mb = jobs[i].alg == MERKLE_MANIFEST_MD5;
+    for (size_t q = 0; q < n && !use_mb; q++) use_mb = e->jobs[e->sel[q]].alg == MERKLE_MANIFEST_MD5;
     for (unsigned k = 0; k < t; k++) {
-        if (worker_init(&ws[k], &e, use_mb) != 0) {
+        if (worker_init(&ws[k], e, use_mb) != 0) {
             worker_free(&ws[k]);
             if (k == 0) {
-                st = MERKLE_ERR_NOMEM;
-                goto out;
+                free(ws);
+                free(tids);
+                return MERKLE_ERR_NOMEM;
             }
             t = k;
             break;
         }
     }
+    unsigned started = 0;
     for (unsigned k = 1; k < t; k++) {
         if (pthread_create(&tids[k], NULL, worker_main, &ws[k]) != 0) break;
         started = k;
@@ -379,21 +437,8 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     worker_main(&ws[0]);
     for (unsigned k = 1; k <= started; k++) pthread_join(tids[k], NULL);
     for (unsigned k = 0; k < t; k++) worker_free(&ws[k]);
-    /* Record in list order, so that the cache file keeps the manifest's order and the next
-    ** check finds each entry right after the previous one. */
-    for (size_t i = 0; e.record && i < n; i++)
-        if (e.record[i] &&
-            merkle_vcache_record(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg, res[i].digest,
-                                 jobs[i].dlen, e.start_ns) != MERKLE_OK)
-            e.nomem = 1;
-    if (e.nomem) st = MERKLE_ERR_NOMEM;
-out:
-    free(e.ids);
-    free(e.record);
     free(ws);
     free(tids);
-    pthread_mutex_destroy(&e.lock);
-    if (st != MERKLE_OK) return merkle__fail(error, st, 0, 0, "out of memory");
     return MERKLE_OK;
 }
 
@@ -414,39 +459,79 @@ static void hash_stdin(const job *j, merkle_check_result *r)
                     : MERKLE_CHECK_MISMATCH;
 }
 
-static merkle_status run_jobs(job *jobs, merkle_check_result *results, size_t n,
-                              const merkle_check_opts *opts, merkle_error *error)
+/*
+** Check or hash n jobs: names "-" from standard input first (when opts->dash_is_stdin), then,
+** with a cache, the cache pass, then the hash pass over what is left; files that verified OK
+** are recorded in the cache at the end, in list order, so that the cache file keeps the
+** manifest's order and the next check finds each entry right after the previous one.
+*/
+static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
+                         const merkle_check_opts *opts, merkle_error *error)
 {
-    /* Jobs named "-" are done first and removed from the parallel list. */
+    engine e;
+    memset(&e, 0, sizeof e);
+    e.jobs = jobs;
+    e.res = res;
+    e.opts = opts;
+    atomic_init(&e.next, 0);
+    pthread_mutex_init(&e.lock, NULL);
+    /* The moment of verification for the cache: before any file is opened. */
+    int64_t start_ns = merkle_vcache_now();
+
+    unsigned t = opts->threads;
+    if (t == 0) {
+        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        t = c > 0 ? (unsigned)c : 1u;
+    }
+    if (t > 256) t = 256;
+
+    merkle_status st = MERKLE_OK;
+    size_t *sel = malloc((n ? n : 1) * sizeof *sel);
+    if (!sel) {
+        st = MERKLE_ERR_NOMEM;
+        goto out;
+    }
     size_t m = 0;
-    size_t *map = NULL;
-    if (opts->dash_is_stdin) {
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(jobs[i].name, "-") == 0) hash_stdin(&jobs[i], &results[i]);
-        map = malloc((n ? n : 1) * sizeof *map);
-        if (!map) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(jobs[i].name, "-") != 0) map[m++] = i;
-        if (m == n) {
-            free(map);
-            map = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (opts->dash_is_stdin && jobs[i].name[0] == '-' && jobs[i].name[1] == '\0')
+            hash_stdin(&jobs[i], &res[i]);
+        else
+            sel[m++] = i;
+    }
+    e.sel = sel;
+    e.n = m;
+    if (opts->cache && m) {
+        if (cache_pass(&e, t) != 0) {
+            st = MERKLE_ERR_NOMEM;
+            goto out;
+        }
+        size_t left = 0;
+        for (size_t k = 0; k < m; k++)
+            if (!e.answered[k]) sel[left++] = sel[k];
+        e.n = m = left;
+        if (m) {
+            e.ids = malloc(n * sizeof *e.ids);
+            e.record = calloc(n, 1);
+            if (!e.ids || !e.record) {
+                st = MERKLE_ERR_NOMEM;
+                goto out;
+            }
         }
     }
-    if (!map) return run(jobs, results, n, opts, error);
-    job *sub = malloc((m ? m : 1) * sizeof *sub);
-    merkle_check_result *sr = calloc(m ? m : 1, sizeof *sr);
-    merkle_status s = MERKLE_ERR_NOMEM;
-    if (sub && sr) {
-        for (size_t k = 0; k < m; k++) sub[k] = jobs[map[k]];
-        s = run(sub, sr, m, opts, error);
-        for (size_t k = 0; k < m; k++) results[map[k]] = sr[k];
-    } else {
-        merkle__fail(error, s, 0, 0, "out of memory");
-    }
-    free(sub);
-    free(sr);
-    free(map);
-    return s;
+    if (m) st = hash_pass(&e, t);
+    for (size_t i = 0; st == MERKLE_OK && e.record && i < n; i++)
+        if (e.record[i] &&
+            merkle_vcache_record(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg, res[i].digest,
+                                 jobs[i].dlen, start_ns) != MERKLE_OK)
+            st = MERKLE_ERR_NOMEM;
+out:
+    free(sel);
+    free(e.answered);
+    free(e.ids);
+    free(e.record);
+    pthread_mutex_destroy(&e.lock);
+    if (st != MERKLE_OK) return merkle__fail(error, st, 0, 0, "out of memory");
+    return MERKLE_OK;
 }
 
 void merkle_check_opts_init(merkle_check_opts *o)
@@ -480,7 +565,7 @@ merkle_status merkle_manifest_check(merkle_check_result *results,
         jobs[i].expected = entries[i].digest;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run_jobs(jobs, results, n, opts, error);
+    merkle_status s = run(jobs, results, n, opts, error);
     free(jobs);
     return s;
 }
@@ -507,7 +592,7 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
         jobs[i].expected = NULL;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run_jobs(jobs, results, n, &o, error);
+    merkle_status s = run(jobs, results, n, &o, error);
     free(jobs);
     return s;
 }

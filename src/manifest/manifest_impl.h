@@ -58,4 +58,28 @@ struct stat;
 void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st);
 int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b);
 
+/*
+** Validation-cache lookups in batches (src/manifest/cache.c), so that a check takes the cache
+** lock once per batch and stats only files the cache could vouch for. For each probe, found
+** is set when the cache holds a live entry for name with this algorithm, length and digest
+** equal to expected (compared in constant time); id and verified_ns are then that entry's.
+** merkle__vprobe_match applies the rest of the rule to a fresh stat: the same identity and
+** stat, mtime and ctime strictly older than verified_ns. hint: the caller's position in the
+** cache (start with the index the first name is expected at; NULL: the cache's own).
+** Thread-safe (one lock per call).
+*/
+typedef struct merkle__vprobe {
+    const char *name;
+    size_t name_len;
+    merkle_manifest_alg alg;
+    size_t len;
+    const uint8_t *expected;
+    int found;
+    merkle_file_id id;
+    int64_t verified_ns;
+} merkle__vprobe;
+
+void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint);
+int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id);
+
 #endif
