@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -254,13 +255,54 @@ int cmd_sum(int argc, char **argv)
 
 /* ------------------------------------------------------------------ check */
 
+/* Loading the validation cache, on a thread of its own while the first manifest is read and
+** parsed (unless -j 1); cache_wait joins it and prints its warnings, before any output. */
+typedef struct cache_loader {
+    merkle_vcache *cache;
+    const char *path;
+    merkle_status status;
+    merkle_error err;
+    size_t loaded, rejected;
+    pthread_t tid;
+    int running, done;
+} cache_loader;
+
 typedef struct check_opts {
     merkle_manifest_alg alg; /* AUTO unless -a */
     int quiet, status, strict, warn, ignore_missing;
     unsigned threads;
     merkle_vcache *cache;
+    cache_loader *loader;
     int mpi; /* --mpi: files spread over the ranks of an MPI job (cli/mpi_check.c) */
 } check_opts;
+
+static void *cache_load_main(void *arg)
+{
+    cache_loader *l = arg;
+    l->status = merkle_vcache_load(l->cache, l->path, &l->loaded, &l->rejected, &l->err);
+    return NULL;
+}
+
+/* Wait for the cache to be loaded (once) and report what went wrong. */
+static void cache_wait(cache_loader *l)
+{
+    if (!l || l->done) return;
+    if (l->running) pthread_join(l->tid, NULL);
+    l->running = 0;
+    l->done = 1;
+    if (l->status != MERKLE_OK)
+        cli_error("warning: ignoring validation cache: %s; checking every file", l->err.message);
+    else if (l->rejected)
+        cli_error("warning: %s: %zu cache entr%s failed authentication and %s ignored", l->path,
+                  l->rejected, l->rejected == 1 ? "y" : "ies", l->rejected == 1 ? "was" : "were");
+}
+
+/* Start loading the cache: on a thread unless single-threaded or that fails. */
+static void cache_start(cache_loader *l, int threaded)
+{
+    l->running = threaded && pthread_create(&l->tid, NULL, cache_load_main, l) == 0;
+    if (!l->running) cache_load_main(l);
+}
 
 static void check_help(void)
 {
@@ -291,7 +333,9 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     const char *shown = is_stdin ? "standard input" : mname;
     int fd = is_stdin ? STDIN_FILENO : open(mname, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        err_name(shown, strerror(errno));
+        int oe = errno;
+        cache_wait(co->loader);
+        err_name(shown, strerror(oe));
         return 0;
     }
     char *text = NULL;
@@ -299,6 +343,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     int e = read_all(fd, &text, &len);
     if (!is_stdin) close(fd);
     if (e) {
+        cache_wait(co->loader);
         fflush(stdout);
         fprintf(stderr, "%s: ", cli_progname);
         mcli_quotef(stderr, shown);
@@ -313,23 +358,27 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         merkle_manifest_parser probe = *gp;
         probe.alg = MERKLE_MANIFEST_AUTO;
         probe.reject_dash = is_stdin;
-        char *scratch = malloc(len + 1);
-        if (scratch) {
-            memcpy(scratch, text, len);
-            size_t pos = 0;
-            while (pos < len) {
-                char *nl = memchr(scratch + pos, '\n', len - pos);
-                size_t l = nl ? (size_t)(nl - (scratch + pos)) : len - pos;
-                merkle_manifest_entry en;
-                if (merkle_manifest_parse_line(&en, &probe, scratch + pos, l, 0, NULL) == MERKLE_OK &&
-                    en.name) {
-                    alg = en.alg;
-                    break;
-                }
-                pos += l + 1;
+        /* Parsing writes into the line: each candidate line is copied first. */
+        char *scratch = NULL;
+        size_t scap = 0, pos = 0;
+        while (pos < len) {
+            const char *nl = memchr(text + pos, '\n', len - pos);
+            size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
+            if (l + 1 > scap) {
+                char *ns = realloc(scratch, l + 1);
+                if (!ns) break;
+                scratch = ns;
+                scap = l + 1;
             }
-            free(scratch);
+            memcpy(scratch, text + pos, l);
+            merkle_manifest_entry en;
+            if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK && en.name) {
+                alg = en.alg;
+                break;
+            }
+            pos += l + 1;
         }
+        free(scratch);
     }
     gp->alg = alg;
     gp->digest_len = 0;
@@ -338,12 +387,15 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     merkle_error err;
     if (merkle_manifest_parse_alloc(&m, gp, text, len, &err) != MERKLE_OK) {
         free(text);
+        cache_wait(co->loader);
         cli_error("%s", err.message);
         return 0;
     }
     free(text);
+    cache_wait(co->loader);
 
-    merkle_check_result *res = calloc(m.count ? m.count : 1, sizeof *res);
+    /* merkle_manifest_check fills every result */
+    merkle_check_result *res = malloc((m.count ? m.count : 1) * sizeof *res);
     if (!res) {
         merkle_manifest_free(&m);
         cli_error("out of memory");
@@ -526,21 +578,19 @@ int cmd_check(int argc, char **argv)
     uint8_t *key = NULL;
     size_t key_len = 0;
     if (key_path && load_key(key_path, &key, &key_len) != 0) return CLI_USAGE;
+    cache_loader loader;
+    memset(&loader, 0, sizeof loader);
     if (cache_path) {
         if (merkle_vcache_alloc(&co.cache, key, key_len) != MERKLE_OK) {
             free(key);
             cli_error("cannot create the validation cache");
             return CLI_FAIL;
         }
-        merkle_error err;
-        size_t loaded, rejected;
-        merkle_status s = merkle_vcache_load(co.cache, cache_path, &loaded, &rejected, &err);
-        if (s != MERKLE_OK)
-            cli_error("warning: ignoring validation cache: %s; checking every file", err.message);
-        else if (rejected)
-            cli_error("warning: %s: %zu cache entr%s failed authentication and %s ignored",
-                      cache_path, rejected, rejected == 1 ? "y" : "ies",
-                      rejected == 1 ? "was" : "were");
+        loader.cache = co.cache;
+        loader.path = cache_path;
+        co.loader = &loader;
+        cache_start(&loader, co.threads != 1 && !co.mpi);
+        if (co.mpi) cache_wait(&loader);
     }
     if (key) {
         memset(key, 0, key_len);
@@ -564,6 +614,7 @@ int cmd_check(int argc, char **argv)
     }
     int rc = all_ok ? CLI_OK : CLI_FAIL;
     if (co.cache) {
+        cache_wait(&loader);
         merkle_error err;
         if (merkle_vcache_save(co.cache, cache_path, &err) != MERKLE_OK)
             cli_error("warning: could not write the validation cache: %s", err.message);

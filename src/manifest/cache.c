@@ -225,29 +225,14 @@ static void rec_write(uint8_t *p, const char *name, size_t name_len, const merkl
     memcpy(p + 50, digest, dlen);
 }
 
-/* Insert or replace under the lock. 0, or -1 on allocation failure. */
+/* Insert or replace under the lock. 0, or -1 on allocation failure (nothing changed). The
+** new record is written to the arena first, so that the table can key on its name; when an
+** entry of that name and digest length exists, the record is copied over it and the arena
+** space given back. One hash of the name. */
 static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle_file_id *id,
                uint8_t alg, const uint8_t *digest, uint8_t dlen, int64_t verified_ns)
 {
-    int nomem = 0;
-    long long found = find(c, name, name_len, NULL, &nomem);
-    if (nomem) return -1;
-    size_t size = rec_size(name_len, dlen);
-    if (found >= 0) {
-        ventry *v = &c->e[found];
-        if (rec_tail(v)[49] != dlen) {
-            /* Another length: a fresh record (the old bytes stay until the arena goes). */
-            uint8_t *r = arena_get(c, size);
-            if (!r) return -1;
-            v->rec = r;
-        }
-        if (!v->live) c->live++;
-        v->live = 1;
-        rec_write(v->rec, name, name_len, id, verified_ns, alg, digest, dlen);
-        /* The map key may point at the old name bytes, which stay valid until clear. */
-        c->dirty = 1;
-        return 0;
-    }
+    if (ensure_map(c) != 0) return -1;
     if (c->n == c->cap) {
         size_t nc = c->cap ? 2 * c->cap : 256;
         ventry *ne = realloc(c->e, nc * sizeof *ne);
@@ -255,32 +240,67 @@ static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle
         c->e = ne;
         c->cap = nc;
     }
+    size_t size = rec_size(name_len, dlen);
     uint8_t *r = arena_get(c, size);
     if (!r) return -1;
     rec_write(r, name, name_len, id, verified_ns, alg, digest, dlen);
-    if (ensure_map(c) != 0 || merkle__strmap_put(&c->map, (const char *)r + 4, name_len, c->n) != 0)
+    size_t idx;
+    int f = merkle__strmap_get_or_put(&c->map, (const char *)r + 4, name_len, c->n, &idx);
+    if (f < 0) {
+        c->arena->used -= size;
         return -1;
-    ventry *v = &c->e[c->n++];
-    c->mapped = c->n;
-    v->rec = r;
-    v->name_len = (uint32_t)name_len;
+    }
+    ventry *v;
+    if (f == 1) {
+        v = &c->e[idx];
+        if (rec_tail(v)[49] == dlen) {
+            memcpy(v->rec, r, size); /* same name, same length: same size */
+            c->arena->used -= size;
+        } else {
+            v->rec = r; /* the table keeps the old name bytes, valid until clear */
+        }
+        if (!v->live) c->live++;
+    } else {
+        v = &c->e[c->n++];
+        c->mapped = c->n;
+        v->rec = r;
+        v->name_len = (uint32_t)name_len;
+        c->live++;
+    }
     v->live = 1;
-    c->live++;
     c->dirty = 1;
     return 0;
+}
+
+void merkle__vcache_lock(merkle_vcache *c)
+{
+    pthread_mutex_lock(&c->lock);
+}
+
+void merkle__vcache_unlock(merkle_vcache *c)
+{
+    pthread_mutex_unlock(&c->lock);
+}
+
+merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
+                                           const merkle_file_id *id, merkle_manifest_alg alg,
+                                           const uint8_t *digest, size_t len, int64_t verified_ns)
+{
+    size_t nl = strlen(name);
+    if (nl == 0 || nl > UINT32_MAX || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
+    return put(c, name, nl, id, (uint8_t)alg, digest, (uint8_t)len, verified_ns) ? MERKLE_ERR_NOMEM
+                                                                                  : MERKLE_OK;
 }
 
 merkle_status merkle_vcache_record(merkle_vcache *c, const char *name, const merkle_file_id *id,
                                    merkle_manifest_alg alg, const uint8_t *digest, size_t len,
                                    int64_t verified_ns)
 {
-    if (!c || !name || !id || !digest || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
-    size_t nl = strlen(name);
-    if (nl == 0 || nl > UINT32_MAX) return MERKLE_ERR_ARG;
+    if (!c || !name || !id || !digest) return MERKLE_ERR_ARG;
     pthread_mutex_lock(&c->lock);
-    int r = put(c, name, nl, id, (uint8_t)alg, digest, (uint8_t)len, verified_ns);
+    merkle_status s = merkle__vcache_record_locked(c, name, id, alg, digest, len, verified_ns);
     pthread_mutex_unlock(&c->lock);
-    return r ? MERKLE_ERR_NOMEM : MERKLE_OK;
+    return s;
 }
 
 void merkle_vcache_forget(merkle_vcache *c, const char *name)

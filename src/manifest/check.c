@@ -519,11 +519,17 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
         }
     }
     if (m) st = hash_pass(&e, t);
-    for (size_t i = 0; st == MERKLE_OK && e.record && i < n; i++)
-        if (e.record[i] &&
-            merkle_vcache_record(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg, res[i].digest,
-                                 jobs[i].dlen, start_ns) != MERKLE_OK)
-            st = MERKLE_ERR_NOMEM;
+    if (st == MERKLE_OK && e.record) {
+        merkle__vcache_lock(opts->cache);
+        for (size_t i = 0; i < n; i++)
+            if (e.record[i] &&
+                merkle__vcache_record_locked(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg,
+                                             res[i].digest, jobs[i].dlen, start_ns) != MERKLE_OK) {
+                st = MERKLE_ERR_NOMEM;
+                break;
+            }
+        merkle__vcache_unlock(opts->cache);
+    }
 out:
     free(sel);
     free(e.answered);

@@ -50,6 +50,10 @@ void merkle__strmap_init(merkle__strmap *m);
 void merkle__strmap_free(merkle__strmap *m);
 /* Insert or replace. 0, or -1 on allocation failure. */
 int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t value);
+/* Insert key -> value unless key is there: then 1 and *found = its value (unchanged);
+** 0 when inserted; -1 on allocation failure. One hash either way. */
+int merkle__strmap_get_or_put(merkle__strmap *m, const char *key, size_t len, size_t value,
+                              size_t *found);
 /* 1 and *value when found. */
 int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value);
 
@@ -78,6 +82,13 @@ typedef struct merkle__vprobe {
     merkle_file_id id;
     int64_t verified_ns;
 } merkle__vprobe;
+
+/* merkle_vcache_record for many files under one lock: lock, record_locked..., unlock. */
+void merkle__vcache_lock(merkle_vcache *c);
+void merkle__vcache_unlock(merkle_vcache *c);
+merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
+                                           const merkle_file_id *id, merkle_manifest_alg alg,
+                                           const uint8_t *digest, size_t len, int64_t verified_ns);
 
 void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint);
 int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id);

@@ -117,15 +117,32 @@ static size_t unescape(char *s, size_t n)
     return len;
 }
 
-/* Exactly hex_len hex digits at s followed by the end of the line (NUL). Decodes into d. */
-static int take_hex(uint8_t *d, const char *s, size_t hex_len)
+/* take_hex: a digit pair decodes as k_hexhi[a] | k_hexlo[b]: the byte, plus 0x100 when a is
+** a hex digit and 0x200 when b is one (non-digits are 0). */
+static const uint16_t k_hexhi[256] = {
+    ['0'] = 0x100, ['1'] = 0x110, ['2'] = 0x120, ['3'] = 0x130, ['4'] = 0x140, ['5'] = 0x150,
+    ['6'] = 0x160, ['7'] = 0x170, ['8'] = 0x180, ['9'] = 0x190, ['a'] = 0x1a0, ['b'] = 0x1b0,
+    ['c'] = 0x1c0, ['d'] = 0x1d0, ['e'] = 0x1e0, ['f'] = 0x1f0, ['A'] = 0x1a0, ['B'] = 0x1b0,
+    ['C'] = 0x1c0, ['D'] = 0x1d0, ['E'] = 0x1e0, ['F'] = 0x1f0};
+static const uint16_t k_hexlo[256] = {
+    ['0'] = 0x200, ['1'] = 0x201, ['2'] = 0x202, ['3'] = 0x203, ['4'] = 0x204, ['5'] = 0x205,
+    ['6'] = 0x206, ['7'] = 0x207, ['8'] = 0x208, ['9'] = 0x209, ['a'] = 0x20a, ['b'] = 0x20b,
+    ['c'] = 0x20c, ['d'] = 0x20d, ['e'] = 0x20e, ['f'] = 0x20f, ['A'] = 0x20a, ['B'] = 0x20b,
+    ['C'] = 0x20c, ['D'] = 0x20d, ['E'] = 0x20e, ['F'] = 0x20f};
+
+/* Exactly hex_len (even) hex digits at s followed by the end of the line (NUL); avail is
+** what the line holds from s on. Decodes into d (which may be written even when the digits
+** are bad). Branch-free over the digits: this is the hot loop of parsing. */
+static int take_hex(uint8_t *d, const char *s, size_t avail, size_t hex_len)
 {
-    for (size_t k = 0; k < hex_len; k++)
-        if (hexval(s[k]) < 0) return 0;
-    if (s[hex_len] != '\0') return 0;
-    for (size_t k = 0; k < hex_len / 2; k++)
-        d[k] = (uint8_t)(hexval(s[2 * k]) << 4 | hexval(s[2 * k + 1]));
-    return 1;
+    if (avail < hex_len) return 0;
+    unsigned ok = 0x300;
+    for (size_t k = 0; k < hex_len; k += 2) {
+        unsigned x = (unsigned)k_hexhi[(unsigned char)s[k]] | k_hexlo[(unsigned char)s[k + 1]];
+        ok &= x;
+        d[k / 2] = (uint8_t)x;
+    }
+    return ok == 0x300 && s[hex_len] == '\0';
 }
 
 static size_t count_hex(const char *s)
@@ -212,7 +229,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
         if (name[k] != '=') BAD();
         k++;
         while (is_white(name[k])) k++;
-        if (!take_hex(out->digest, name + k, hex_len)) BAD();
+        if (!take_hex(out->digest, name + k, s_len - (size_t)(name + k - s), hex_len)) BAD();
         name_len = strlen(name); /* a NUL inside the line ends the name, as in C */
         if (p->reject_dash && strcmp(name, "-") == 0) BAD();
         out->name = name;
@@ -248,7 +265,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
     i += hex_len;
     if (!is_white(s[i])) BAD();
     s[i++] = '\0';
-    if (!take_hex(out->digest, hex, hex_len)) BAD();
+    if (!take_hex(out->digest, hex, s_len - (size_t)(hex - s), hex_len)) BAD();
 
     if (s_len - i == 1 || (s[i] != ' ' && s[i] != '*')) {
         if (p->bsd_reversed == 0) BAD();

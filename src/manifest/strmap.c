@@ -70,23 +70,48 @@ static int grow(merkle__strmap *m)
     return 0;
 }
 
+/* Slot of key (hash h): its slot, or the empty slot where it would go. */
+static struct merkle__strmap_slot *slot_of(const merkle__strmap *m, const char *key, size_t len,
+                                           uint64_t h)
+{
+    size_t j = (size_t)h & (m->cap - 1);
+    while (m->slots[j].key) {
+        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0)
+            break;
+        j = (j + 1) & (m->cap - 1);
+    }
+    return &m->slots[j];
+}
+
 int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t value)
 {
     if ((m->count + 1) * 4 > m->cap * 3 && grow(m) != 0) return -1;
     uint64_t h = hash_key(key, len);
-    size_t j = (size_t)h & (m->cap - 1);
-    while (m->slots[j].key) {
-        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0) {
-            m->slots[j].key = key;
-            m->slots[j].value = value;
-            return 0;
-        }
-        j = (j + 1) & (m->cap - 1);
+    struct merkle__strmap_slot *sl = slot_of(m, key, len, h);
+    if (!sl->key) {
+        sl->len = len;
+        sl->hash = h;
+        m->count++;
     }
-    m->slots[j].key = key;
-    m->slots[j].len = len;
-    m->slots[j].value = value;
-    m->slots[j].hash = h;
+    sl->key = key;
+    sl->value = value;
+    return 0;
+}
+
+int merkle__strmap_get_or_put(merkle__strmap *m, const char *key, size_t len, size_t value,
+                              size_t *found)
+{
+    if ((m->count + 1) * 4 > m->cap * 3 && grow(m) != 0) return -1;
+    uint64_t h = hash_key(key, len);
+    struct merkle__strmap_slot *sl = slot_of(m, key, len, h);
+    if (sl->key) {
+        *found = sl->value;
+        return 1;
+    }
+    sl->key = key;
+    sl->len = len;
+    sl->hash = h;
+    sl->value = value;
     m->count++;
     return 0;
 }
@@ -94,14 +119,8 @@ int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t va
 int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value)
 {
     if (!m->cap) return 0;
-    uint64_t h = hash_key(key, len);
-    size_t j = (size_t)h & (m->cap - 1);
-    while (m->slots[j].key) {
-        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0) {
-            *value = m->slots[j].value;
-            return 1;
-        }
-        j = (j + 1) & (m->cap - 1);
-    }
-    return 0;
+    const struct merkle__strmap_slot *sl = slot_of(m, key, len, hash_key(key, len));
+    if (!sl->key) return 0;
+    *value = sl->value;
+    return 1;
 }
