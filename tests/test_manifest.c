@@ -555,6 +555,195 @@ static void test_cache_hmac(void **state)
     merkle_vcache_free(c);
 }
 
+/* A cache file made by hand: count records of name "x", digests d[k] (MD5), and the file
+** checksum. */
+static void write_dup_cache(const char *path, const uint8_t d[][16], size_t count)
+{
+    static uint8_t img[1024];
+    uint8_t *p = img;
+    memcpy(p, "MRKLVC01", 8);
+    p += 8;
+    memset(p, 0, 8); /* flags, zero */
+    p += 8;
+    for (int b = 0; b < 8; b++) *p++ = (uint8_t)(count >> (8 * b));
+    for (size_t k = 0; k < count; k++) {
+        const uint64_t f[6] = {1, 2, 3, 100, 100, 500}; /* dev ino size mtime ctime verified */
+        *p++ = 1; *p++ = 0; *p++ = 0; *p++ = 0;
+        *p++ = 'x';
+        for (int w = 0; w < 6; w++)
+            for (int b = 0; b < 8; b++) *p++ = (uint8_t)(f[w] >> (8 * b));
+        *p++ = MERKLE_MANIFEST_MD5;
+        *p++ = 16;
+        memcpy(p, d[k], 16);
+        p += 16;
+    }
+    merkle_sha256_hash(p, img, (size_t)(p - img));
+    p += 32;
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(img, 1, (size_t)(p - img), f), (size_t)(p - img));
+    fclose(f);
+}
+
+/* The cache pass of merkle_manifest_check: files in subdirectories (several probe batches and
+** chunks), every thread count, a manifest in another order than the cache, a changed and a
+** deleted file; entries replaced by ones of another digest length; a name twice in a file. */
+static void test_cache_pass(void **state)
+{
+    (void)state;
+    enum { N = 700 };
+    tu_rng r;
+    tu_rng_seed(&r, 13);
+    char p[512];
+    path_of(p, sizeof p, "cp");
+    assert_int_equal(mkdir(p, 0755), 0);
+    for (int d = 0; d < 4; d++) {
+        char sub[32];
+        snprintf(sub, sizeof sub, "cp/d%d", d);
+        path_of(p, sizeof p, sub);
+        assert_int_equal(mkdir(p, 0755), 0);
+    }
+    static char names[N][24];
+    static uint8_t content[N][300];
+    size_t lens[N];
+    merkle_manifest_entry *e = calloc(N, sizeof *e);
+    merkle_manifest_entry *rev = calloc(N, sizeof *rev);
+    assert_non_null(e);
+    assert_non_null(rev);
+    for (size_t i = 0; i < N; i++) {
+        snprintf(names[i], sizeof names[i], "cp/d%zu/g%03zu", i / 175, i);
+        lens[i] = (size_t)tu_rng_below(&r, 300);
+        tu_rng_fill(&r, content[i], lens[i]);
+        write_file(names[i], content[i], lens[i]);
+        age_file(names[i]);
+        e[i].name = names[i];
+        e[i].name_len = strlen(names[i]);
+        e[i].alg = i % 3 ? MERKLE_MANIFEST_MD5 : MERKLE_MANIFEST_SHA256;
+        e[i].digest_len = (uint32_t)merkle_manifest_alg_len(e[i].alg);
+        assert_int_equal(merkle_manifest_digest(e[i].digest, e[i].alg, e[i].digest_len, content[i],
+                                                lens[i]),
+                         MERKLE_OK);
+        e[i].line = i + 1;
+    }
+    for (size_t i = 0; i < N; i++) rev[i] = e[N - 1 - i];
+    struct timespec nap = {0, 30000000};
+    nanosleep(&nap, NULL);
+    int dirfd = open(g_dir, O_RDONLY | O_DIRECTORY);
+    merkle_vcache *c;
+    assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
+    merkle_check_opts o;
+    merkle_check_opts_init(&o);
+    o.dirfd = dirfd;
+    o.cache = c;
+    o.threads = 1;
+    static merkle_check_result res[N];
+    assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
+    for (size_t i = 0; i < N; i++) {
+        assert_int_equal(res[i].status, MERKLE_CHECK_OK);
+        assert_int_equal(res[i].from_cache, 0);
+        assert_int_equal(res[i].size, lens[i]);
+    }
+    assert_int_equal(merkle_vcache_count(c), N);
+    for (unsigned t = 0; t <= 3; t++) {
+        o.threads = t;
+        assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(res[i].status, MERKLE_CHECK_OK);
+            assert_int_equal(res[i].from_cache, 1);
+            assert_int_equal(res[i].size, 0);
+            assert_memory_equal(res[i].digest, e[i].digest, e[i].digest_len);
+        }
+        /* the other order: found through the table */
+        assert_int_equal(merkle_manifest_check(res, rev, N, &o, NULL), MERKLE_OK);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(res[i].status, MERKLE_CHECK_OK);
+            assert_int_equal(res[i].from_cache, 1);
+        }
+    }
+    /* a changed file (new content, stat changed now) and a deleted one */
+    write_file(names[10], "changed", 7);
+    path_of(p, sizeof p, names[500]);
+    assert_int_equal(unlink(p), 0);
+    o.threads = 2;
+    assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
+    for (size_t i = 0; i < N; i++) {
+        if (i == 10) {
+            assert_int_equal(res[i].status, MERKLE_CHECK_MISMATCH);
+            assert_int_equal(res[i].from_cache, 0);
+            assert_int_equal(res[i].size, 7);
+        } else if (i == 500) {
+            assert_int_equal(res[i].status, MERKLE_CHECK_MISSING);
+            assert_int_equal(res[i].sys_errno, ENOENT);
+        } else {
+            assert_int_equal(res[i].status, MERKLE_CHECK_OK);
+            assert_int_equal(res[i].from_cache, 1);
+        }
+    }
+    assert_int_equal(merkle_vcache_count(c), N - 2);
+    /* the same after a save and a load, on three threads */
+    char cpath[512];
+    path_of(cpath, sizeof cpath, "cp.cache");
+    assert_int_equal(merkle_vcache_save(c, cpath, NULL), MERKLE_OK);
+    merkle_vcache *c2;
+    assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
+    size_t loaded;
+    assert_int_equal(merkle_vcache_load(c2, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(loaded, N - 2);
+    o.cache = c2;
+    o.threads = 3;
+    assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
+    for (size_t i = 0; i < N; i++) {
+        if (i == 10 || i == 500)
+            assert_int_not_equal(res[i].status, MERKLE_CHECK_OK);
+        else
+            assert_int_equal(res[i].from_cache, 1);
+    }
+
+    /* an entry replaced by one of another digest length, before and after a save */
+    merkle_file_id id = {1, 2, 3, 100, 100};
+    uint8_t d64[64], d32[32];
+    memset(d64, 0x64, sizeof d64);
+    memset(d32, 0x32, sizeof d32);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64, 500),
+                         MERKLE_OK);
+        assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64), 1);
+        assert_int_equal(merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32, 500),
+                         MERKLE_OK);
+        assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64), 0);
+        assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32), 1);
+        assert_int_equal(merkle_vcache_count(c2), N - 1);
+        assert_int_equal(merkle_vcache_save(c2, cpath, NULL), MERKLE_OK);
+        merkle_vcache_free(c2);
+        assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
+        assert_int_equal(merkle_vcache_load(c2, cpath, &loaded, NULL, NULL), MERKLE_OK);
+        assert_int_equal(loaded, N - 1);
+        assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32), 1);
+    }
+    assert_int_equal(merkle_vcache_record(c2, "", &id, MERKLE_MANIFEST_MD5, d32, 16, 500),
+                     MERKLE_ERR_ARG);
+
+    /* a name twice in a file: the later entry is found, and forget drops both */
+    const uint8_t dd[2][16] = {{0xaa}, {0xbb}};
+    write_dup_cache(cpath, dd, 2);
+    merkle_vcache *c3;
+    assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(loaded, 2);
+    assert_int_equal(merkle_vcache_lookup(c3, "x", &id, MERKLE_MANIFEST_MD5, dd[1], 16), 1);
+    merkle_vcache_forget(c3, "x");
+    assert_int_equal(merkle_vcache_lookup(c3, "x", &id, MERKLE_MANIFEST_MD5, dd[0], 16), 0);
+    assert_int_equal(merkle_vcache_lookup(c3, "x", &id, MERKLE_MANIFEST_MD5, dd[1], 16), 0);
+    assert_int_equal(merkle_vcache_count(c3), 0);
+    merkle_vcache_free(c3);
+
+    merkle_vcache_free(c);
+    merkle_vcache_free(c2);
+    free(e);
+    free(rev);
+    close(dirfd);
+}
+
 /* ------------------------------------------------------------------ verified reads */
 
 static void test_verified_read(void **state)
@@ -714,6 +903,7 @@ int main(void)
         cmocka_unit_test(test_check_engine),
         cmocka_unit_test(test_cache_rules_and_file),
         cmocka_unit_test(test_cache_hmac),
+        cmocka_unit_test(test_cache_pass),
         cmocka_unit_test(test_verified_read),
         cmocka_unit_test(test_dirroot),
     };

@@ -316,6 +316,14 @@ void merkle_vcache_forget(merkle_vcache *c, const char *name)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* 1 when entry v is live and holds the algorithm, length and digest of probe q. */
+static int entry_fits(const ventry *v, const merkle__vprobe *q)
+{
+    const uint8_t *t = rec_tail(v);
+    return v->live && t[48] == (uint8_t)q->alg && t[49] == q->len &&
+           merkle_ct_equal(t + 50, q->expected, q->len);
+}
+
 void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint)
 {
     pthread_mutex_lock(&c->lock);
@@ -324,12 +332,12 @@ void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t 
         merkle__vprobe *q = &p[i];
         q->found = 0;
         long long idx = find(c, q->name, q->name_len, &h, NULL);
-        if (idx < 0) continue;
-        const ventry *v = &c->e[idx];
-        const uint8_t *t = rec_tail(v);
-        if (!v->live || t[48] != (uint8_t)q->alg || t[49] != q->len ||
-            !merkle_ct_equal(t + 50, q->expected, q->len))
-            continue;
+        if (idx >= 0 && (size_t)idx >= c->mapped && !entry_fits(&c->e[idx], q))
+            /* Found by position before the table knew it: a later entry of the same name
+            ** (a hand-made file) would shadow it. Ask the table. */
+            idx = find(c, q->name, q->name_len, NULL, NULL);
+        if (idx < 0 || !entry_fits(&c->e[idx], q)) continue;
+        const uint8_t *t = rec_tail(&c->e[idx]);
         q->id.dev = merkle__load_le64(t);
         q->id.ino = merkle__load_le64(t + 8);
         q->id.size = merkle__load_le64(t + 16);
