@@ -741,23 +741,121 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void audit_line(const char *what, const char *name)
+/* "WHAT: NAME" or, with to, "WHAT: NAME -> TO": when a name holds '\\', LF or CR, the line
+** starts with '\\' and both names are escaped (as in sum output). */
+static void audit_line(const char *what, const char *name, const char *to)
 {
-    int esc = strpbrk(name, "\\\n\r") != NULL;
+    int esc = strpbrk(name, "\\\n\r") != NULL || (to && strpbrk(to, "\\\n\r") != NULL);
     if (esc) putchar('\\');
     fputs(what, stdout);
     fputs(": ", stdout);
     put_name(stdout, name, esc);
+    if (to) {
+        fputs(" -> ", stdout);
+        put_name(stdout, to, esc);
+    }
     putchar('\n');
+}
+
+/* A missing entry or a new file, for pairing by digest (find_moved). */
+typedef struct move_key {
+    const uint8_t *digest;
+    const char *name;
+    size_t idx; /* entry index (missing) or index into the new-file list */
+} move_key;
+
+static size_t g_move_dlen; /* digest length of the keys being sorted (qsort has no context) */
+
+static int cmp_move(const void *a, const void *b)
+{
+    const move_key *x = a, *y = b;
+    int c = memcmp(x->digest, y->digest, g_move_dlen);
+    return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+** Moved files: pair entries that are missing (miss[0..nm), indices into m) with new files
+** (newv[0..nn)) of the same digest, for each algorithm and digest length among the missing
+** entries. New files are hashed only here, once per such algorithm (a file that cannot be
+** read stays new). Within one digest, missing names and new names are paired in byte order
+** of their names, the first with the first; a name listed twice pairs once. Sets
+** moved_to[i] for paired entries and used[k] for paired new files. 0, or -1 when out of
+** memory. o: directory, threads and progress for hashing.
+*/
+static int find_moved(const merkle_manifest *m, const size_t *miss, size_t nm, char *const *newv,
+                      size_t nn, const merkle_check_opts *o, const char **moved_to, uint8_t *used)
+{
+    merkle_check_result *res = malloc(nn * sizeof *res);
+    move_key *mk = malloc(nm * sizeof *mk);
+    move_key *nk = malloc(nn * sizeof *nk);
+    uint8_t *done = calloc(nm, 1); /* missing entries whose algorithm was handled */
+    int rc = (res && mk && nk && done) ? 0 : -1;
+    for (size_t a = 0; rc == 0 && a < nm; a++) {
+        if (done[a]) continue;
+        const merkle_manifest_entry *ea = &m->entries[miss[a]];
+        merkle_manifest_alg alg = ea->alg;
+        size_t dlen = ea->digest_len;
+        size_t km = 0, kn = 0;
+        for (size_t q = a; q < nm; q++) {
+            const merkle_manifest_entry *e = &m->entries[miss[q]];
+            if (e->alg != alg || e->digest_len != dlen) continue;
+            done[q] = 1;
+            mk[km].digest = e->digest;
+            mk[km].name = e->name;
+            mk[km].idx = miss[q];
+            km++;
+        }
+        merkle_error err;
+        if (merkle_manifest_hash_files(res, (const char *const *)newv, nn, alg, dlen, o, &err) !=
+            MERKLE_OK) {
+            rc = -1;
+            break;
+        }
+        for (size_t k = 0; k < nn; k++) {
+            if (used[k] || res[k].status != MERKLE_CHECK_OK) continue;
+            nk[kn].digest = res[k].digest;
+            nk[kn].name = newv[k];
+            nk[kn].idx = k;
+            kn++;
+        }
+        g_move_dlen = dlen;
+        qsort(mk, km, sizeof *mk, cmp_move);
+        qsort(nk, kn, sizeof *nk, cmp_move);
+        /* Merge the two sorted lists; within a digest, pair in name order. */
+        size_t i = 0, j = 0;
+        while (i < km && j < kn) {
+            int c = memcmp(mk[i].digest, nk[j].digest, dlen);
+            if (c < 0) {
+                i++;
+            } else if (c > 0) {
+                j++;
+            } else {
+                const char *to = newv[nk[j].idx];
+                used[nk[j].idx] = 1;
+                /* every listing of this name (same digest) moved to the same file */
+                size_t i0 = i;
+                while (i < km && memcmp(mk[i].digest, mk[i0].digest, dlen) == 0 &&
+                       strcmp(mk[i].name, mk[i0].name) == 0)
+                    moved_to[mk[i++].idx] = to;
+                j++;
+            }
+        }
+    }
+    free(res);
+    free(mk);
+    free(nk);
+    free(done);
+    return rc;
 }
 
 static void audit_help(void)
 {
     puts("Usage: merkle audit [-a ALGO] [-j N] MANIFEST DIR\n"
          "Compare DIR with MANIFEST (names relative to DIR): report on stdout\n"
-         "  changed: NAME   listed, present, digest differs\n"
-         "  missing: NAME   listed, not present\n"
-         "  new: NAME       a regular file under DIR that is not listed\n"
+         "  changed: NAME        listed, present, digest differs\n"
+         "  missing: NAME        listed, not present\n"
+         "  moved: NAME -> NEW   listed, not present; NEW (not listed) has its digest\n"
+         "  new: NAME            a regular file under DIR that is not listed\n"
          "and a summary on stderr. Unreadable files are reported on stderr.\n"
          "  -a, --algorithm ALGO  as for merkle check (default: detected)\n"
          "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
@@ -840,29 +938,24 @@ int cmd_audit(int argc, char **argv)
         cli_progress_end(&pc.p);
         cli_error("out of memory");
         free(res);
+        for (size_t i = 0; i < found.n; i++) free(found.v[i]);
+        free(found.v);
         merkle_manifest_free(&m);
         close(dirfd);
         return CLI_USAGE;
     }
     cli_progress_end(&pc.p);
-    uint64_t n_ok = 0, n_changed = 0, n_missing = 0, n_new = 0, n_err = 0;
-    for (size_t i = 0; i < m.count; i++) {
-        switch (res[i].status) {
-        case MERKLE_CHECK_OK: n_ok++; break;
-        case MERKLE_CHECK_MISMATCH: n_changed++; audit_line("changed", m.entries[i].name); break;
-        case MERKLE_CHECK_MISSING: n_missing++; audit_line("missing", m.entries[i].name); break;
-        default:
-            n_err++;
-            fflush(stdout);
-            err_name(m.entries[i].name, strerror(res[i].sys_errno));
-            break;
-        }
-    }
-    /* New files: found under DIR, not listed. */
+
+    /* New files: found under DIR, not listed (sorted by name). */
     if (found.n) qsort(found.v, found.n, sizeof *found.v, cmp_str);
-    merkle_manifest listed = m; /* sort a shallow copy by name for binary search */
+    char **newv = malloc((found.n ? found.n : 1) * sizeof *newv);
     merkle_manifest_entry *sorted = malloc((m.count ? m.count : 1) * sizeof *sorted);
-    if (sorted) {
+    size_t nn = 0;
+    if (!newv || !sorted) {
+        cli_error("out of memory");
+        error = 1;
+    } else {
+        merkle_manifest listed = m; /* sort a shallow copy by name for binary search */
         memcpy(sorted, m.entries, m.count * sizeof *sorted);
         listed.entries = sorted;
         listed.storage_ = NULL;
@@ -887,27 +980,83 @@ int cmd_audit(int argc, char **argv)
                 else
                     hi = mid;
             }
-            if (!hit) {
-                n_new++;
-                audit_line("new", found.v[i]);
-            }
+            if (!hit) newv[nn++] = found.v[i];
         }
-        free(sorted);
-    } else {
+    }
+    free(sorted);
+
+    /* Moved: a missing entry whose digest a new file has. */
+    const char **moved_to = calloc(m.count ? m.count : 1, sizeof *moved_to);
+    uint8_t *used = calloc(nn ? nn : 1, 1);
+    size_t *miss = malloc((m.count ? m.count : 1) * sizeof *miss);
+    size_t nm = 0;
+    if (!moved_to || !used || !miss) {
         cli_error("out of memory");
         error = 1;
+    } else {
+        for (size_t i = 0; i < m.count; i++)
+            if (res[i].status == MERKLE_CHECK_MISSING) miss[nm++] = i;
+        if (nm && nn) {
+            cli_progress_start(&pc.p, 0, 0, nn);
+            o.progress = pc.p.enabled ? on_progress : NULL;
+            o.progress_ctx = &pc;
+            if (find_moved(&m, miss, nm, newv, nn, &o, moved_to, used) != 0) {
+                cli_error("out of memory");
+                error = 1;
+            }
+            cli_progress_end(&pc.p);
+        }
     }
+
+    /* Report: changed and missing in manifest order, then moved (manifest order of the old
+    ** name), then new (by name). */
+    uint64_t n_ok = 0, n_changed = 0, n_missing = 0, n_moved = 0, n_new = 0, n_err = 0;
+    for (size_t i = 0; i < m.count; i++) {
+        switch (res[i].status) {
+        case MERKLE_CHECK_OK: n_ok++; break;
+        case MERKLE_CHECK_MISMATCH:
+            n_changed++;
+            audit_line("changed", m.entries[i].name, NULL);
+            break;
+        case MERKLE_CHECK_MISSING:
+            if (moved_to && moved_to[i]) break;
+            n_missing++;
+            audit_line("missing", m.entries[i].name, NULL);
+            break;
+        default:
+            n_err++;
+            fflush(stdout);
+            err_name(m.entries[i].name, strerror(res[i].sys_errno));
+            break;
+        }
+    }
+    for (size_t i = 0; moved_to && i < m.count; i++) {
+        if (!moved_to[i]) continue;
+        n_moved++;
+        audit_line("moved", m.entries[i].name, moved_to[i]);
+    }
+    for (size_t k = 0; newv && k < nn; k++) {
+        if (used && used[k]) continue;
+        n_new++;
+        audit_line("new", newv[k], NULL);
+    }
+    free(moved_to);
+    free(used);
+    free(miss);
+    free(newv);
     for (size_t i = 0; i < found.n; i++) free(found.v[i]);
     free(found.v);
     free(res);
     merkle_manifest_free(&m);
     close(dirfd);
     fflush(stdout);
-    fprintf(stderr, "%s audit: %llu ok, %llu changed, %llu missing, %llu new, %llu unreadable\n",
+    fprintf(stderr,
+            "%s audit: %llu ok, %llu changed, %llu missing, %llu moved, %llu new, %llu unreadable\n",
             cli_progname, (unsigned long long)n_ok, (unsigned long long)n_changed,
-            (unsigned long long)n_missing, (unsigned long long)n_new, (unsigned long long)n_err);
+            (unsigned long long)n_missing, (unsigned long long)n_moved, (unsigned long long)n_new,
+            (unsigned long long)n_err);
     if (error || n_err) return CLI_USAGE;
-    return (n_changed || n_missing || n_new) ? CLI_FAIL : CLI_OK;
+    return (n_changed || n_missing || n_moved || n_new) ? CLI_FAIL : CLI_OK;
 }
 
 /* ------------------------------------------------------------------ dirroot */

@@ -454,7 +454,7 @@ class TestAuditDirroot(Base):
             rc, o, e = run(["audit", "-j", "2", mpath, self.dir])
             self.assertEqual(rc, 1)
             self.assertEqual(o, b"changed: b\nmissing: sub/c\nnew: sub/new\n")
-            self.assertIn(b"3 ok, 1 changed, 1 missing, 1 new", e)
+            self.assertIn(b"3 ok, 1 changed, 1 missing, 0 moved, 1 new, 0 unreadable", e)
             rc, o, e = run(["audit", mpath, os.path.join(self.dir, "nonexistent")])
             self.assertEqual(rc, 2)
             rc, o, e = run(["audit", mpath])
@@ -480,6 +480,86 @@ class TestAuditDirroot(Base):
             self.assertIn(b"bad.md5:1: improperly formatted", e)
         finally:
             os.unlink(mpath)
+
+    def audit_setup(self, alg, files):
+        """Write files (name -> bytes) and a manifest of them outside the directory."""
+        for n, data in files.items():
+            self.write(n, data)
+        rc, out, _ = tool(alg, [os.fsdecode(n) for n in sorted(files)], self.dir)
+        self.assertEqual(rc, 0)
+        mpath = "%s.%s.%d" % (self.dir, alg, len(files))
+        with open(mpath, "wb") as f:
+            f.write(out)
+        self.addCleanup(os.unlink, mpath)
+        return mpath
+
+    def move(self, old, new):
+        os.makedirs(os.path.dirname(self.p(new)), exist_ok=True)
+        os.rename(self.p(old), self.p(new))
+
+    def test_audit_moved(self):
+        files = {b"a": b"alpha", b"b": b"bravo", b"sub/c": b"charlie", b"dup1": b"same",
+                 b"dup2": b"same", b"back\\slash": b"special", b"keep": b"keep"}
+        mpath = self.audit_setup("md5", files)
+        rc, o, e = run(["audit", mpath, self.dir])
+        self.assertEqual((rc, o), (0, b""), e)
+        self.assertIn(b"7 ok, 0 changed, 0 missing, 0 moved, 0 new, 0 unreadable", e)
+        # a plain rename, into another directory
+        self.move(b"a", b"other/a.renamed")
+        rc, o, e = run(["audit", mpath, self.dir])
+        self.assertEqual(rc, 1, e)
+        self.assertEqual(o, b"moved: a -> other/a.renamed\n")
+        self.assertIn(b"6 ok, 0 changed, 0 missing, 1 moved, 0 new, 0 unreadable", e)
+        # renamed and changed: missing + new, not moved
+        self.move(b"sub/c", b"c2")
+        self.write(b"c2", b"charlie, edited")
+        # two missing files with one content, three candidates: paired in name order
+        self.move(b"dup2", b"m1")
+        self.move(b"dup1", b"m3")
+        self.write(b"m2", b"same")
+        # special characters: the line is escaped as a whole
+        self.move(b"back\\slash", b"new\nline")
+        # a changed file stays "changed"
+        self.write(b"b", b"bravo!")
+        rc, o, e = run(["audit", "-j", "2", mpath, self.dir])
+        self.assertEqual(rc, 1, e)
+        self.assertEqual(o, b"changed: b\n"
+                            b"missing: sub/c\n"
+                            b"moved: a -> other/a.renamed\n"
+                            b"\\moved: back\\\\slash -> new\\nline\n"
+                            b"moved: dup1 -> m1\n"
+                            b"moved: dup2 -> m2\n"
+                            b"new: c2\n"
+                            b"new: m3\n")
+        self.assertIn(b"1 ok, 1 changed, 1 missing, 4 moved, 2 new, 0 unreadable", e)
+        # the same with one thread
+        self.assertEqual(run(["audit", "-j", "1", mpath, self.dir])[1], o)
+        # a name listed twice pairs once: both listings moved to the same file
+        with open(mpath, "ab") as f:
+            f.write(b"%s  a\n" % hashlib.md5(b"alpha").hexdigest().encode())
+        rc, o2, e = run(["audit", mpath, self.dir])
+        # (moved lines come in manifest order: the second listing is the last line)
+        self.assertEqual(o2, o.replace(b"moved: dup2 -> m2\n",
+                                       b"moved: dup2 -> m2\nmoved: a -> other/a.renamed\n"))
+        self.assertIn(b"1 ok, 1 changed, 1 missing, 5 moved, 2 new, 0 unreadable", e)
+
+    def test_audit_moved_sha256_and_unreadable(self):
+        files = {b"one": b"1" * 5000, b"two": b"2" * 100, b"three": b""}
+        mpath = self.audit_setup("sha256", files)
+        self.move(b"one", b"uno")
+        self.move(b"three", b"tres")
+        self.write(b"zzz", b"unrelated")
+        rc, o, e = run(["audit", mpath, self.dir])
+        self.assertEqual(rc, 1, e)
+        self.assertEqual(o, b"moved: one -> uno\nmoved: three -> tres\nnew: zzz\n")
+        self.assertIn(b"1 ok, 0 changed, 0 missing, 2 moved, 1 new, 0 unreadable", e)
+        if os.geteuid() != 0:
+            # a new file that cannot be read stays new (and is no error)
+            os.chmod(self.p(b"uno"), 0)
+            rc, o, e = run(["audit", mpath, self.dir])
+            os.chmod(self.p(b"uno"), 0o644)
+            self.assertEqual(rc, 1, e)
+            self.assertEqual(o, b"missing: one\nmoved: three -> tres\nnew: uno\nnew: zzz\n")
 
     def test_dirroot_matches_reference(self):
         names = [b"z", b"a", b"ab", b"a b", b"\xff", b"new\nline", b"sub/x"]
