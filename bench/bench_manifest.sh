@@ -2,7 +2,8 @@
 # Manifest checking speed: `merkle check` against `md5sum -c` on the same files, same run,
 # page cache warm, medians of several runs (hyperfine), printed as ratios.
 #   dataset A: 20,000 files of 4 KiB          dataset B: 300 files, log-uniform 1 KiB..4 MiB
-#   also: a second `check --cache` of the unchanged dataset against the first (cold cache).
+#   also: a second `check --cache` of the unchanged dataset against the first (empty cache), with
+#   -j 1 and with the default thread count (all cores), in one hyperfine run.
 # Usage: bench/bench_manifest.sh [--smoke] [MERKLE_BIN]   (default build/test/merkle or build/merkle)
 # --smoke: tiny datasets, one run each, checks that every command succeeds (CI, < 2 s).
 set -euo pipefail
@@ -51,25 +52,29 @@ for ds in A B; do
   if [ $smoke = 1 ]; then
     "$bin" check -j 2 --quiet MD5SUMS
     rm -f cache; "$bin" check --cache cache --status MD5SUMS; "$bin" check --cache cache --status MD5SUMS
+    rm -f cache; "$bin" check -j 1 --cache cache --status MD5SUMS; "$bin" check -j 1 --cache cache --status MD5SUMS
     echo "dataset $ds: smoke ok ($(wc -l < MD5SUMS) files)"
     continue
   fi
   hyperfine -N --warmup 2 --runs "$runs" --export-json h.json \
     "md5sum -c --quiet MD5SUMS" "$bin check -j 1 --quiet MD5SUMS" "$bin check -j 2 --quiet MD5SUMS" >/dev/null
-  # Cache: first check with an empty cache vs. second check of the unchanged dataset.
-  hyperfine -N --runs "$runs" --prepare "rm -f $work/$ds/cache" --export-json c1.json \
-    "$bin check -j 1 --quiet --cache $work/$ds/cache MD5SUMS" >/dev/null
-  "$bin" check -j 1 --quiet --cache cache MD5SUMS
-  hyperfine -N --warmup 2 --runs "$runs" --export-json c2.json \
-    "$bin check -j 1 --quiet --cache $work/$ds/cache MD5SUMS" >/dev/null
-  python3 - "$ds" "$(wc -l < MD5SUMS)" h.json c1.json c2.json <<'PY'
+  # Cache: first check with an empty cache vs. second check of the unchanged dataset, with one
+  # thread and with the default (all cores), in one hyperfine run (medians compared pairwise).
+  "$bin" check -j 1 --quiet --cache cache2 MD5SUMS
+  "$bin" check --quiet --cache cache4 MD5SUMS
+  hyperfine -N --warmup 2 --runs "$runs" --export-json c.json \
+    --prepare "rm -f $work/$ds/cache1" "$bin check -j 1 --quiet --cache $work/$ds/cache1 MD5SUMS" \
+    --prepare "true" "$bin check -j 1 --quiet --cache $work/$ds/cache2 MD5SUMS" \
+    --prepare "rm -f $work/$ds/cache3" "$bin check --quiet --cache $work/$ds/cache3 MD5SUMS" \
+    --prepare "true" "$bin check --quiet --cache $work/$ds/cache4 MD5SUMS" >/dev/null
+  python3 - "$ds" "$(wc -l < MD5SUMS)" h.json c.json <<'PY'
 import json, sys
 ds, n = sys.argv[1], sys.argv[2]
 def st(f, i):
     r = json.load(open(f))["results"][i]
     return r["median"], r["user"] + r["system"]
 md5, j1, j2 = st(sys.argv[3], 0), st(sys.argv[3], 1), st(sys.argv[3], 2)
-c1, c2 = st(sys.argv[4], 0), st(sys.argv[5], 0)
+c1, c2, c3, c4 = (st(sys.argv[4], i) for i in range(4))
 def row(name, base, x):
     return "| %s | %s | %.1f ms | %.2fx | %.1f ms | %.2fx |" % (
         ds, name, x[0] * 1e3, base[0] / x[0], x[1] * 1e3, base[1] / x[1])
@@ -78,7 +83,9 @@ print("|---|---|---|---|---|---|")
 print(row("md5sum -c (%s files)" % n, md5, md5))
 print(row("merkle check -j 1", md5, j1))
 print(row("merkle check -j 2", md5, j2))
-print(row("check --cache, first (empty cache)", c1, c1))
-print(row("check --cache, second (unchanged)", c1, c2))
+print(row("check -j 1 --cache, first (empty cache)", c1, c1))
+print(row("check -j 1 --cache, second (unchanged)", c1, c2))
+print(row("check --cache, first (empty cache)", c3, c3))
+print(row("check --cache, second (unchanged)", c3, c4))
 PY
 done
