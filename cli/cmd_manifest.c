@@ -372,7 +372,8 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
             }
             memcpy(scratch, text + pos, l);
             merkle_manifest_entry en;
-            if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK && en.name) {
+            if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK &&
+                en.name) {
                 alg = en.alg;
                 break;
             }
@@ -1051,7 +1052,8 @@ int cmd_audit(int argc, char **argv)
     close(dirfd);
     fflush(stdout);
     fprintf(stderr,
-            "%s audit: %llu ok, %llu changed, %llu missing, %llu moved, %llu new, %llu unreadable\n",
+            "%s audit: %llu ok, %llu changed, %llu missing, %llu moved, %llu new, "
+            "%llu unreadable\n",
             cli_progname, (unsigned long long)n_ok, (unsigned long long)n_changed,
             (unsigned long long)n_missing, (unsigned long long)n_moved, (unsigned long long)n_new,
             (unsigned long long)n_err);

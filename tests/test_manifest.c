@@ -705,11 +705,11 @@ static void test_cache_pass(void **state)
     memset(d64, 0x64, sizeof d64);
     memset(d32, 0x32, sizeof d32);
     for (int round = 0; round < 2; round++) {
-        assert_int_equal(merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64, 500),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64, 500), MERKLE_OK);
         assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64), 1);
-        assert_int_equal(merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32, 500),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_vcache_record(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32, 500), MERKLE_OK);
         assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d64, 64), 0);
         assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32), 1);
         assert_int_equal(merkle_vcache_count(c2), N - 1);

@@ -416,7 +416,8 @@ static merkle_status hash_pass(engine *e, unsigned t)
         return MERKLE_ERR_NOMEM;
     }
     int use_mb = 0;
-    for (size_t q = 0; q < n && !use_mb; q++) use_mb = e->jobs[e->sel[q]].alg == MERKLE_MANIFEST_MD5;
+    for (size_t q = 0; q < n && !use_mb; q++)
+        use_mb = e->jobs[e->sel[q]].alg == MERKLE_MANIFEST_MD5;
     for (unsigned k = 0; k < t; k++) {
         if (worker_init(&ws[k], e, use_mb) != 0) {
             worker_free(&ws[k]);

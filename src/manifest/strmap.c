@@ -76,8 +76,8 @@ static struct merkle__strmap_slot *slot_of(const merkle__strmap *m, const char *
 {
     size_t j = (size_t)h & (m->cap - 1);
     while (m->slots[j].key) {
-        if (m->slots[j].hash == h && m->slots[j].len == len && memcmp(m->slots[j].key, key, len) == 0)
-            break;
+        const struct merkle__strmap_slot *sl = &m->slots[j];
+        if (sl->hash == h && sl->len == len && memcmp(sl->key, key, len) == 0) break;
         j = (j + 1) & (m->cap - 1);
     }
     return &m->slots[j];
