@@ -282,6 +282,18 @@ void merkle__vcache_unlock(merkle_vcache *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+void merkle__vcache_reserve_locked(merkle_vcache *c, size_t n)
+{
+    if (n > SIZE_MAX / sizeof *c->e - c->n || ensure_map(c) != 0) return;
+    if (c->n + n > c->cap) {
+        ventry *ne = realloc(c->e, (c->n + n) * sizeof *ne);
+        if (!ne) return;
+        c->e = ne;
+        c->cap = c->n + n;
+    }
+    (void)merkle__strmap_reserve(&c->map, c->map.count + n);
+}
+
 merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
                                            const merkle_file_id *id, merkle_manifest_alg alg,
                                            const uint8_t *digest, size_t len, int64_t verified_ns)

@@ -521,7 +521,10 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     }
     if (m) st = hash_pass(&e, t);
     if (st == MERKLE_OK && e.record) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) k += e.record[i];
         merkle__vcache_lock(opts->cache);
+        merkle__vcache_reserve_locked(opts->cache, k);
         for (size_t i = 0; i < n; i++)
             if (e.record[i] &&
                 merkle__vcache_record_locked(opts->cache, jobs[i].name, &e.ids[i], jobs[i].alg,

@@ -50,6 +50,8 @@ void merkle__strmap_init(merkle__strmap *m);
 void merkle__strmap_free(merkle__strmap *m);
 /* Insert or replace. 0, or -1 on allocation failure. */
 int merkle__strmap_put(merkle__strmap *m, const char *key, size_t len, size_t value);
+/* Make room for n keys in all (no rehash until then). 0, or -1 on allocation failure. */
+int merkle__strmap_reserve(merkle__strmap *m, size_t n);
 /* Insert key -> value unless key is there: then 1 and *found = its value (unchanged);
 ** 0 when inserted; -1 on allocation failure. One hash either way. */
 int merkle__strmap_get_or_put(merkle__strmap *m, const char *key, size_t len, size_t value,
@@ -83,8 +85,10 @@ typedef struct merkle__vprobe {
     int64_t verified_ns;
 } merkle__vprobe;
 
-/* merkle_vcache_record for many files under one lock: lock, record_locked..., unlock. */
+/* merkle_vcache_record for many files under one lock: lock, reserve_locked (room for n more
+** entries: an optimisation, may fail harmlessly), record_locked..., unlock. */
 void merkle__vcache_lock(merkle_vcache *c);
+void merkle__vcache_reserve_locked(merkle_vcache *c, size_t n);
 void merkle__vcache_unlock(merkle_vcache *c);
 merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
                                            const merkle_file_id *id, merkle_manifest_alg alg,

@@ -53,9 +53,9 @@ void merkle__strmap_free(merkle__strmap *m)
     merkle__strmap_init(m);
 }
 
-static int grow(merkle__strmap *m)
+/* Rehash into a table of nc slots (a power of two, more than count). */
+static int rehash(merkle__strmap *m, size_t nc)
 {
-    size_t nc = m->cap ? 2 * m->cap : 64;
     struct merkle__strmap_slot *ns = calloc(nc, sizeof *ns);
     if (!ns) return -1;
     for (size_t i = 0; i < m->cap; i++) {
@@ -68,6 +68,19 @@ static int grow(merkle__strmap *m)
     m->slots = ns;
     m->cap = nc;
     return 0;
+}
+
+static int grow(merkle__strmap *m)
+{
+    return rehash(m, m->cap ? 2 * m->cap : 64);
+}
+
+int merkle__strmap_reserve(merkle__strmap *m, size_t n)
+{
+    if (n > SIZE_MAX / 8) return -1;
+    size_t nc = m->cap ? m->cap : 64;
+    while (n * 4 > nc * 3) nc *= 2;
+    return nc == m->cap ? 0 : rehash(m, nc);
 }
 
 /* Slot of key (hash h): its slot, or the empty slot where it would go. */
