@@ -71,10 +71,15 @@ static void put_name(FILE *f, const char *name, int escape)
         fputs(name, f);
 }
 
-/* Read all of fd; returns 0 or an errno. */
+/* Read all of fd; returns 0 or an errno. A regular file is read into a buffer of its size
+** (plus one byte, to see the end without growing). */
 static int read_all(int fd, char **out, size_t *out_len)
 {
     size_t cap = 65536, len = 0;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < SIZE_MAX / 4)
+        cap = (size_t)st.st_size + 1;
     char *buf = malloc(cap);
     if (!buf) return ENOMEM;
     for (;;) {
