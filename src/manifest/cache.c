@@ -344,11 +344,14 @@ void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t 
         merkle__vprobe *q = &p[i];
         q->found = 0;
         long long idx = find(c, q->name, q->name_len, &h, NULL);
-        if (idx >= 0 && (size_t)idx >= c->mapped && !entry_fits(&c->e[idx], q))
+        if (idx < 0) continue;
+        if (!entry_fits(&c->e[idx], q)) {
+            if ((size_t)idx < c->mapped) continue;
             /* Found by position before the table knew it: a later entry of the same name
             ** (a hand-made file) would shadow it. Ask the table. */
             idx = find(c, q->name, q->name_len, NULL, NULL);
-        if (idx < 0 || !entry_fits(&c->e[idx], q)) continue;
+            if (idx < 0 || !entry_fits(&c->e[idx], q)) continue;
+        }
         const uint8_t *t = rec_tail(&c->e[idx]);
         q->id.dev = merkle__load_le64(t);
         q->id.ino = merkle__load_le64(t + 8);
