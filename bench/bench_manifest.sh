@@ -3,7 +3,7 @@
 # page cache warm, medians of several runs (hyperfine), printed as ratios.
 #   dataset A: 20,000 files of 4 KiB          dataset B: 300 files, log-uniform 1 KiB..4 MiB
 #   also: a second `check --cache` of the unchanged dataset against the first (empty cache), with
-#   -j 1 and with the default thread count (all cores), in one hyperfine run.
+#   -j 1 and with the default thread count (all cores), the four runs interleaved.
 # Usage: bench/bench_manifest.sh [--smoke] [MERKLE_BIN]   (default build/test/merkle or build/merkle)
 # --smoke: tiny datasets, one run each, checks that every command succeeds (CI, < 2 s).
 set -euo pipefail
@@ -59,26 +59,46 @@ for ds in A B; do
   hyperfine -N --warmup 2 --runs "$runs" --export-json h.json \
     "md5sum -c --quiet MD5SUMS" "$bin check -j 1 --quiet MD5SUMS" "$bin check -j 2 --quiet MD5SUMS" >/dev/null
   # Cache: first check with an empty cache vs. second check of the unchanged dataset, with one
-  # thread and with the default (all cores), in one hyperfine run (medians compared pairwise).
+  # thread and with the default (all cores). The four commands run interleaved, round after
+  # round (2 warm-up rounds), so that a slow spell of a shared machine hits all of them alike;
+  # medians of wall time and of CPU time (user + system of the child).
   "$bin" check -j 1 --quiet --cache cache2 MD5SUMS
   "$bin" check --quiet --cache cache4 MD5SUMS
-  hyperfine -N --warmup 2 --runs "$runs" --export-json c.json \
-    --prepare "rm -f $work/$ds/cache1" "$bin check -j 1 --quiet --cache $work/$ds/cache1 MD5SUMS" \
-    --prepare "true" "$bin check -j 1 --quiet --cache $work/$ds/cache2 MD5SUMS" \
-    --prepare "rm -f $work/$ds/cache3" "$bin check --quiet --cache $work/$ds/cache3 MD5SUMS" \
-    --prepare "true" "$bin check --quiet --cache $work/$ds/cache4 MD5SUMS" >/dev/null
+  python3 - "$runs" c.json "$bin" <<'PY'
+import json, os, resource, subprocess, sys, time
+runs, out, bin_ = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+cmds = [(["-j", "1"], "cache1", True), (["-j", "1"], "cache2", False),
+        ([], "cache3", True), ([], "cache4", False)]
+res = [{"wall": [], "cpu": []} for _ in cmds]
+for r in range(runs + 2):
+    for k, (j, cache, fresh) in enumerate(cmds):
+        if fresh and os.path.exists(cache):
+            os.unlink(cache)
+        argv = [bin_, "check"] + j + ["--quiet", "--cache", cache, "MD5SUMS"]
+        u0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(argv, check=True)
+        t1 = time.perf_counter()
+        u1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if r >= 2:
+            res[k]["wall"].append(t1 - t0)
+            res[k]["cpu"].append(u1.ru_utime - u0.ru_utime + u1.ru_stime - u0.ru_stime)
+med = lambda v: sorted(v)[len(v) // 2]
+json.dump({"results": [{"median": med(x["wall"]), "cpu_median": med(x["cpu"])} for x in res]},
+          open(out, "w"))
+PY
   python3 - "$ds" "$(wc -l < MD5SUMS)" h.json c.json <<'PY'
 import json, sys
 ds, n = sys.argv[1], sys.argv[2]
 def st(f, i):
     r = json.load(open(f))["results"][i]
-    return r["median"], r["user"] + r["system"]
+    return r["median"], r["cpu_median"] if "cpu_median" in r else r["user"] + r["system"]
 md5, j1, j2 = st(sys.argv[3], 0), st(sys.argv[3], 1), st(sys.argv[3], 2)
 c1, c2, c3, c4 = (st(sys.argv[4], i) for i in range(4))
 def row(name, base, x):
     return "| %s | %s | %.1f ms | %.2fx | %.1f ms | %.2fx |" % (
         ds, name, x[0] * 1e3, base[0] / x[0], x[1] * 1e3, base[1] / x[1])
-print("| dataset | command | wall (median) | wall ratio | CPU (user+sys) | CPU ratio |")
+print("| dataset | command | wall (median) | wall ratio | CPU (user+sys; cache rows: median) | CPU ratio |")
 print("|---|---|---|---|---|---|")
 print(row("md5sum -c (%s files)" % n, md5, md5))
 print(row("merkle check -j 1", md5, j1))
