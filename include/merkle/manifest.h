@@ -169,7 +169,9 @@ MERKLE_API merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, 
                                             size_t *rejected, merkle_error *error);
 
 /*
-** Write the cache atomically: PATH.tmp.PID, fsync, rename over PATH, fsync of the directory.
+** Write the cache atomically: PATH.tmp.PID, fsync, rename over PATH, fsync of the directory
+** (nothing is written when nothing changed since PATH was loaded or saved). The entries are
+** streamed through a 64 KiB buffer; the cache stays locked until the file is in place.
 ** Errors: MERKLE_ERR_IO (error->sys_errno); the old file is then left untouched.
 */
 MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,

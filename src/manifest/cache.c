@@ -392,12 +392,6 @@ int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_i
 
 /* ---------------------------------------------------------------- serialisation */
 
-static void put64(uint8_t **p, uint64_t v)
-{
-    merkle__store_le64(*p, v);
-    *p += 8;
-}
-
 static void entry_mac(const merkle_vcache *c, const uint8_t *rec, size_t len, uint8_t mac[32])
 {
     crypto_auth_hmacsha256_state st;
@@ -417,70 +411,105 @@ static void set_saved(merkle_vcache *c, const char *path)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* The cache file is written through a small buffer with a running SHA-256 of the bytes: no
+** copy of the whole file in memory. */
+typedef struct wstream {
+    int fd, err;
+    size_t len;
+    merkle_sha256 sha;
+    uint8_t buf[64 * 1024];
+} wstream;
+
+static void ws_flush(wstream *w)
+{
+    size_t off = 0;
+    while (!w->err && off < w->len) {
+        ssize_t r = write(w->fd, w->buf + off, w->len - off);
+        if (r < 0) {
+            if (errno != EINTR) w->err = errno;
+            continue;
+        }
+        off += (size_t)r;
+    }
+    w->len = 0;
+}
+
+/* Append p[0..n); hashed unless raw. */
+static void ws_put(wstream *w, const void *p, size_t n, int raw)
+{
+    if (!raw) merkle_sha256_update(&w->sha, p, n);
+    const uint8_t *q = p;
+    while (n && !w->err) {
+        size_t k = sizeof w->buf - w->len < n ? sizeof w->buf - w->len : n;
+        memcpy(w->buf + w->len, q, k);
+        w->len += k;
+        q += k;
+        n -= k;
+        if (w->len == sizeof w->buf) ws_flush(w);
+    }
+}
+
 merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_error *error)
 {
     if (!c || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
     pthread_mutex_lock(&c->lock);
-    if (!c->dirty && c->saved_path && strcmp(c->saved_path, path) == 0) {
-        /* Nothing changed since this very file was loaded or written. */
-        pthread_mutex_unlock(&c->lock);
-        return MERKLE_OK;
-    }
-    size_t total = HDR_LEN + 32;
-    for (size_t i = 0; i < c->n; i++)
-        if (c->e[i].live)
-            total += rec_size(c->e[i].name_len, rec_tail(&c->e[i])[49]) + (c->key ? 32 : 0);
-    uint8_t *buf = malloc(total);
-    if (!buf) {
-        pthread_mutex_unlock(&c->lock);
-        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-    }
-    uint8_t *p = buf;
-    memcpy(p, MAGIC, 8);
-    p += 8;
-    merkle__store_le64(p, c->key ? 1u : 0u); /* u32 flags + u32 zero */
-    p += 8;
-    put64(&p, c->live);
-    for (size_t i = 0; i < c->n; i++) {
-        const ventry *v = &c->e[i];
-        if (!v->live) continue;
-        size_t size = rec_size(v->name_len, rec_tail(v)[49]);
-        memcpy(p, v->rec, size);
-        if (c->key) entry_mac(c, p, size, p + size);
-        p += size + (c->key ? 32 : 0);
-    }
+    int clean = !c->dirty && c->saved_path && strcmp(c->saved_path, path) == 0;
     pthread_mutex_unlock(&c->lock);
-    merkle_sha256_hash(p, buf, (size_t)(p - buf));
-    p += 32;
-
+    if (clean) return MERKLE_OK; /* nothing changed since this very file was loaded or written */
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 32);
-    if (!tmp) {
-        free(buf);
+    char *saved = strdup(path);
+    wstream *w = malloc(sizeof *w);
+    if (!tmp || !saved || !w) {
+        free(tmp);
+        free(saved);
+        free(w);
         return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     }
+    /* Locked until the file is in place, so that a record made meanwhile is not lost to
+    ** the clean state set at the end. */
+    pthread_mutex_lock(&c->lock);
     snprintf(tmp, plen + 32, "%s.tmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    int e = 0;
-    if (fd < 0) {
-        e = errno;
-    } else {
-        size_t off = 0;
-        while (off < total) {
-            ssize_t w = write(fd, buf + off, total - off);
-            if (w < 0) {
-                if (errno == EINTR) continue;
-                e = errno;
-                break;
+    w->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    w->err = w->fd < 0 ? errno : 0;
+    w->len = 0;
+    merkle_sha256_init(&w->sha);
+    if (!w->err) {
+        uint8_t hdr[HDR_LEN];
+        memcpy(hdr, MAGIC, 8);
+        merkle__store_le64(hdr + 8, c->key ? 1u : 0u); /* u32 flags + u32 zero */
+        merkle__store_le64(hdr + 16, c->live);
+        ws_put(w, hdr, sizeof hdr, 0);
+        for (size_t i = 0; i < c->n && !w->err; i++) {
+            const ventry *v = &c->e[i];
+            if (!v->live) continue;
+            size_t size = rec_size(v->name_len, rec_tail(v)[49]);
+            ws_put(w, v->rec, size, 0);
+            if (c->key) {
+                uint8_t mac[32];
+                entry_mac(c, v->rec, size, mac);
+                ws_put(w, mac, sizeof mac, 0);
             }
-            off += (size_t)w;
         }
-        if (!e && fsync(fd) != 0) e = errno;
-        if (close(fd) != 0 && !e) e = errno;
-        if (!e && rename(tmp, path) != 0) e = errno;
-        if (e) unlink(tmp);
+        uint8_t sum[32];
+        merkle_sha256_final(&w->sha, sum);
+        ws_put(w, sum, sizeof sum, 1);
+        ws_flush(w);
+        if (!w->err && fsync(w->fd) != 0) w->err = errno;
+        if (close(w->fd) != 0 && !w->err) w->err = errno;
+        if (!w->err && rename(tmp, path) != 0) w->err = errno;
+        if (w->err) unlink(tmp);
     }
-    free(buf);
+    int e = w->err;
+    if (!e) {
+        free(c->saved_path);
+        c->saved_path = saved;
+        saved = NULL;
+        c->dirty = 0;
+    }
+    pthread_mutex_unlock(&c->lock);
+    free(w);
+    free(saved);
     if (!e) {
         /* Make the rename durable: fsync the directory. */
         char *dir = malloc(plen + 2);
@@ -503,7 +532,6 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
     }
     free(tmp);
     if (e) return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
-    set_saved(c, path);
     return MERKLE_OK;
 }
 
