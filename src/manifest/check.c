@@ -69,7 +69,6 @@ typedef struct worker {
     size_t *md5_idx; /* job indices of this chunk's MD5 files */
     const char **md5_paths;
     tally t;
-    statdir sd;
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine *eng;
 #endif
@@ -369,7 +368,6 @@ static int worker_init(worker *w, engine *e, int use_mb)
 {
     memset(w, 0, sizeof *w);
     w->e = e;
-    w->sd.fd = -1;
     merkle__mdigest_zero(&w->md);
     w->buf = malloc(READ_BUF);
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
@@ -387,7 +385,6 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
-    statdir_free(&w->sd);
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine_free(w->eng);
 #endif
