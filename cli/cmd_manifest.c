@@ -766,16 +766,15 @@ static void audit_line(const char *what, const char *name, const char *to)
 /* A missing entry or a new file, for pairing by digest (find_moved). */
 typedef struct move_key {
     const uint8_t *digest;
+    size_t dlen; /* the same in all keys sorted together */
     const char *name;
     size_t idx; /* entry index (missing) or index into the new-file list */
 } move_key;
 
-static size_t g_move_dlen; /* digest length of the keys being sorted (qsort has no context) */
-
 static int cmp_move(const void *a, const void *b)
 {
     const move_key *x = a, *y = b;
-    int c = memcmp(x->digest, y->digest, g_move_dlen);
+    int c = memcmp(x->digest, y->digest, x->dlen);
     return c ? c : strcmp(x->name, y->name);
 }
 
@@ -807,6 +806,7 @@ static int find_moved(const merkle_manifest *m, const size_t *miss, size_t nm, c
             if (e->alg != alg || e->digest_len != dlen) continue;
             done[q] = 1;
             mk[km].digest = e->digest;
+            mk[km].dlen = dlen;
             mk[km].name = e->name;
             mk[km].idx = miss[q];
             km++;
@@ -820,11 +820,11 @@ static int find_moved(const merkle_manifest *m, const size_t *miss, size_t nm, c
         for (size_t k = 0; k < nn; k++) {
             if (used[k] || res[k].status != MERKLE_CHECK_OK) continue;
             nk[kn].digest = res[k].digest;
+            nk[kn].dlen = dlen;
             nk[kn].name = newv[k];
             nk[kn].idx = k;
             kn++;
         }
-        g_move_dlen = dlen;
         qsort(mk, km, sizeof *mk, cmp_move);
         qsort(nk, kn, sizeof *nk, cmp_move);
         /* Merge the two sorted lists; within a digest, pair in name order. */
