@@ -206,6 +206,44 @@ const merkle__sha256_impl *merkle__sha256_impl_get(void)
     return atomic_load_explicit(&g_impl, memory_order_acquire);
 }
 
+/*
+** The single-message compress function (streaming and one-shot hashing). Once a backend is
+** chosen it is that backend's; before, it is picked from the CPU features and a known-answer
+** test alone, without timing the batch kernels, so that a process that only hashes single
+** messages (a cache file's checksum, a proof) never pays for calibration. It is the same
+** function calibration would pick (the SHA-NI one when any backend has it).
+*/
+static _Atomic(merkle__sha256_compress_fn) g_scalar;
+static pthread_once_t g_scalar_once = PTHREAD_ONCE_INIT;
+
+static void choose_scalar(void)
+{
+    merkle__sha256_compress_fn f = NULL;
+    const char *env = getenv("MERKLE_BACKEND");
+    if (env && *env && strcmp(env, "auto") != 0) {
+        f = merkle__sha256_impl_get()->compress; /* a forced backend decides everything */
+    } else {
+        f = merkle__sha256_compress_portable;
+        for (size_t i = 0; i < N_IMPLS; i++)
+            if (g_all[i]->compress != merkle__sha256_compress_portable && g_all[i]->available() &&
+                self_test(g_all[i])) {
+                f = g_all[i]->compress;
+                break;
+            }
+    }
+    atomic_store_explicit(&g_scalar, f, memory_order_release);
+}
+
+static merkle__sha256_compress_fn scalar_compress(void)
+{
+    const merkle__sha256_impl *impl = atomic_load_explicit(&g_impl, memory_order_acquire);
+    if (MERKLE_LIKELY(impl != NULL)) return impl->compress;
+    merkle__sha256_compress_fn f = atomic_load_explicit(&g_scalar, memory_order_acquire);
+    if (MERKLE_LIKELY(f != NULL)) return f;
+    pthread_once(&g_scalar_once, choose_scalar);
+    return atomic_load_explicit(&g_scalar, memory_order_acquire);
+}
+
 void merkle__sha256_calibration_get(merkle__sha256_calibration *out)
 {
     (void)merkle__sha256_impl_get();
@@ -259,7 +297,7 @@ void merkle_sha256_update(merkle_sha256 *ctx, const void *data, size_t len)
 {
     const uint8_t *p = (const uint8_t *)data;
     if (len == 0) return;
-    merkle__sha256_compress_fn compress = merkle__sha256_impl_get()->compress;
+    merkle__sha256_compress_fn compress = scalar_compress();
     ctx->total += len;
     if (ctx->buf_len) {
         size_t take = 64 - ctx->buf_len;
@@ -286,7 +324,7 @@ void merkle_sha256_update(merkle_sha256 *ctx, const void *data, size_t len)
 
 void merkle_sha256_final(merkle_sha256 *ctx, uint8_t out[MERKLE_SHA256_LEN])
 {
-    merkle__sha256_compress_fn compress = merkle__sha256_impl_get()->compress;
+    merkle__sha256_compress_fn compress = scalar_compress();
     uint8_t block[128];
     size_t used = ctx->buf_len;
     memcpy(block, ctx->buf, used);
@@ -301,8 +339,7 @@ void merkle_sha256_final(merkle_sha256 *ctx, uint8_t out[MERKLE_SHA256_LEN])
 
 void merkle_sha256_hash(uint8_t out[MERKLE_SHA256_LEN], const void *data, size_t len)
 {
-    merkle__sha256_prefixed(merkle__sha256_impl_get()->compress, out, NULL, 0,
-                            (const uint8_t *)data, len);
+    merkle__sha256_prefixed(scalar_compress(), out, NULL, 0, (const uint8_t *)data, len);
 }
 
 /* ------------------------------------------------------------------ batch */
