@@ -17,7 +17,7 @@ static const struct {
     {"verify", cmd_verify, "verify a proof"},
     {"sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)"},
     {"check", cmd_check, "check files against checksum lists"},
-    {"audit", cmd_audit, "report changed, missing and new files of a directory"},
+    {"audit", cmd_audit, "report changed, missing, moved and new files of a directory"},
     {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest"},
     {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify"},
     {"clvm", cmd_clvm, "CLVM tree hash and serialization"},

@@ -61,7 +61,7 @@ complete -c merkle -n __merkle_needs_command -f -a consistency -d 'consistency p
 complete -c merkle -n __merkle_needs_command -f -a verify -d 'verify a proof'
 complete -c merkle -n __merkle_needs_command -f -a sum -d 'print checksums'
 complete -c merkle -n __merkle_needs_command -f -a check -d 'check files against checksum lists'
-complete -c merkle -n __merkle_needs_command -f -a audit -d 'report changed, missing and new files'
+complete -c merkle -n __merkle_needs_command -f -a audit -d 'report changed, missing, moved and new files'
 complete -c merkle -n __merkle_needs_command -f -a dirroot -d 'one Merkle root over a checksum manifest'
 complete -c merkle -n __merkle_needs_command -f -a trie -d 'Merkle radix trie (merkledb node IDs)'
 complete -c merkle -n __merkle_needs_command -f -a clvm -d 'CLVM tree hash and serialization'
