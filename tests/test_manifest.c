@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -553,6 +554,30 @@ static void test_cache_hmac(void **state)
     assert_int_equal(merkle_vcache_load(c, cpath, &loaded, &rejected, NULL), MERKLE_OK);
     assert_int_equal(loaded, 2);
     merkle_vcache_free(c);
+    /* The stored MAC is HMAC-SHA-256(key, "merkle-vcache-v1" || record), computed here with
+    ** libsodium (which wrote the MACs of earlier versions) for keys shorter than, equal to
+    ** and longer than a SHA-256 block. */
+    static const size_t klens[] = {1, 31, 64, 65, 200};
+    for (size_t t = 0; t < sizeof klens / sizeof klens[0]; t++) {
+        uint8_t key[200];
+        for (size_t i = 0; i < klens[t]; i++) key[i] = (uint8_t)(i * 7 + t);
+        assert_int_equal(merkle_vcache_alloc(&c, key, klens[t]), MERKLE_OK);
+        assert_int_equal(merkle_vcache_record(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20, 500), MERKLE_OK);
+        assert_int_equal(merkle_vcache_save(c, cpath, NULL), MERKLE_OK);
+        merkle_vcache_free(c);
+        f = fopen(cpath, "rb");
+        len = fread(img, 1, sizeof img, f);
+        fclose(f);
+        const size_t rec = 24, rlen = 4 + 1 + 48 + 2 + 20; /* then the MAC, then the checksum */
+        assert_int_equal(len, rec + rlen + 32 + 32);
+        crypto_auth_hmacsha256_state st;
+        uint8_t want[32];
+        crypto_auth_hmacsha256_init(&st, key, klens[t]);
+        crypto_auth_hmacsha256_update(&st, (const unsigned char *)"merkle-vcache-v1", 16);
+        crypto_auth_hmacsha256_update(&st, img + rec, rlen);
+        crypto_auth_hmacsha256_final(&st, want);
+        assert_memory_equal(img + rec + rlen, want, 32);
+    }
 }
 
 /* A cache file made by hand: count records of name "x", digests d[k] (MD5), and the file

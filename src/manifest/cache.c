@@ -73,6 +73,11 @@ struct merkle_vcache {
     arena_chunk *arena; /* records written by record (newest chunk first) */
     uint8_t *key;
     size_t key_len;
+    /* HMAC-SHA-256 (RFC 2104) of that key, precomputed: the contexts after the key's ipad and
+    ** opad blocks, so that an entry's MAC costs the compressions of its own bytes and one of
+    ** the outer hash, with the SHA-NI code (it was libsodium's portable HMAC, keyed again per
+    ** entry: 2.7x the time of a whole unkeyed cached check). */
+    merkle_sha256 mac_in, mac_out;
     int dirty;        /* changed since load/save: save rewrites the file only then */
     char *saved_path; /* the file last loaded (cleanly) or saved */
 };
@@ -100,6 +105,19 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
         }
         memcpy(c->key, key, key_len);
         c->key_len = key_len;
+        uint8_t k[64] = {0}, pad[64];
+        if (key_len > 64)
+            merkle_sha256_hash(k, key, key_len);
+        else
+            memcpy(k, key, key_len);
+        for (int i = 0; i < 64; i++) pad[i] = (uint8_t)(k[i] ^ 0x36);
+        merkle_sha256_init(&c->mac_in);
+        merkle_sha256_update(&c->mac_in, pad, 64);
+        for (int i = 0; i < 64; i++) pad[i] = (uint8_t)(k[i] ^ 0x5c);
+        merkle_sha256_init(&c->mac_out);
+        merkle_sha256_update(&c->mac_out, pad, 64);
+        sodium_memzero(k, sizeof k);
+        sodium_memzero(pad, sizeof pad);
     }
     if (sodium_init() < 0) {
         free(c->key);
@@ -195,6 +213,8 @@ void merkle_vcache_free(merkle_vcache *c)
     free(c->saved_path);
     if (c->key) sodium_memzero(c->key, c->key_len);
     free(c->key);
+    sodium_memzero(&c->mac_in, sizeof c->mac_in);
+    sodium_memzero(&c->mac_out, sizeof c->mac_out);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -394,11 +414,14 @@ int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_i
 
 static void entry_mac(const merkle_vcache *c, const uint8_t *rec, size_t len, uint8_t mac[32])
 {
-    crypto_auth_hmacsha256_state st;
-    crypto_auth_hmacsha256_init(&st, c->key, c->key_len);
-    crypto_auth_hmacsha256_update(&st, (const unsigned char *)"merkle-vcache-v1", 16);
-    crypto_auth_hmacsha256_update(&st, rec, len);
-    crypto_auth_hmacsha256_final(&st, mac);
+    merkle_sha256 st = c->mac_in;
+    uint8_t inner[32];
+    merkle_sha256_update(&st, "merkle-vcache-v1", 16);
+    merkle_sha256_update(&st, rec, len);
+    merkle_sha256_final(&st, inner);
+    st = c->mac_out;
+    merkle_sha256_update(&st, inner, 32);
+    merkle_sha256_final(&st, mac);
 }
 
 /* Remember path as in sync with the in-memory entries. */
