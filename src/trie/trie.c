@@ -750,6 +750,20 @@ static inline uint32_t get_height(const tnode *n)
 }
 
 #define HB_CHUNK 256
+
+/* One multi-buffer SHA-256 pass over g <= 16 preimages of one length (prefix + msgs[j]); the
+** digests become the IDs of nodes[0..g), which are clean then. */
+static void batch_ids(tnode *const *nodes, size_t g, const uint8_t *prefix, size_t plen,
+                      const uint8_t *const *msgs, size_t len)
+{
+    uint8_t out[16][32];
+    (void)merkle_sha256_batch(&out[0][0], prefix, plen, msgs, len, g);
+    for (size_t j = 0; j < g; j++) {
+        memcpy(nodes[j]->id, out[j], 32);
+        nodes[j]->dirty = 0;
+        nodes[j]->dmask = 0;
+    }
+}
 #define HB_MAX_PREIMAGE 1024
 
 /*
@@ -811,17 +825,13 @@ static void hash_level(tnode *const *nodes, size_t m, int masked)
                     continue;
                 }
                 const uint8_t *msgs[16];
+                tnode *grp[16];
                 for (size_t j = 0; j < g; j++) {
-                    node_preimage(v[sel[j]], buf + j * L);
+                    grp[j] = v[sel[j]];
+                    node_preimage(grp[j], buf + j * L);
                     msgs[j] = buf + j * L;
                 }
-                uint8_t out[16][32];
-                (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, L, g);
-                for (size_t j = 0; j < g; j++) {
-                    memcpy(v[sel[j]]->id, out[j], 32);
-                    v[sel[j]]->dirty = 0;
-                    v[sel[j]]->dmask = 0;
-                }
+                batch_ids(grp, g, NULL, 0, msgs, L);
             }
         }
     }
@@ -1408,21 +1418,17 @@ static void bulk_value_digests(const sort_item *win, size_t m, uint8_t dig[][32]
         const uint8_t *msgs[16];
         size_t at[16], g = 0;
         for (size_t b = a; b < m; b++) {
-            if (done[b] || win[b].vlen != len) continue;
-            done[b] = 1;
-            msgs[g] = win[b].val;
-            at[g++] = b;
-            if (g == 16 || b + 1 == m) {
+            if (!done[b] && win[b].vlen == len) {
+                done[b] = 1;
+                msgs[g] = win[b].val;
+                at[g++] = b;
+            }
+            if (g == 16 || (g && b + 1 == m)) { /* a full group, or the rest at the end */
                 uint8_t out[16][32];
                 (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, len, g);
                 for (size_t j = 0; j < g; j++) memcpy(dig[at[j]], out[j], 32);
                 g = 0;
             }
-        }
-        if (g) {
-            uint8_t out[16][32];
-            (void)merkle_sha256_batch(&out[0][0], NULL, 0, msgs, len, g);
-            for (size_t j = 0; j < g; j++) memcpy(dig[at[j]], out[j], 32);
         }
     }
 }
@@ -1450,32 +1456,19 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
     for (size_t a = 0; a < m; a++) {
         if (!ok[a]) continue;
         const uint8_t *msgs[16];
-        size_t at[16], g = 0;
+        tnode *grp[16];
+        size_t g = 0;
         uint8_t prefix[3] = {0, 1, dl[a]};
         size_t len = plen[a];
         for (size_t b = a; b < m; b++) {
-            if (!ok[b] || plen[b] != len || dl[b] != dl[a]) continue;
-            ok[b] = 0;
-            msgs[g] = pay[b];
-            at[g++] = b;
-            if (g == 16) {
-                uint8_t out[16][32];
-                (void)merkle_sha256_batch(&out[0][0], prefix, 3, msgs, len, g);
-                for (size_t j = 0; j < g; j++) {
-                    memcpy(lf[at[j]]->id, out[j], 32);
-                    lf[at[j]]->dirty = 0;
-                    lf[at[j]]->dmask = 0;
-                }
-                g = 0;
+            if (ok[b] && plen[b] == len && dl[b] == dl[a]) {
+                ok[b] = 0;
+                msgs[g] = pay[b];
+                grp[g++] = lf[b];
             }
-        }
-        if (g) {
-            uint8_t out[16][32];
-            (void)merkle_sha256_batch(&out[0][0], prefix, 3, msgs, len, g);
-            for (size_t j = 0; j < g; j++) {
-                memcpy(lf[at[j]]->id, out[j], 32);
-                lf[at[j]]->dirty = 0;
-                lf[at[j]]->dmask = 0;
+            if (g == 16 || (g && b + 1 == m)) { /* a full group, or the rest at the end */
+                batch_ids(grp, g, prefix, 3, msgs, len);
+                g = 0;
             }
         }
     }
