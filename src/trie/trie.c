@@ -1196,10 +1196,9 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
         /* From the list of dirty nodes when it is valid, else by walking the trie; both on
         ** several threads when asked. */
         if (!t->dl.bad && t->dl.n) rc = hash_listed(t, threads);
-        if (rc == 0) {
-        } else if (threads > 1 && t->root->nkids > 0) {
+        if (rc != 0 && threads > 1 && t->root->nkids > 0) {
             rc = hash_parallel(t, threads);
-        } else {
+        } else if (rc != 0) {
             hscratch h;
             memset(&h, 0, sizeof h);
             h.masked = t->bf <= 16;
