@@ -71,9 +71,8 @@ struct merkle_vcache {
     size_t mapped;      /* entries [0, mapped) are in map (built lazily, see find) */
     uint8_t *blob;      /* loaded file image that loaded records live in */
     arena_chunk *arena; /* records written by record (newest chunk first) */
-    uint8_t *key;
-    size_t key_len;
-    /* HMAC-SHA-256 (RFC 2104) of that key, precomputed: the contexts after the key's ipad and
+    int keyed; /* entries carry an HMAC under the application's key */
+    /* HMAC-SHA-256 (RFC 2104) of that key, precomputed (the key itself is not kept): the contexts after the key's ipad and
     ** opad blocks, so that an entry's MAC costs the compressions of its own bytes and one of
     ** the outer hash, with the SHA-NI code (it was libsodium's portable HMAC, keyed again per
     ** entry: 2.7x the time of a whole unkeyed cached check). */
@@ -98,13 +97,7 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
     merkle_vcache *c = calloc(1, sizeof *c);
     if (!c) return MERKLE_ERR_NOMEM;
     if (key_len) {
-        c->key = malloc(key_len);
-        if (!c->key) {
-            free(c);
-            return MERKLE_ERR_NOMEM;
-        }
-        memcpy(c->key, key, key_len);
-        c->key_len = key_len;
+        c->keyed = 1;
         uint8_t k[64] = {0}, pad[64];
         if (key_len > 64)
             merkle_sha256_hash(k, key, key_len);
@@ -120,7 +113,7 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
         sodium_memzero(pad, sizeof pad);
     }
     if (sodium_init() < 0) {
-        free(c->key);
+        sodium_memzero(c, sizeof *c);
         free(c);
         return MERKLE_ERR_UNSUPPORTED;
     }
@@ -211,8 +204,6 @@ void merkle_vcache_free(merkle_vcache *c)
     if (!c) return;
     clear(c);
     free(c->saved_path);
-    if (c->key) sodium_memzero(c->key, c->key_len);
-    free(c->key);
     sodium_memzero(&c->mac_in, sizeof c->mac_in);
     sodium_memzero(&c->mac_out, sizeof c->mac_out);
     pthread_mutex_destroy(&c->lock);
@@ -500,7 +491,7 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
     if (!w->err) {
         uint8_t hdr[HDR_LEN];
         memcpy(hdr, MAGIC, 8);
-        merkle__store_le64(hdr + 8, c->key ? 1u : 0u); /* u32 flags + u32 zero */
+        merkle__store_le64(hdr + 8, c->keyed ? 1u : 0u); /* u32 flags + u32 zero */
         merkle__store_le64(hdr + 16, c->live);
         ws_put(w, hdr, sizeof hdr, 0);
         for (size_t i = 0; i < c->n && !w->err; i++) {
@@ -508,7 +499,7 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
             if (!v->live) continue;
             size_t size = rec_size(v->name_len, rec_tail(v)[49]);
             ws_put(w, v->rec, size, 0);
-            if (c->key) {
+            if (c->keyed) {
                 uint8_t mac[32];
                 entry_mac(c, v->rec, size, mac);
                 ws_put(w, mac, sizeof mac, 0);
@@ -655,7 +646,7 @@ merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loa
         }
         p += dlen;
         int accept = 1;
-        if (c->key) {
+        if (c->keyed) {
             if (!has_mac) {
                 accept = 0;
             } else {
