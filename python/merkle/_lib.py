@@ -82,6 +82,23 @@ def strerror(status):
     return _strerror(status).decode("utf-8", "replace")
 
 
+class Owner:
+    """Base of the wrappers that own C memory: close() frees it (idempotent); it is also
+    called at the end of a with block and when the object is garbage collected."""
+
+    def close(self):
+        raise NotImplementedError
+
+    def __del__(self):
+        self.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 class MerkleError(Exception):
     """A libmerkle call returned a status other than MERKLE_OK.
 

@@ -49,7 +49,7 @@ _STORE_BYTES = 1024
 MAX_CANONICAL = 1 << 30
 
 
-class Store:
+class Store(_lib.Owner):
     """A merkle_sexp_store: an arena of atoms and pairs owned by this object."""
 
     def __init__(self):
@@ -61,15 +61,6 @@ class Store:
         if getattr(self, "_open", False):
             _free(self._addr)
             self._open = False
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def __len__(self):
         return int(_count(self._addr))

@@ -102,7 +102,7 @@ def _fsname(name):
     return name if isinstance(name, bytes) else os.fsencode(name)
 
 
-class _Parsed:
+class _Parsed(_lib.Owner):
     """A C merkle_manifest, freed on close (context manager)."""
 
     def __init__(self, text, algorithm=None, digest_len=0):
@@ -115,15 +115,9 @@ class _Parsed:
                            ctypes.byref(err)), err)
 
     def close(self):
-        if self.m is not None:
+        if getattr(self, "m", None) is not None:
             _free(ctypes.byref(self.m))
             self.m = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def entries(self):
         out = []

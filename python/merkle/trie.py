@@ -59,7 +59,7 @@ def _bytes(x, name):
     return x if isinstance(x, bytes) else bytes(x)
 
 
-class Trie:
+class Trie(_lib.Owner):
     """A merkledb-compatible Merkle radix trie (merkle_trie), owned by this object.
 
         t = Trie(branch_factor=16)
@@ -85,15 +85,6 @@ class Trie:
         if getattr(self, "_t", None):
             _free(self._t)
             self._t = None
-
-    def __del__(self):
-        self.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
     def _ptr(self):
         if not self._t:
