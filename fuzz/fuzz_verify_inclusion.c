@@ -4,16 +4,17 @@
 ** agree and never crash. Mode 1: a real proof for a small tree, then one bit flipped somewhere
 ** in path, leaf or root: it verifies before the flip and never after.
 */
-#include <stdint.h>
-#include <string.h>
+#include "proof_fuzz.h"
 
-#include "merkle/proof.h"
+typedef struct incl {
+    uint64_t index, n;
+} incl;
 
-static uint64_t rd64(const uint8_t *p)
+static int verify_incl(const merkle_proof *pr, const void *ctx)
 {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = (v << 8) | p[i];
-    return v;
+    const incl *c = ctx;
+    return merkle_inclusion_verify(MERKLE_HASH_SHA256, c->index, c->n, pr->leaf_hash,
+                                   (const uint8_t(*)[MERKLE_HASH_LEN])pr->path, pr->path_len, pr->root);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -24,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size--;
     if (mode == 0) {
         if (size < 16 + 64) return 0;
-        uint64_t index = rd64(data), tsize = rd64(data + 8);
+        uint64_t index = fz_rd64(data), tsize = fz_rd64(data + 8);
         if (data[0] & 0x80) { /* keep sizes small half of the time: reachable proofs */
             tsize &= 0xffff;
             index &= 0xffff;
@@ -51,34 +52,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 4) return 0;
     uint64_t n = 1 + (((uint64_t)data[0] << 8 | data[1]) % 700);
     uint64_t index = ((uint64_t)data[2] << 8 | data[3]) % n;
-    merkle_prover p;
     merkle_proof pr;
-    if (merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 1, index, 0) != MERKLE_OK)
-        __builtin_trap();
-    for (uint64_t i = 0; i < n; i++) {
-        uint8_t leaf[9];
-        memcpy(leaf, &i, 8);
-        leaf[8] = size > 4 ? data[4] : 0;
-        if (merkle_prover_push_leaf(&p, leaf, sizeof leaf) != MERKLE_OK) __builtin_trap();
-    }
-    if (merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962) != MERKLE_OK) __builtin_trap();
-    const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])pr.path;
-    if (merkle_inclusion_verify(MERKLE_HASH_SHA256, index, n, pr.leaf_hash, path, pr.path_len, pr.root) != MERKLE_OK)
-        __builtin_trap();
-    /* Flip the bits named by the rest of the input. */
-    size_t total_bits = (pr.path_len + 2) * MERKLE_HASH_LEN * 8;
-    for (size_t k = 5; k + 1 < size; k += 2) {
-        size_t bit = (((size_t)data[k] << 8) | data[k + 1]) % total_bits;
-        size_t byte = bit / 8;
-        uint8_t *target = byte < pr.path_len * MERKLE_HASH_LEN ? &pr.path[0][0] + byte
-                          : byte < (pr.path_len + 1) * MERKLE_HASH_LEN
-                              ? pr.leaf_hash + (byte - pr.path_len * MERKLE_HASH_LEN)
-                              : pr.root + (byte - (pr.path_len + 1) * MERKLE_HASH_LEN);
-        *target ^= (uint8_t)(1u << (bit % 8));
-        if (merkle_inclusion_verify(MERKLE_HASH_SHA256, index, n, pr.leaf_hash, path, pr.path_len,
-                                    pr.root) == MERKLE_OK)
-            __builtin_trap();
-        *target ^= (uint8_t)(1u << (bit % 8));
-    }
+    fz_prove(&pr, MERKLE_PROOF_INCLUSION, index, n, size > 4 ? data[4] : 0);
+    incl c = {index, n};
+    if (verify_incl(&pr, &c) != MERKLE_OK) __builtin_trap();
+    /* Flip the bits named by the rest of the input: path, leaf hash, root. */
+    fz_flip_each(&pr, pr.leaf_hash, pr.root, data, size, verify_incl, &c);
     return 0;
 }
