@@ -1,8 +1,7 @@
 /*
 ** The tree builder allocates nothing: the number of heap allocations made while computing a
 ** root does not grow with the number of leaves (it is zero for the caller-owned builder).
-** malloc/calloc/realloc are interposed for the whole process (glibc's __libc_* entry points),
-** so allocations inside libcrypto/libsodium would count too.
+** Allocations are counted by interposing malloc/calloc/realloc (tests/common/alloc_count.h).
 ** Skipped (77) under AddressSanitizer, which owns malloc.
 */
 #include <stdio.h>
@@ -12,35 +11,7 @@
 #include "merkle/tree.h"
 #include "testutil.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MERKLE_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MERKLE_ASAN 1
-#endif
-#endif
-
-#ifndef MERKLE_ASAN
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-static volatile size_t g_allocs;
-void *malloc(size_t n)
-{
-    g_allocs++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b)
-{
-    g_allocs++;
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n)
-{
-    g_allocs++;
-    return __libc_realloc(p, n);
-}
-#endif
+#include "alloc_count.h"
 
 #ifndef MERKLE_ASAN
 static size_t allocs_for_root(merkle_hash_alg alg, const uint8_t *data, size_t len, size_t ls, int by_leaf)
