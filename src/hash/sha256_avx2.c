@@ -57,40 +57,13 @@ static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t o
     }
 }
 
+#define S_LANES 8
+#define V_STORE_BE(p, v)                                                                          \
+    _mm256_store_si256((__m256i *)(p),                                                         \
+                       _mm256_shuffle_epi8(v, _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, \
+                                                              6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, \
+                                                              9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3)))
 #include "hash/sha256_simd.h"
-
-static void blocks8(void *st, const uint8_t *const *ptrs, size_t nblocks)
-{
-    simd_blocks((V *)st, ptrs, nblocks);
-}
-
-static void batch_avx2(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
-                       size_t prefix_len, size_t len)
-{
-    _Alignas(64) uint8_t scratch[8 * MERKLE__SHA256_SCRATCH];
-    _Alignas(32) uint32_t words[8][8];
-    const V bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12,
-                                    13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
-    V st[8];
-    while (n) {
-        size_t k = n < 8 ? n : 8;
-        for (int j = 0; j < 8; j++) st[j] = V_SET1(merkle__sha256_H0[j]);
-        if (prefix_len == 1 && len == 64) {
-            const uint8_t *ptrs[8];
-            for (size_t i = 0; i < 8; i++) ptrs[i] = msgs[i < k ? i : 0];
-            simd_msg65(st, ptrs, prefix[0]);
-        } else {
-            merkle__sha256_lanes_run(8, blocks8, st, scratch, msgs, k, prefix, prefix_len, len);
-        }
-        for (int j = 0; j < 8; j++)
-            _mm256_store_si256((__m256i *)words[j], _mm256_shuffle_epi8(st[j], bswap));
-        for (size_t i = 0; i < k; i++)
-            for (int j = 0; j < 8; j++) memcpy(out + 32 * i + 4 * j, &words[j][i], 4);
-        out += 32 * k;
-        msgs += k;
-        n -= k;
-    }
-}
 
 static int available(void)
 {
@@ -98,4 +71,4 @@ static int available(void)
 }
 
 const merkle__sha256_impl merkle__sha256_avx2 = {"avx2", available, merkle__sha256_compress_portable,
-                                                 batch_avx2, 8};
+                                                 simd_batch, 8};

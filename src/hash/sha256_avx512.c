@@ -54,39 +54,12 @@ static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t o
     for (int i = 0; i < 16; i++) w[i] = r[i];
 }
 
+#define S_LANES 16
+#define V_STORE_BE(p, v)                                                                          \
+    _mm512_store_si512((void *)(p),                                                            \
+                       _mm512_shuffle_epi8(v, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b,           \
+                                                                0x04050607, 0x00010203)))
 #include "hash/sha256_simd.h"
-
-static void blocks16(void *st, const uint8_t *const *ptrs, size_t nblocks)
-{
-    simd_blocks((V *)st, ptrs, nblocks);
-}
-
-static void batch_avx512(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                         const uint8_t *prefix, size_t prefix_len, size_t len)
-{
-    _Alignas(64) uint8_t scratch[16 * MERKLE__SHA256_SCRATCH];
-    _Alignas(64) uint32_t words[8][16];
-    const V bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
-    V st[8];
-    while (n) {
-        size_t k = n < 16 ? n : 16;
-        for (int j = 0; j < 8; j++) st[j] = V_SET1(merkle__sha256_H0[j]);
-        if (prefix_len == 1 && len == 64) {
-            const uint8_t *ptrs[16];
-            for (size_t i = 0; i < 16; i++) ptrs[i] = msgs[i < k ? i : 0];
-            simd_msg65(st, ptrs, prefix[0]);
-        } else {
-            merkle__sha256_lanes_run(16, blocks16, st, scratch, msgs, k, prefix, prefix_len, len);
-        }
-        for (int j = 0; j < 8; j++)
-            _mm512_store_si512((void *)words[j], _mm512_shuffle_epi8(st[j], bswap));
-        for (size_t i = 0; i < k; i++)
-            for (int j = 0; j < 8; j++) memcpy(out + 32 * i + 4 * j, &words[j][i], 4);
-        out += 32 * k;
-        msgs += k;
-        n -= k;
-    }
-}
 
 static int available(void)
 {
@@ -94,4 +67,4 @@ static int available(void)
 }
 
 const merkle__sha256_impl merkle__sha256_avx512 = {"avx512", available, merkle__sha256_compress_portable,
-                                                   batch_avx512, 16};
+                                                   simd_batch, 16};

@@ -12,8 +12,11 @@
 **   V_MAJ(a,b,c)          majority
 **   simd_load_words(w, ptrs, off)   w[0..16) = big-endian words of the 64-byte blocks at
 **                                   ptrs[lane] + off, transposed (w[t] lane i = word t)
-** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function, and
-** simd_msg65(st, ptrs, prefix): the whole of a 1 + 64-byte message per lane.
+**   S_LANES               the number of lanes
+**   V_STORE_BE(p,v)       store v's lanes to the 64-byte aligned p, each word byte-swapped
+** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function,
+** simd_msg65(st, ptrs, prefix): the whole of a 1 + 64-byte message per lane, and
+** simd_batch: the kernel's merkle__sha256_batch_fn (hash/lanes.h must be included).
 */
 #ifndef MERKLE_HASH_SHA256_SIMD_H
 #define MERKLE_HASH_SHA256_SIMD_H
@@ -97,6 +100,39 @@ static inline void simd_msg65(V st[8], const uint8_t *const *ptrs, uint8_t prefi
     for (int t = 1; t < 15; t++) w[t] = V_SET1(0);
     w[15] = V_SET1(520);
     simd_compress(st, w);
+}
+
+static void simd_lanes_fn(void *st, const uint8_t *const *ptrs, size_t nblocks)
+{
+    simd_blocks((V *)st, ptrs, nblocks);
+}
+
+/* S_LANES messages per pass: the 65-byte shape directly, any other through the lane driver;
+** the lanes' states are stored byte-swapped and scattered to 32-byte digests. */
+static void simd_batch(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
+                       size_t prefix_len, size_t len)
+{
+    _Alignas(64) uint8_t scratch[S_LANES * MERKLE__SHA256_SCRATCH];
+    _Alignas(64) uint32_t words[8][S_LANES];
+    V st[8];
+    while (n) {
+        size_t k = n < S_LANES ? n : S_LANES;
+        for (int j = 0; j < 8; j++) st[j] = V_SET1(merkle__sha256_H0[j]);
+        if (prefix_len == 1 && len == 64) {
+            const uint8_t *ptrs[S_LANES];
+            for (size_t i = 0; i < S_LANES; i++) ptrs[i] = msgs[i < k ? i : 0];
+            simd_msg65(st, ptrs, prefix[0]);
+        } else {
+            merkle__sha256_lanes_run(S_LANES, simd_lanes_fn, st, scratch, msgs, k, prefix,
+                                     prefix_len, len);
+        }
+        for (int j = 0; j < 8; j++) V_STORE_BE(words[j], st[j]);
+        for (size_t i = 0; i < k; i++)
+            for (int j = 0; j < 8; j++) memcpy(out + 32 * i + 4 * j, &words[j][i], 4);
+        out += 32 * k;
+        msgs += k;
+        n -= k;
+    }
 }
 
 #endif
