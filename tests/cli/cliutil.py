@@ -2,10 +2,30 @@
 import json
 import os
 import subprocess
+import tempfile
+import unittest
 
 BIN = os.environ.get("MERKLE_BIN", "merkle")
 SRC = os.environ.get("MERKLE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 VECTORS = os.path.join(SRC, "tests", "vectors")
+
+
+class TempDirCase(unittest.TestCase):
+    """A test case with a fresh temporary directory per test (self.dir)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name, data=b""):
+        """Write data to the file name in the test's directory; return its path."""
+        p = os.path.join(self.dir, name)
+        with open(p, "wb") as f:
+            f.write(data)
+        return p
 
 
 def run(args, stdin=b"", env=None, cwd=None):

@@ -2,31 +2,19 @@
 (path arrays compared element by element), both encodings, and the error paths."""
 import json
 import os
-import tempfile
 import unittest
 
-from cliutil import run, vectors, decimal_leaves, counter_bytes
+from cliutil import TempDirCase, run, vectors, decimal_leaves, counter_bytes
 
 
 def leaves_file(n):
     return "".join(l.hex() + "\n" for l in decimal_leaves(n)).encode()
 
 
-class ProofVectors(unittest.TestCase):
+class ProofVectors(TempDirCase):
     @classmethod
     def setUpClass(cls):
         cls.vs = vectors()["vectors"]
-        cls.tmp = tempfile.TemporaryDirectory()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def path(self, name, data=b""):
-        p = os.path.join(self.tmp.name, name)
-        with open(p, "wb") as f:
-            f.write(data)
-        return p
 
     def test_inclusion_and_cometbft(self):
         n_checked = 0
@@ -165,20 +153,7 @@ class ProofVectors(unittest.TestCase):
         self.assertEqual(n_checked, 196)
 
 
-class ProofCli(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def path(self, name, data=b""):
-        p = os.path.join(self.tmp.name, name)
-        with open(p, "wb") as f:
-            f.write(data)
-        return p
+class ProofCli(TempDirCase):
 
     def test_binary_round_trip_and_stdin(self):
         data = counter_bytes(100000)

@@ -4,11 +4,10 @@ import hashlib
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cliutil import BIN, counter_bytes, decimal_leaves, run, vectors  # noqa: E402
+from cliutil import BIN, TempDirCase, counter_bytes, decimal_leaves, run, vectors  # noqa: E402
 
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 # Under ASan/UBSan (scripts/test.sh sets MERKLE_SANITIZE=1) big inputs are scaled down.
@@ -54,19 +53,7 @@ class RootVectors(unittest.TestCase):
         self.assertGreater(n, 70)
 
 
-class RootCli(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def write(self, name, data):
-        p = os.path.join(self.dir, name)
-        with open(p, "wb") as f:
-            f.write(data)
-        return p
+class RootCli(TempDirCase):
 
     def test_sia_defaults_and_empty(self):
         rc, out, _ = run(["root", "--profile", "sia"], b"")
@@ -77,8 +64,8 @@ class RootCli(unittest.TestCase):
         self.assertEqual(out.decode(), want + "  -\n")
 
     def test_leaf_size_and_files(self):
-        a = self.write("a.bin", b"abc")
-        b = self.write("b.bin", b"")
+        a = self.path("a.bin", b"abc")
+        b = self.path("b.bin", b"")
         rc, out, err = run(["root", "--leaf-size", "1", a, b])
         self.assertEqual(rc, 0, err)
         l = [hashlib.sha256(b"\x00" + bytes([c])).digest() for c in b"abc"]
@@ -94,7 +81,7 @@ class RootCli(unittest.TestCase):
         self.assertEqual(out1, out2)
 
     def test_escaped_names(self):
-        name = self.write("x\\y\nz", b"data")
+        name = self.path("x\\y\nz", b"data")
         rc, out, _ = run(["root", name])
         self.assertEqual(rc, 0)
         self.assertTrue(out.startswith(b"\\"))
@@ -111,7 +98,7 @@ class RootCli(unittest.TestCase):
             self.assertEqual(rc, 2, bad)
             self.assertTrue(err, bad)
             self.assertEqual(out, b"", bad)
-        good = self.write("good", b"abc")
+        good = self.path("good", b"abc")
         rc, out, err = run(["root", os.path.join(self.dir, "missing"), good, self.dir])
         self.assertEqual(rc, 1)
         self.assertIn(b"missing: No such file or directory", err)
@@ -119,8 +106,8 @@ class RootCli(unittest.TestCase):
         self.assertEqual(out.count(b"\n"), 1)
         self.assertTrue(out.endswith(b"  " + good.encode() + b"\n"))
         # bad hex names the file and the line
-        bad = self.write("bad.txt", b"00\n\n0g\n")
-        okleaves = self.write("ok.txt", b"00\n01\n")
+        bad = self.path("bad.txt", b"00\n\n0g\n")
+        okleaves = self.path("ok.txt", b"00\n01\n")
         rc, out, err = run(["root", "--leaves", bad, okleaves])
         self.assertEqual(rc, 1)
         self.assertIn(f"{bad}:3:".encode(), err)
@@ -146,7 +133,7 @@ class RootCli(unittest.TestCase):
         sizes = (0, 1, 4095, (4 << 20) + 1) if SANITIZE else \
             (0, 1, 4095, (4 << 20) - 1, 4 << 20, (4 << 20) + 1, len(data))
         for size in sizes:
-            p = self.write("f%d" % size, data[:size])
+            p = self.path("f%d" % size, data[:size])
             for ls in ("64", "1000", "4096"):
                 outs = set()
                 for j in ("1", "2", "3", "0"):
@@ -160,8 +147,8 @@ class RootCli(unittest.TestCase):
     def test_options_after_operands(self):
         # GNU-style: options may follow FILE operands; "--" ends the options.
         data = os.urandom(100000)
-        p = self.write("opts.bin", data)
-        dash = self.write("-j", data[:10])
+        p = self.path("opts.bin", data)
+        dash = self.path("-j", data[:10])
         rc, want, err = run(["root", "--leaf-size", "64", "-j", "2", p])
         self.assertEqual(rc, 0, err)
         rc, got, err = run(["root", p, "--leaf-size", "64", "-j", "2"])

@@ -6,11 +6,10 @@ import hashlib
 import os
 import random
 import sys
-import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cliutil import run, vectors  # noqa: E402
+from cliutil import TempDirCase, run, vectors  # noqa: E402
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 
@@ -80,19 +79,7 @@ def hexdash(b):
     return b.hex() if b else "-"
 
 
-class TrieCli(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.dir = self.tmp.name
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def path(self, name, data):
-        p = os.path.join(self.dir, name)
-        with open(p, "wb") as f:
-            f.write(data)
-        return p
+class TrieCli(TempDirCase):
 
     def root_of(self, ops, bf=None):
         args = ["trie", "root"] + (["--branch-factor", str(bf)] if bf else [])
