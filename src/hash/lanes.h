@@ -23,6 +23,25 @@
 /* Absorb nblocks blocks from each of the kernel's lanes into the kernel's state. */
 typedef void (*merkle__lanes_fn)(void *state, const uint8_t *const *ptrs, size_t nblocks);
 
+/* Copy the bytes of prefix (p bytes) || msg (len bytes) from offset off on into t; returns
+** how many. Shared by the SHA-256 and BLAKE2b tail builders. */
+static inline size_t merkle__lanes_copy_tail(uint8_t *t, const uint8_t *prefix, size_t p,
+                                             const uint8_t *msg, size_t len, size_t off)
+{
+    size_t used = 0, moff = 0;
+    if (off < p) {
+        memcpy(t, prefix + off, p - off);
+        used = p - off;
+    } else {
+        moff = off - p;
+    }
+    if (len > moff) {
+        memcpy(t + used, msg + moff, len - moff);
+        used += len - moff;
+    }
+    return used;
+}
+
 /* ------------------------------------------------------------------ SHA-256 */
 
 typedef struct merkle__sha256_plan {
@@ -63,17 +82,7 @@ static inline void merkle__sha256_lane_build(uint8_t *buf, const merkle__sha256_
         if (p < 64) memcpy(buf + p, msg, 64 - p);
     }
     uint8_t *t = buf + 64;
-    size_t off = 64 * pl->tail_first, used = 0, moff = 0;
-    if (off < p) {
-        memcpy(t, prefix + off, p - off);
-        used = p - off;
-    } else {
-        moff = off - p;
-    }
-    if (len > moff) {
-        memcpy(t + used, msg + moff, len - moff);
-        used += len - moff;
-    }
+    size_t used = merkle__lanes_copy_tail(t, prefix, p, msg, len, 64 * pl->tail_first);
     t[used++] = 0x80;
     size_t end = 64 * (pl->nblocks - pl->tail_first);
     memset(t + used, 0, end - 8 - used);
@@ -142,17 +151,7 @@ static inline void merkle__b2_lane_build(uint8_t *buf, const merkle__b2_plan *pl
         memcpy(buf + p, msg, 128 - p);
     }
     uint8_t *t = buf + 128;
-    size_t off = 128 * (pl->nblocks - 1), used = 0, moff = 0;
-    if (off < p) {
-        memcpy(t, prefix + off, p - off);
-        used = p - off;
-    } else {
-        moff = off - p;
-    }
-    if (len > moff) {
-        memcpy(t + used, msg + moff, len - moff);
-        used += len - moff;
-    }
+    size_t used = merkle__lanes_copy_tail(t, prefix, p, msg, len, 128 * (pl->nblocks - 1));
     memset(t + used, 0, 128 - used);
 }
 
