@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** CLVM trees against clvm_wasm (clvm_rs compiled to WebAssembly, npm), in the same run.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Kernel benchmark: ns per message of every SHA-256 and BLAKE2b-256 batch kernel alone, on
 ** the shapes a Merkle tree produces (65-byte nodes; 1+64, 1+1024, 1+4096-byte leaves), next

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Manifest checking speed: `merkle check` against `md5sum -c` on the same files, same run,
 # page cache warm, medians of several runs (hyperfine), printed as ratios.
 #   dataset A: 20,000 files of 4 KiB          dataset B: 300 files, log-uniform 1 KiB..4 MiB

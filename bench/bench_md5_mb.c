@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Multi-buffer MD5 benchmark.
 **   1. Kernels: GB/s of each available kernel (all its lanes busy, data in L2) against OpenSSL's

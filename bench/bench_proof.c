@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** bench_proof: streaming proof construction against the plain streaming root, same run.
 **

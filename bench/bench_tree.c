@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** bench_tree: Merkle root throughput against named peers, measured in the same run.
 **

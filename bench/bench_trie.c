@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Trie benchmarks, each a ratio against SHA-256 itself measured in the same run:
 **   1. one node with 16 children: merkle_trie_hash_node vs merkle_sha256_hash over the same

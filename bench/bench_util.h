@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Timing helpers shared by the benchmarks (not part of the library).
 */

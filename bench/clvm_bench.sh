@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # CLVM bench against clvm_wasm (npm) in the same run:
 #   bench/clvm_bench.sh [BUILD_DIR] [bench_clvm options]
 # Installs clvm_wasm@0.7.0 into a temporary directory (never into the tree), then runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
 // Peer driver for bench_clvm: clvm_wasm (clvm_rs compiled to WebAssembly, npm) on the same
 // canonical bytes. Usage: node clvm_wasm_bench.js FILE REPS. Prints "key value" lines (medians
 // in ms). clvm_wasm is looked up as $CLVM_WASM (a directory or module name), else 'clvm_wasm'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal interface of the merkle command-line tool. No hashing logic lives in cli/:
 ** subcommands parse arguments, call the library, and format output.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle clvm: CLVM tree hash and (back-reference) serialization of a hex serialization.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle proof --index I | --range START:END [root options] [--binary] [FILE]
 ** merkle consistency --old-size M [root options] [--binary] [FILE]

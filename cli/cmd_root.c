@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle root [--profile rfc6962|sia] [--hash sha256|blake2b-256] [--leaf-size N] [FILE...]
 ** merkle root --leaves [--profile ...] [--hash ...] [FILE...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]
 ** merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]

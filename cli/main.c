@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle: command-line front end of libmerkle. Dispatches to one function per subcommand.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Helpers of the manifest subcommands (sum, check, audit, dirroot). */
 #ifndef MERKLE_MANIFEST_CLI_H
 #define MERKLE_MANIFEST_CLI_H

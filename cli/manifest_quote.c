@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** coreutils' quotef(): gnulib quotearg with shell_escape_quoting_style and ':' quoted. md5sum
 ** -c names files this way in its error messages; `merkle check` prints the same bytes so that

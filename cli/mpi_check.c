@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** `merkle check --mpi MANIFEST...`: rank 0 runs `merkle check` itself (reads and parses the
 ** manifests, prints every line and summary in manifest order, keeps the cache); for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** `merkle check --mpi`: the files of each manifest spread over the ranks of an MPI job.
 ** Rank 0 runs `merkle check` as usual (parsing, output, summaries, cache); only the

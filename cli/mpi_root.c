@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** `merkle root --mpi FILE...`: the root of each file computed by all ranks of an MPI job.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Without MPI support (-DMERKLE_MPI=OFF, the default) `--mpi` is a usage error.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Helpers shared by the MPI front ends: see mpi_util.h.
 */

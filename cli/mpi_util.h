@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Shared pieces of the MPI front ends (cli/mpi_root.c, cli/mpi_check.c): start and stop,
 ** the per-rank status record that travels with every gather, and printing on rank 0.

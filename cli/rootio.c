@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Feeding inputs to trees: byte streams in large reads, hex leaf lists line by line.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Input side shared by `root`, `proof` and `consistency`: options, and feeding a file (a
 ** byte stream or a hex leaf list) into a tree consumer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Helpers shared by the subcommands: messages, number parsing, name escaping, progress.
 */

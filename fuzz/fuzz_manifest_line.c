@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the checksum-line parser: every line of the input is parsed under each algorithm
 ** setting (and AUTO); a parsed entry must be consistent, and formatting it (BSD tag, and GNU

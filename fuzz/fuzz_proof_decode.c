@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the proof decoders: the binary decoder and the JSON parser must reject malformed input
 ** with a status and never crash; whatever decodes re-encodes to something that decodes to the

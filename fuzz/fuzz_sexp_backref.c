@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the back-reference parser. Whatever parses must tree-hash; its canonical form (when
 ** small) must re-parse to the same hash; its back-reference encoding must decode to the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the canonical CLVM parser. First byte selects strict or lenient mode; the rest is the
 ** serialization. Whatever parses must hash, and in strict mode re-serialize to exactly the

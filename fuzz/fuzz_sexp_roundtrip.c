@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** serialize -> parse round trips over DAGs built from the fuzz input: each input byte is an
 ** instruction (new atom from the following bytes, or a pair of two earlier nodes), so the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the trie operation-text parser and the trie itself. Input: byte 0 picks the branch
 ** factor, the rest is an operation file. Checks: parsing never crashes; the root equals the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz the trie proof decoder/verifier. Input byte 0 selects the mode:
 **   even: bytes 1..33 are a root ID, the rest a proof: verify must not crash, and on success

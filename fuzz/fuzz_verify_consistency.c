@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz consistency verification. Mode 0: arbitrary sizes, roots and path: never crashes, and
 ** accepts only paths of the exact RFC 9162 length. Mode 1: a real proof between two sizes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Fuzz inclusion verification. Mode 0: arbitrary index, size, leaf hash, path and root; the
 ** RFC 9162 verifier, the Sia range verifier (on the converted path) and CometBFT's rule must

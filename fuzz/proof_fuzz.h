@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Shared by the proof-verification fuzz targets (fuzz_verify_inclusion.c,
 ** fuzz_verify_consistency.c): input decoding, a real proof over a small tree, and the walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Corpus replay without libFuzzer: runs LLVMFuzzerTestOneInput on every file of the
 ** directories (or files) given, so ctest guards the corpora under any compiler.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python binding speed: merkle.root / root_file / root_leaves against the `merkle` command and
 a pure-hashlib reference, medians of several runs in one process. Not a test.
 

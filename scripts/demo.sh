@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Quick start 1: install what is missing, build (Release), and run the main job on the
 # bundled sample data: Merkle roots of a sample file and of a sample leaf list.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Install the Debian packages the build and tests need, only those that are missing.
 # Usage: scripts/deps.sh [build|test|all]   (default: build)
 set -euo pipefail

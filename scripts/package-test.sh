@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Build the Debian packages from a clean copy of the source tree (the files git tracks plus
 # new untracked ones, no build outputs), install them with apt-get, run the checks of
 # debian/tests/installed against the installed files, and remove the packages again.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Quick start 2 (and CI): install what is missing, build, run the whole test suite.
 #   1. Release build (gcc), all ctest tests (unit, vectors, CLI, install, fuzz-corpus replay)
 #   2. ASan+UBSan build (clang), all ctest tests again

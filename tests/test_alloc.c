@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** The tree builder allocates nothing: the number of heap allocations made while computing a
 ** root does not grow with the number of leaves (it is zero for the caller-owned builder).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Compact ranges: every split of a leaf list into adjacent ranges merges to the root of the
 ** whole list (checked against merkle_root_list and a recursive reference), random multi-way

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Digest layer: known answers, and every SHA-256 backend against OpenSSL in all three call
 ** shapes (one-shot, streaming with random splits, batch strided and by pointer).

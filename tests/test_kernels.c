@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Batch kernels of the digest layer, each called directly (not only through dispatch):
 **   - every SHA-256 kernel this CPU supports against OpenSSL, every BLAKE2b-256 kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Manifest layer: line parsing (coreutils rules), formatting round trips, file digests
 ** against OpenSSL, the check engine (threads, MD5 multi-buffer path vs EVP), the validation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Multi-buffer MD5: known answers, every kernel this CPU runs against OpenSSL MD5 on random
 ** lanes (random lengths, NULL lanes, restarts), the scalar lane finish, and the file engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Threaded roots: the same root as the single-threaded builder for every thread count,
 ** piece size, leaf size and input length (including many pieces, ragged tails and a short

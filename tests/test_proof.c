@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Proofs: every public proof vector of the peers; the streaming prover against the recursive
 ** definitions of RFC 9162 PATH / SUBPROOF and Sia BuildRangeProof (a reference written here

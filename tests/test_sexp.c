@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** CLVM trees: every clvm vector of tree-public.json (atom prefixes, tree hashes, back-reference
 ** decoding with its error cases, back-reference encoding: byte equality with clvm_rs HEAD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Binary trees: every root/reader_root vector of the peers, the streaming builder against a
 ** naive recursive reference (OpenSSL / libsodium, no library code) on random leaf counts and

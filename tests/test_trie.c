@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Merkle radix trie: every merkledb node_id / trie_root / cb58 / uvarint vector; random key
 ** sets against a slow reference that rebuilds the trie from scratch with the spec's build()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # bash completion for merkle(1)                                   -*- shell-script -*-
 #
 # Commands and the values of well-known options are listed here; the options of each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # fish completion for merkle(1).
 #
 # Commands are listed here; the options of each command are read from

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT OR Apache-2.0
 # Test the shell completions of merkle the way the shells ask for them.
 #   test_completion.sh bash|fish|zsh COMPLETION_FILE MERKLE_BIN
 # bash: sources the file, checks `complete -p merkle`, then fills COMP_WORDS/COMP_CWORD and

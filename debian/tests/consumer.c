@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** A program outside the source tree that uses the installed libmerkle through pkg-config:
 **     cc consumer.c $(pkg-config --cflags --libs merkle)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """The examples of merkle(1) are true: every command block of the EXAMPLES section is run
 with the merkle under test, and the output lines the page shows must be what it prints.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/common.h: status codes, error detail, hex, constant-time compare, version.
 **

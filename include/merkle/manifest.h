@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/manifest.h: checksum manifests (md5sum/sha*sum/b2sum lists), checking a directory
 ** against one with many files in flight, a validation cache keyed by file identity and stat,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/proof.h: inclusion, consistency and range proofs; compact ranges; a streaming
 ** prover; a binary and a JSON proof encoding.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/sexp.h: CLVM trees (cons cells of atoms): tree hash, canonical serialization and
 ** back-reference ("compressed") serialization. Byte-level rules: spec/tree-hashing.md part B.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/tree.h: binary Merkle trees (RFC 6962 shape) over lists of leaves and byte streams.
 **

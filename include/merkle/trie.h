@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/trie.h: a Merkle radix trie whose node IDs are byte-compatible with avalanchego
 ** x/merkledb (spec: shared/spec/tree-hashing.md part A), proofs for one key, and cb58.

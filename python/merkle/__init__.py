@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """merkle: Python bindings of libmerkle (ctypes; no compiler needed).
 
 Bytes in, bytes out: every digest and root is a 32-byte bytes object (use .hex()).

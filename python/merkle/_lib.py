@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Loading libmerkle and turning its status codes into Python exceptions.
 
 The shared library is found, in this order, at the path in the MERKLE_LIBRARY environment

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """CLVM trees: tree hash (sha256tree), canonical and back-reference serialization
 (include/merkle/sexp.h).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Checksum manifests (md5sum/sha*sum/b2sum lists) and directory checks (merkle/manifest.h)."""
 import collections
 import ctypes

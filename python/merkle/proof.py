@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Inclusion, consistency and range proofs (include/merkle/proof.h).
 
 Generation reads a leaf list or a byte stream once with the library's streaming prover

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists."""
 import array
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Merkle radix trie with avalanchego merkledb node IDs (include/merkle/trie.h)."""
 import collections
 import ctypes

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Shared helpers of the Python binding tests (stdlib unittest).
 
 Environment: MERKLE_LIBRARY (the libmerkle.so to test; unset = the installed one),

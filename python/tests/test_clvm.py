@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python bindings: CLVM tree hash and (back-reference) serialization against the public vectors."""
 import hashlib
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python bindings: checksum manifests against hashlib and GNU coreutils (md5sum/sha256sum/b2sum),
 per-file check results, and the directory root against a from-the-definition reference."""
 import hashlib

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python bindings: inclusion, consistency and range proofs against every public proof vector,
 encodings round trips, tampering, and agreement with `merkle proof`."""
 import json

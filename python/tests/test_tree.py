@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python bindings: tree roots against the public vectors, a hashlib reference, the CLI."""
 import io
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Python bindings: merkledb trie roots, node IDs, proofs and cb58 against the public vectors."""
 import hashlib
 import os

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** BLAKE2b (any digest length 1..64; BLAKE2b-256 for trees) on libsodium's generichash,
 ** whose state is plain data: it lives by value inside merkle_blake2b. Also the dispatch of

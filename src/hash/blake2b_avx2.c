@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** BLAKE2b-256, 4 messages at once in the 64-bit lanes of AVX2 registers. Rotations by 32,
 ** 24 and 16 are byte shuffles, by 63 an add and a shift. Blocks are transposed 4x4 four

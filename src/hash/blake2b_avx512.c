@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** BLAKE2b-256, 8 messages at once in the 64-bit lanes of AVX-512 registers (vprorq for
 ** every rotation). Blocks are transposed 8x8 twice (words 0-7, 8-15) in registers.

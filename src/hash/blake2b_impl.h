@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal interface of the BLAKE2b-256 batch kernels. Never installed.
 ** A backend hashes n messages prefix || msgs[i][0..len) of one length to 32-byte BLAKE2b-256

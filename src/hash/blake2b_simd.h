@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** BLAKE2b compression over L lanes of 64-bit words, shared by the AVX2 (4 lanes) and
 ** AVX-512 (8 lanes) batch kernels. Never installed. The including file defines V, V_ADD,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** CPU feature detection (x86-64 CPUID + XGETBV). Read once; pure function of the machine.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Algorithm-generic front ends over SHA-256 and BLAKE2b-256.
 */

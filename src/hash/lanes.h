@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Lane driver shared by the multi-message kernels (SHA-256: AVX2, AVX-512, interleaved
 ** SHA-NI; BLAKE2b: AVX2, AVX-512). Never installed; header-only so that each ISA file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Multi-buffer MD5: the portable kernel, kernel dispatch, scalar lane finish, and the file
 ** engine that keeps up to 16 files in flight (see md5_mb.h for the contracts).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Multi-buffer MD5: up to 16 independent messages advance together, one per SIMD lane.
 ** Internal interface (never installed). Used by the checksum-manifest engine (src/manifest/)

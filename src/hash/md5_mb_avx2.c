@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** 8-lane MD5 with AVX2: one message per 32-bit lane of a YMM register. Each block, the 8
 ** lanes' blocks are loaded in two 32-byte halves and each half transposed 8x8 so that vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** 16-lane MD5 with AVX-512 (F + BW + VL): one message per 32-bit lane of a ZMM register.
 ** Each block, the 16 lanes' 64-byte blocks are loaded as rows and transposed 16x16 so that

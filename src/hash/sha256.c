@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** SHA-256: streaming and one-shot front ends, batch wrappers, and the run-time choice of
 ** backend (dispatch). The backend table is the only global mutable state of the library:

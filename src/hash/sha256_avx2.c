@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** SHA-256, 8 messages at once in the 32-bit lanes of AVX2 registers. Rotations are two
 ** shifts and an or; blocks are transposed 8x8 twice (words 0-7 and 8-15) in registers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** SHA-256, 16 messages at once in the 32-bit lanes of AVX-512 registers (F + BW + VL).
 ** Rotations are vprord, the three-input functions (Ch, Maj, 3-way xor) one vpternlogd

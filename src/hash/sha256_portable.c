@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** SHA-256, portable C backend (FIPS 180-4). The reference every other backend is tested
 ** against, and the fallback on any CPU.

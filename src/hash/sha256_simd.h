@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** SHA-256 compression over L lanes of 32-bit words in vector registers, shared by the AVX2
 ** (8 lanes) and AVX-512 (16 lanes) kernels. Never installed. The including file defines:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Validation cache: file identity + stat + digest of files that verified OK, so that a
 ** later check can skip reading unchanged files. See docs/manifest.md for the rules and the

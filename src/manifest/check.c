@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Checking many files: threads take chunks of the file list; within a chunk, MD5 files go
 ** through the multi-buffer engine (16 files in flight, reused lane buffers) and the other

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** File digests for checksum lists: MD5, SHA-1, SHA-512 via OpenSSL EVP; SHA-256 and BLAKE2b
 ** via the digest layer (SHA-NI where available; libsodium).

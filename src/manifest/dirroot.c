@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Directory root: one RFC 6962 SHA-256 root over a manifest's entries, sorted by name bytes,
 ** each leaf = u32be(name length) || name || u8 algorithm || u8 digest length || digest.

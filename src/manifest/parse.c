@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Checksum-list lines: parsing with the exact rules of coreutils' md5sum/sha*sum/b2sum -c
 ** (GNU 9.x digest.c: split_3, bsd_split_3, filename_unescape), and formatting as they print.

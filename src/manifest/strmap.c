@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Keyed string hash table for names from manifests (attacker-chosen): SipHash-2-4 with a
 ** per-process random key, linear probing, power-of-two capacity.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Verified reads: a file's bytes are handed out only after exactly those bytes were hashed
 ** and matched the manifest. Verified contents are kept (up to a byte budget, least recently

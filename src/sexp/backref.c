@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Back-reference serialization (spec B.4), the clvm_rs HEAD encoder, in linear time.
 **

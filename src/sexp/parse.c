@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Parser for canonical and back-reference serializations (spec B.2, B.3).
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal interface of the CLVM tree module (src/sexp/). Never installed.
 */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** CLVM node store: growable arrays of pairs and atoms (no allocation per node), accessors,
 ** the atom length prefix, and the per-process secret of the keyed tables.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Tree hash (B.1), canonical serialized length and canonical serialization (B.2).
 **

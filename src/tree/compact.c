@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Compact ranges: the perfect-subtree roots that cover leaves [begin, end), left to right.
 **

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Multi-threaded roots. The leaves are split into aligned pieces of P = 2^k leaves; a piece's
 ** root is the root of a perfect subtree (the piece that holds a short last leaf still has the

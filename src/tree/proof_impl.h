@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal helpers of the proof code (src/tree/proof*.c, compact*.c). Never installed.
 */

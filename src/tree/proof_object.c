@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Proof objects: verification with reasons, the binary encoding and its decoder, the JSON
 ** rendering and its parser. Decoders never trust a length or a count before checking it

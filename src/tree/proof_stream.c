@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Streaming prover: one pass, O(log n) memory, batched hashing.
 **

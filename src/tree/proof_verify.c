@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Proof verification: RFC 9162 inclusion and consistency (inner/border form with exact
 ** lengths, as transparency-dev/merkle), CometBFT Proof.Verify, Sia VerifyProof and

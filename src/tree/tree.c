@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Streaming binary Merkle tree (RFC 6962 shape) with batched hashing.
 **

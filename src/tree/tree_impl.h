@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal tree helpers shared by the builder, proofs, compact ranges and threads.
 */

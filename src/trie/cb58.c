@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** cb58 strings (base58 with a 4-byte SHA-256 checksum, avalanchego utils/cb58) and the
 ** uvarint reader. Both work in fixed stack space: nothing here allocates.

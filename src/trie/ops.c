@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** The text operation format of `merkle trie` (docs/trie.md): one operation per line,
 ** "put KEYHEX VALUEHEX" or "del KEYHEX", fields separated by white space, a lone "-" for an

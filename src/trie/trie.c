@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** The radix trie: a size-class pool for nodes, canonical put/delete, lookup, ordered walk,
 ** and lazy bottom-up hashing of changed nodes (optionally on several threads).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Internal interface of the trie module (never installed): uvarint codec shared by hashing,
 ** proofs and tests, and the node-preimage helpers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Verification of trie proofs (format in docs/trie.md). Works in place on the proof bytes:
 ** every node is its own ID preimage, so it is hashed straight from the buffer. Nothing here

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Helpers for the CLI tests (python3 unittest, run by ctest with MERKLE_BIN set)."""
 import json
 import os

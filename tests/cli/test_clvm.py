@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """End-to-end tests of `merkle clvm hash|serialize [--backrefs] [FILE]`: every clvm vector
 through the CLI, the expansion bomb, white space, stdin and files, and every error path
 (bad hex, truncated, back reference to nothing, trailing bytes, over a limit, usage)."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Install the library into a temporary prefix and build docs/example.c against it, with
 pkg-config and with CMake's find_package(merkle); run both and check their output."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """merkle sum / check / audit / dirroot against the real coreutils tools.
 
 Differential: the same directory and manifest go to md5sum/sha1sum/sha256sum/sha512sum/b2sum and

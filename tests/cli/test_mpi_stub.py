@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """Without -DMERKLE_MPI=ON, `--mpi` is refused with a clear message and exit status 2 (the
 MPI build itself is tested by tests/mpi under mpirun)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """CLI tests for merkle proof / consistency / verify: every public proof vector end to end
 (path arrays compared element by element), both encodings, and the error paths."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """End-to-end tests of `merkle root`: vectors through the CLI, output format, stdin,
 escaping, exit codes, and a streamed multi-GiB-class input in bounded memory."""
 import hashlib

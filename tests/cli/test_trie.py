@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """End-to-end tests of `merkle trie root|prove|verify`: every merkledb trie_root vector
 through the CLI, random operation files against an independent Python reference (the spec's
 build() definition, hashlib only) for all branch factors, proofs and their tampered forms,

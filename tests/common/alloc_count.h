@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Count heap allocations: malloc/calloc/realloc are interposed for the whole process (glibc
 ** exports the real ones as __libc_*), so allocations inside libcrypto/libsodium count too.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Minimal JSON reader for the test-vector files (tests only, never installed).
 ** Parses a whole document into a tree; json_free releases it.

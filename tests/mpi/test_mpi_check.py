@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`merkle check --mpi` under mpirun: stdout, merkle's stderr lines and the exit status equal
 single-process `merkle check` for the same manifests and directory state (awkward names,
 modified, missing and malformed entries, every reporting option, a manifest on stdin, the

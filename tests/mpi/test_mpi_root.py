@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
 """`merkle root --mpi` under mpirun: the roots equal the single-process `merkle root` (and the
 peers' stream vectors), and a failure on any rank reaches rank 0 and the exit status without a
 hang. Run by ctest only in a -DMERKLE_MPI=ON build; env MERKLE_BIN (the MPI-enabled binary),
