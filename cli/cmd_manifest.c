@@ -296,6 +296,16 @@ static void cache_wait(cache_loader *l)
     if (l->running) pthread_join(l->tid, NULL);
     l->running = 0;
     l->done = 1;
+    if (l->status == MERKLE_ERR_UNSAFE) {
+        /* Not a cache (a manifest named by mistake, a device, a symlink...): it would be
+        ** overwritten. Nothing has been checked or printed yet. */
+        fflush(stdout);
+        fprintf(stderr,
+                "%s check: refusing --cache %s (the cache is rewritten after the check; "
+                "nothing was checked)\n",
+                cli_progname, l->err.message);
+        exit(CLI_USAGE);
+    }
     if (l->status != MERKLE_OK)
         cli_error("warning: ignoring validation cache: %s; checking every file", l->err.message);
     else if (l->rejected)
@@ -511,19 +521,36 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     return properly && matched && n_mismatch == 0 && n_fail == 0 && (!co->strict || n_bad == 0);
 }
 
+/* The key file: read at most KEY_MAX + 1 bytes (a key is short; /dev/zero or a wrong file
+** must fail at once, not fill memory). A pipe (--cache-key <(...)) is fine. */
+#define KEY_MAX (1u << 20)
 static int load_key(const char *path, uint8_t **key, size_t *key_len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         cli_error("cache key %s: %s", path, strerror(errno));
         return -1;
     }
-    char *buf;
-    size_t len;
-    int e = read_all(fd, &buf, &len);
+    uint8_t *buf = malloc(KEY_MAX + 1);
+    size_t len = 0;
+    int e = buf ? 0 : ENOMEM;
+    while (!e && len <= KEY_MAX) {
+        ssize_t r = read(fd, buf + len, KEY_MAX + 1 - len);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) e = errno;
+        if (r <= 0) break;
+        len += (size_t)r;
+    }
     close(fd);
     if (e) {
+        free(buf);
         cli_error("cache key %s: %s", path, strerror(e));
+        return -1;
+    }
+    if (len > KEY_MAX) {
+        memset(buf, 0, KEY_MAX + 1);
+        free(buf);
+        cli_error("cache key %s: too large (a key file holds at most %u bytes)", path, KEY_MAX);
         return -1;
     }
     if (len < 16) {
@@ -531,7 +558,7 @@ static int load_key(const char *path, uint8_t **key, size_t *key_len)
         cli_error("cache key %s: a key needs at least 16 bytes, got %zu", path, len);
         return -1;
     }
-    *key = (uint8_t *)buf;
+    *key = buf;
     *key_len = len;
     return 0;
 }

@@ -476,7 +476,9 @@ static void test_cache_rules_and_file(void **state)
         merkle_vcache *c3;
         assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
         merkle_error err;
-        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, &err), MERKLE_ERR_FORMAT);
+        /* shorter than the magic and its version: not a cache, refused (never replaced) */
+        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, &err),
+                         cut < 8 ? MERKLE_ERR_UNSAFE : MERKLE_ERR_FORMAT);
         assert_int_equal(merkle_vcache_count(c3), 0);
         merkle_vcache_free(c3);
     }
@@ -488,8 +490,13 @@ static void test_cache_rules_and_file(void **state)
         img[pos] ^= 0x20;
         merkle_vcache *c3;
         assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
-        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, NULL), MERKLE_ERR_FORMAT);
+        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, NULL),
+                         pos < 8 ? MERKLE_ERR_UNSAFE : MERKLE_ERR_FORMAT);
         assert_int_equal(merkle_vcache_count(c3), 0);
+        /* a save never writes over what is not a cache; a corrupt cache is replaced */
+        merkle_vcache_record(c3, "x", &id, MERKLE_MANIFEST_MD5, d, 16, 200);
+        assert_int_equal(merkle_vcache_save(c3, cpath, NULL),
+                         pos < 8 ? MERKLE_ERR_UNSAFE : MERKLE_OK);
         merkle_vcache_free(c3);
     }
     /* missing file: fine, nothing loaded */
@@ -497,12 +504,110 @@ static void test_cache_rules_and_file(void **state)
     path_of(missing, sizeof missing, "no-such-cache");
     assert_int_equal(merkle_vcache_load(c2, missing, &loaded, NULL, NULL), MERKLE_OK);
     assert_int_equal(loaded, 0);
+    /* a symbolic link is refused, by load and by save */
+    char lpath[512];
+    path_of(lpath, sizeof lpath, "cache.link");
+    assert_int_equal(symlink(cpath, lpath), 0);
+    assert_int_equal(merkle_vcache_load(c2, lpath, &loaded, NULL, NULL), MERKLE_ERR_UNSAFE);
+    merkle_vcache_record(c2, "y", &id, MERKLE_MANIFEST_MD5, d, 16, 200);
+    assert_int_equal(merkle_vcache_save(c2, lpath, NULL), MERKLE_ERR_UNSAFE);
+    struct stat lst;
+    assert_int_equal(lstat(lpath, &lst), 0);
+    assert_true(S_ISLNK(lst.st_mode));
+    unlink(lpath);
     /* unwritable destination: error, nothing left behind */
     assert_int_equal(merkle_vcache_save(c2, "/nonexistent-dir/x/cache", NULL), MERKLE_ERR_IO);
     merkle_vcache_free(c);
     merkle_vcache_free(c2);
     free(e);
     close(dirfd);
+}
+
+/* The racy-file rule with faked timestamps: a file system whose stamps are whole seconds
+** (or 10 ms, ...) may keep them across a write later in the same tick, so the moment of
+** verification counts only from the start of its (doubled) tick. Nanosecond stamps keep the
+** plain rule. */
+static void test_racy_granularity(void **state)
+{
+    (void)state;
+    const int64_t S = 1000000000LL;
+    merkle_file_id id = {1, 2, 3, 100 * S, 100 * S};
+    /* verified 0.3 s after a whole-second stamp: the write may be in the same second */
+    assert_int_equal(merkle__racy_safe(&id, 100 * S + 300000000), 0);
+    assert_int_equal(merkle__racy_safe(&id, 101 * S + 999999999), 0); /* FAT: 2 s ticks */
+    assert_int_equal(merkle__racy_safe(&id, 102 * S), 1);
+    /* the same through the public lookup */
+    merkle_vcache *c;
+    assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
+    uint8_t d[16] = {1};
+    assert_int_equal(merkle_vcache_record(c, "coarse", &id, MERKLE_MANIFEST_MD5, d, 16, 100 * S + 500000000),
+                     MERKLE_OK);
+    assert_int_equal(merkle_vcache_lookup(c, "coarse", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
+    /* 10 ms stamps: floored to 20 ms */
+    merkle_file_id ms = {1, 2, 3, 100 * S + 10000000, 100 * S + 10000000};
+    assert_int_equal(merkle__racy_safe(&ms, 100 * S + 15000000), 0);
+    assert_int_equal(merkle__racy_safe(&ms, 100 * S + 40000000), 1);
+    /* nanosecond stamps: strictly older is enough */
+    merkle_file_id ns = {1, 2, 3, 100 * S + 123456789, 100 * S + 123456789};
+    assert_int_equal(merkle__racy_safe(&ns, 100 * S + 123456790), 1);
+    assert_int_equal(merkle__racy_safe(&ns, 100 * S + 123456789), 0);
+    /* mtime or ctime alone can make it racy */
+    merkle_file_id mix = {1, 2, 3, 90 * S + 5, 100 * S + 7};
+    assert_int_equal(merkle__racy_safe(&mix, 100 * S + 6), 0);
+    assert_int_equal(merkle__racy_safe(&mix, 100 * S + 8), 1);
+    /* negative stamps (before 1970) floor downwards */
+    merkle_file_id neg = {1, 2, 3, -2 * S, -2 * S};
+    assert_int_equal(merkle__racy_safe(&neg, -1 * S), 0);
+    assert_int_equal(merkle__racy_safe(&neg, 0), 1);
+    merkle_vcache_free(c);
+}
+
+/* Two caches saved to one file one after the other, each from its own load: the second
+** save merges the first's entries; a name the second forgot stays forgotten. */
+static void test_cache_merge(void **state)
+{
+    (void)state;
+    char cpath[512];
+    path_of(cpath, sizeof cpath, "merge.bin");
+    unlink(cpath);
+    merkle_vcache *a, *b, *r;
+    assert_int_equal(merkle_vcache_alloc(&a, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_vcache_alloc(&b, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(a, cpath, NULL, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(b, cpath, NULL, NULL, NULL), MERKLE_OK);
+    merkle_file_id id = {1, 2, 3, 100, 100};
+    uint8_t d[16] = {7};
+    char name[32];
+    for (int i = 0; i < 100; i++) {
+        snprintf(name, sizeof name, "a%d", i);
+        assert_int_equal(merkle_vcache_record(a, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200), MERKLE_OK);
+        snprintf(name, sizeof name, "b%d", i);
+        assert_int_equal(merkle_vcache_record(b, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200), MERKLE_OK);
+    }
+    assert_int_equal(merkle_vcache_save(a, cpath, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_save(b, cpath, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_count(b), 200);
+    assert_int_equal(merkle_vcache_alloc(&r, NULL, 0), MERKLE_OK);
+    size_t loaded;
+    assert_int_equal(merkle_vcache_load(r, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(loaded, 200);
+    assert_int_equal(merkle_vcache_lookup(r, "a0", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
+    assert_int_equal(merkle_vcache_lookup(r, "b99", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
+    merkle_vcache_forget(r, "a7"); /* r saw a7 fail: the other writer's copy must not return */
+    /* a newer record of a name by the other writer wins over a stale loaded one */
+    merkle_file_id id2 = {1, 2, 4, 150, 150};
+    assert_int_equal(merkle_vcache_record(a, "b5", &id2, MERKLE_MANIFEST_MD5, d, 16, 300), MERKLE_OK);
+    assert_int_equal(merkle_vcache_save(a, cpath, NULL), MERKLE_OK);
+    merkle_vcache_record(r, "z", &id, MERKLE_MANIFEST_MD5, d, 16, 200);
+    assert_int_equal(merkle_vcache_save(r, cpath, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_lookup(r, "b5", &id2, MERKLE_MANIFEST_MD5, d, 16), 1);
+    assert_int_equal(merkle_vcache_lookup(r, "b5", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
+    assert_int_equal(merkle_vcache_lookup(r, "a0", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
+    assert_int_equal(merkle_vcache_lookup(r, "a7", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
+    merkle_vcache_free(a);
+    merkle_vcache_free(b);
+    merkle_vcache_free(r);
+    unlink(cpath);
 }
 
 static void test_cache_hmac(void **state)
@@ -928,6 +1033,8 @@ int main(void)
         cmocka_unit_test(test_digests_vs_openssl),
         cmocka_unit_test(test_check_engine),
         cmocka_unit_test(test_cache_rules_and_file),
+        cmocka_unit_test(test_racy_granularity),
+        cmocka_unit_test(test_cache_merge),
         cmocka_unit_test(test_cache_hmac),
         cmocka_unit_test(test_cache_pass),
         cmocka_unit_test(test_verified_read),

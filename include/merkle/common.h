@@ -38,7 +38,9 @@ typedef enum merkle_status {
     MERKLE_ERR_RANGE = -7,       /* an index, size or count is out of range or would overflow */
     MERKLE_ERR_LIMIT = -8,       /* a caller-set limit (size, depth, node count) was reached */
     MERKLE_ERR_UNSUPPORTED = -9, /* not available (algorithm, CPU feature, build option) */
-    MERKLE_ERR_STATE = -10       /* the object is not in a state that allows this call */
+    MERKLE_ERR_STATE = -10,      /* the object is not in a state that allows this call */
+    MERKLE_ERR_UNSAFE = -11      /* refused: acting would overwrite or follow what is not ours
+                                 ** (a --cache path that is not a cache, a symbolic link) */
 } merkle_status;
 
 /* Optional detail about a failure. Zero-initialise it (or leave it untouched: functions

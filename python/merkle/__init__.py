@@ -16,7 +16,7 @@ libmerkle.so.0. Parts of the library that this build of libmerkle lacks are simp
 exported by this module.
 """
 from ._lib import (MerkleError, STATUS_NAMES, OK, ERR_ARG, ERR_BUFFER, ERR_FORMAT, ERR_VERIFY,
-                   ERR_IO, ERR_NOMEM, ERR_RANGE, ERR_LIMIT, ERR_UNSUPPORTED, ERR_STATE,
+                   ERR_IO, ERR_NOMEM, ERR_RANGE, ERR_LIMIT, ERR_UNSUPPORTED, ERR_STATE, ERR_UNSAFE,
                    HASH_LEN, strerror)
 from . import _lib
 from .tree import (PROFILES, HASHES, Tree, root, root_file, root_leaves, leaf_hash, node_hash,
@@ -24,7 +24,7 @@ from .tree import (PROFILES, HASHES, Tree, root, root_file, root_leaves, leaf_ha
 
 __all__ = ["MerkleError", "STATUS_NAMES", "OK", "ERR_ARG", "ERR_BUFFER", "ERR_FORMAT",
            "ERR_VERIFY", "ERR_IO", "ERR_NOMEM", "ERR_RANGE", "ERR_LIMIT", "ERR_UNSUPPORTED",
-           "ERR_STATE", "HASH_LEN", "strerror", "PROFILES", "HASHES", "Tree", "root",
+           "ERR_STATE", "ERR_UNSAFE", "HASH_LEN", "strerror", "PROFILES", "HASHES", "Tree", "root",
            "root_file", "root_leaves", "leaf_hash", "node_hash", "empty_root", "digest",
            "profile_defaults", "library_version", "library_path", "sha256_backend"]
 

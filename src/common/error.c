@@ -21,6 +21,7 @@ const char *merkle_strerror(merkle_status status)
     case MERKLE_ERR_LIMIT: return "limit exceeded";
     case MERKLE_ERR_UNSUPPORTED: return "not supported";
     case MERKLE_ERR_STATE: return "invalid state for this call";
+    case MERKLE_ERR_UNSAFE: return "refused: not a file this library may overwrite";
     }
     return "unknown error";
 }

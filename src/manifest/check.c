@@ -140,6 +140,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
 {
     merkle__vprobe pr[PROBE_BATCH];
     size_t hint = e->sel[a];
+    int foreign = merkle__vcache_foreign(e->opts->cache);
     for (size_t k = a; k < b; k += PROBE_BATCH) {
         size_t m = b - k < PROBE_BATCH ? b - k : PROBE_BATCH;
         for (size_t q = 0; q < m; q++) {
@@ -159,6 +160,8 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             merkle_file_id id;
             merkle__file_id_from_stat(&id, &st);
             if (!merkle__vprobe_match(&pr[q], &id)) continue;
+            /* Another user's cache vouches only for files we could read ourselves. */
+            if (foreign && faccessat(e->opts->dirfd, pr[q].name, R_OK, AT_EACCESS) != 0) continue;
             size_t i = e->sel[k + q];
             merkle_check_result *r = &e->res[i];
             r->status = MERKLE_CHECK_OK;

@@ -97,5 +97,11 @@ merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
 
 void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint);
 int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id);
+/* 1 when a file with these stamps is safely older than verified_ns (the racy-file rule,
+** with the moment floored to the timestamp granularity the stamps show). */
+int merkle__racy_safe(const merkle_file_id *id, int64_t verified_ns);
+/* 1 when the loaded cache file belongs to another user (and we are not root): a hit then
+** needs the caller to be able to read the file (faccessat R_OK, AT_EACCESS). */
+int merkle__vcache_foreign(const merkle_vcache *c);
 
 #endif

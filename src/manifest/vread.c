@@ -145,27 +145,16 @@ size_t merkle_vreader_cached_bytes(merkle_vreader *r)
     return u;
 }
 
-/* Read fd to EOF into a fresh buffer (size hint from fstat; the file may grow or shrink). */
-static int slurp(int fd, size_t hint, uint8_t **out, size_t *out_len)
+/* Read the size bytes fstat gave into a fresh buffer: one byte more is asked for, so that a
+** file that grew meanwhile is noticed (EAGAIN: changed while read) rather than read on
+** without bound. A file that shrank is what it is now: its bytes are hashed as read. */
+static int slurp(int fd, size_t size, uint8_t **out, size_t *out_len)
 {
-    size_t cap = hint + 1, len = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = malloc(size + 1);
     if (!buf) return ENOMEM;
+    size_t len = 0;
     for (;;) {
-        if (len == cap) {
-            if (cap > SIZE_MAX / 2) {
-                free(buf);
-                return EFBIG;
-            }
-            uint8_t *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t k = read(fd, buf + len, cap - len);
+        ssize_t k = read(fd, buf + len, size + 1 - len);
         if (k < 0) {
             if (errno == EINTR) continue;
             int e = errno;
@@ -174,6 +163,10 @@ static int slurp(int fd, size_t hint, uint8_t **out, size_t *out_len)
         }
         if (k == 0) break;
         len += (size_t)k;
+        if (len > size) {
+            free(buf);
+            return EAGAIN;
+        }
     }
     *out = buf;
     *out_len = len;
@@ -195,7 +188,9 @@ merkle_status merkle_verified_read(merkle_vreader *r, const char *name, const ui
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "%s: not in the manifest", name);
     ventry *v = &r->e[i];
     int64_t t0 = merkle_vcache_now();
-    int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: a FIFO must not block the open; only regular files are read (a device
+    ** such as /dev/zero would be read until memory runs out). */
+    int fd = openat(r->dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) return merkle__fail_errno(error, errno, "%s: %s", name, strerror(errno));
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -203,13 +198,17 @@ merkle_status merkle_verified_read(merkle_vreader *r, const char *name, const ui
         close(fd);
         return merkle__fail_errno(error, e, "%s: %s", name, strerror(e));
     }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return merkle__fail_errno(error, S_ISDIR(st.st_mode) ? EISDIR : EINVAL,
+                                  "%s: not a regular file", name);
+    }
     merkle_file_id id;
     merkle__file_id_from_stat(&id, &st);
 
     pthread_mutex_lock(&r->lock);
     merkle_vbuf *c = v->cached;
-    if (c && merkle__file_id_equal(&c->id, &id) && id.mtime_ns < c->verified_ns &&
-        id.ctime_ns < c->verified_ns) {
+    if (c && merkle__file_id_equal(&c->id, &id) && merkle__racy_safe(&id, c->verified_ns)) {
         atomic_fetch_add(&c->refs, 1);
         lru_unlink(r, c);
         lru_push_front(r, c);
@@ -225,9 +224,10 @@ merkle_status merkle_verified_read(merkle_vreader *r, const char *name, const ui
 
     uint8_t *bytes = NULL;
     size_t n = 0;
-    int e = S_ISDIR(st.st_mode) ? EISDIR : slurp(fd, (size_t)st.st_size, &bytes, &n);
+    int e = (uint64_t)st.st_size >= SIZE_MAX ? EFBIG : slurp(fd, (size_t)st.st_size, &bytes, &n);
     close(fd);
     if (e == ENOMEM) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (e == EAGAIN) return merkle__fail_errno(error, e, "%s: changed while being read", name);
     if (e) return merkle__fail_errno(error, e, "%s: %s", name, strerror(e));
     uint8_t dig[MERKLE_MAX_DIGEST_LEN];
     merkle_manifest_digest(dig, v->alg, v->dlen, bytes, n);

@@ -356,7 +356,7 @@ class TestCache(Base):
         with open(self.p(b"cache"), "rb") as f:
             good = f.read()
         for bad in (good[:len(good) // 2], good[:-1] + bytes([good[-1] ^ 1]),
-                    good[:40] + bytes([good[40] ^ 0x10]) + good[41:], b"", b"garbage" * 10):
+                    good[:40] + bytes([good[40] ^ 0x10]) + good[41:]):
             with open(self.p(b"cache"), "wb") as f:
                 f.write(bad)
             m = self.check()
@@ -366,6 +366,15 @@ class TestCache(Base):
             # rewritten and valid again
             m = self.check()
             self.assertEqual(m[2], first[2])
+        # not a cache at all (no magic): refused before any file is checked, left as it was
+        for other in (b"", b"garbage" * 10):
+            with open(self.p(b"cache"), "wb") as f:
+                f.write(other)
+            m = self.check()
+            self.assertEqual((m[0], m[1]), (2, b""))
+            self.assertIn(b"refusing --cache", m[2])
+            with open(self.p(b"cache"), "rb") as f:
+                self.assertEqual(f.read(), other)
 
     def test_cache_unwritable_and_unreadable(self):
         self.setup_data(3)
@@ -375,8 +384,8 @@ class TestCache(Base):
         self.assertIn(b"could not write the validation cache", m[2])
         os.mkdir(self.p(b"cachedir"))
         m = self.merkle(["check", "--cache", "cachedir", "SUMS"])
-        self.assertEqual((m[0], m[1]), (ref[0], ref[1]))
-        self.assertIn(b"ignoring validation cache", m[2])
+        self.assertEqual((m[0], m[1]), (2, b""))
+        self.assertIn(b"is a directory, not a validation cache", m[2])
         self.assertEqual(self.merkle(["check", "--cache", "c", "--cache-key", "nokey", "SUMS"])[0], 2)
 
     def test_cache_key(self):
