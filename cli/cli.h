@@ -25,6 +25,7 @@ int cmd_sum(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_dirroot(int argc, char **argv);
+int cmd_cat(int argc, char **argv);
 
 /* Program name for messages ("merkle"). */
 extern const char *cli_progname;

@@ -20,6 +20,7 @@ static const struct {
     {"check", cmd_check, "check files against checksum lists"},
     {"audit", cmd_audit, "report changed, missing, moved and new files of a directory"},
     {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest"},
+    {"cat", cmd_cat, "write files to stdout only after they verified against a manifest"},
     {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify"},
     {"clvm", cmd_clvm, "CLVM tree hash and serialization"},
 };

@@ -73,54 +73,45 @@ static int plain_compat(unsigned char c, size_t i, size_t n)
     }
 }
 
-/* Split s into units. Returns the count; *u is malloc'd (NULL on failure). */
-static size_t split_units(const char *s, size_t n, unit **out)
+/* The unit of s[0..n) that starts at i (the locale is in use when g_utf8). Names are
+** walked unit by unit twice (decide, then write): constant memory whatever the length. */
+static unit next_unit(const char *s, size_t n, size_t i)
 {
-    unit *u = malloc((n ? n : 1) * sizeof *u);
-    *out = u;
-    if (!u) return 0;
-    size_t k = 0;
-    locale_t old = g_utf8 ? uselocale(g_loc) : (locale_t)0;
-    for (size_t i = 0; i < n;) {
-        unsigned char c = (unsigned char)s[i];
-        unit x = {U_PLAIN, i, 1, 0, 1};
-        if (c == '\'') {
-            x.kind = U_QUOTE;
-            x.needs_quote = 1;
-        } else if (is_ctrl(c)) {
-            x.kind = U_ESC;
+    unsigned char c = (unsigned char)s[i];
+    unit x = {U_PLAIN, i, 1, 0, 1};
+    if (c == '\'') {
+        x.kind = U_QUOTE;
+        x.needs_quote = 1;
+    } else if (is_ctrl(c)) {
+        x.kind = U_ESC;
+        x.compat = 0;
+    } else if (c < 0x80) {
+        x.needs_quote = plain_needs_quote(c, i, n);
+        x.compat = plain_compat(c, i, n);
+    } else if (!g_utf8) {
+        x.kind = U_ESC;
+        x.compat = 0;
+    } else {
+        mbstate_t st;
+        memset(&st, 0, sizeof st);
+        wchar_t w;
+        size_t b = mbrtowc(&w, s + i, n - i, &st);
+        if (b == (size_t)-1 || b == 0) {
+            x.kind = U_ESC; /* one invalid byte */
             x.compat = 0;
-        } else if (c < 0x80) {
-            x.needs_quote = plain_needs_quote(c, i, n);
-            x.compat = plain_compat(c, i, n);
-        } else if (!g_utf8) {
-            x.kind = U_ESC;
+        } else if (b == (size_t)-2) {
+            x.kind = U_ESC; /* incomplete: gnulib escapes the rest of the name */
+            x.len = n - i;
             x.compat = 0;
         } else {
-            mbstate_t st;
-            memset(&st, 0, sizeof st);
-            wchar_t w;
-            size_t b = mbrtowc(&w, s + i, n - i, &st);
-            if (b == (size_t)-1 || b == 0) {
-                x.kind = U_ESC; /* one invalid byte */
+            x.len = b;
+            if (!iswprint((wint_t)w)) {
+                x.kind = U_ESC;
                 x.compat = 0;
-            } else if (b == (size_t)-2) {
-                x.kind = U_ESC; /* incomplete: gnulib escapes the rest of the name */
-                x.len = n - i;
-                x.compat = 0;
-            } else {
-                x.len = b;
-                if (!iswprint((wint_t)w)) {
-                    x.kind = U_ESC;
-                    x.compat = 0;
-                }
             }
         }
-        u[k++] = x;
-        i += x.len;
     }
-    if (g_utf8) uselocale(old);
-    return k;
+    return x;
 }
 
 static void esc_byte(FILE *f, unsigned char c)
@@ -141,54 +132,49 @@ void mcli_quotef(FILE *f, const char *s)
 {
     locale_init();
     size_t n = strlen(s);
-    unit *u;
-    size_t k = split_units(s, n, &u);
-    if (!u) {
-        fputs(s, f);
-        return;
-    }
-    int quote = n == 0, has_sq = 0, all_compat = 1;
-    for (size_t i = 0; i < k; i++) {
-        if (u[i].kind != U_PLAIN || u[i].needs_quote) quote = 1;
-        if (u[i].kind == U_QUOTE) has_sq = 1;
-        if (!u[i].compat) all_compat = 0;
+    locale_t old = g_utf8 ? uselocale(g_loc) : (locale_t)0;
+    int quote = n == 0, has_sq = 0, all_compat = 1, last_esc = 0;
+    for (size_t i = 0; i < n;) {
+        unit x = next_unit(s, n, i);
+        if (x.kind != U_PLAIN || x.needs_quote) quote = 1;
+        if (x.kind == U_QUOTE) has_sq = 1;
+        if (!x.compat) all_compat = 0;
+        last_esc = x.kind == U_ESC;
+        i += x.len;
     }
     if (!quote) {
         fputs(s, f);
-        free(u);
-        return;
-    }
-    if (has_sq && all_compat) {
+    } else if (has_sq && all_compat) {
         fputc('"', f);
         fputs(s, f);
         fputc('"', f);
-        free(u);
-        return;
-    }
-    /* gnulib scanned the name once without writing (from the first apostrophe on), then
-    ** restarts without resetting its "inside $'...'" state: that state is whether the last
-    ** unit was an escape. */
-    int pending = has_sq && k > 0 && u[k - 1].kind == U_ESC;
-    fputc('\'', f);
-    for (size_t i = 0; i < k; i++) {
-        const unit *x = &u[i];
-        if (x->kind == U_ESC) {
-            if (!pending) {
-                fputs("'$'", f);
-                pending = 1;
-            }
-            for (size_t b = 0; b < x->len; b++) esc_byte(f, (unsigned char)s[x->off + b]);
-        } else if (x->kind == U_QUOTE) {
-            fputs("'\\''", f);
-            pending = 0;
-        } else {
-            if (pending) {
-                fputs("''", f);
+    } else {
+        /* gnulib scanned the name once without writing (from the first apostrophe on), then
+        ** restarts without resetting its "inside $'...'" state: that state is whether the
+        ** last unit was an escape. */
+        int pending = has_sq && last_esc;
+        fputc('\'', f);
+        for (size_t i = 0; i < n;) {
+            unit x = next_unit(s, n, i);
+            if (x.kind == U_ESC) {
+                if (!pending) {
+                    fputs("'$'", f);
+                    pending = 1;
+                }
+                for (size_t b = 0; b < x.len; b++) esc_byte(f, (unsigned char)s[x.off + b]);
+            } else if (x.kind == U_QUOTE) {
+                fputs("'\\''", f);
                 pending = 0;
+            } else {
+                if (pending) {
+                    fputs("''", f);
+                    pending = 0;
+                }
+                fwrite(s + x.off, 1, x.len, f);
             }
-            fwrite(s + x->off, 1, x->len, f);
+            i += x.len;
         }
+        fputc('\'', f);
     }
-    fputc('\'', f);
-    free(u);
+    if (g_utf8) uselocale(old);
 }

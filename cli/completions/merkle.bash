@@ -5,7 +5,7 @@
 # command are read from `merkle COMMAND --help` of the merkle being completed (and cached),
 # so that a newer merkle's options complete without editing this file.
 
-_merkle_commands="root proof consistency verify sum check audit dirroot trie clvm"
+_merkle_commands="root proof consistency verify sum check audit dirroot cat trie clvm"
 _merkle_subcommands_trie="root prove verify"
 _merkle_subcommands_clvm="hash serialize"
 

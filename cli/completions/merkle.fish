@@ -5,7 +5,7 @@
 # `merkle COMMAND --help` of the merkle being completed, so a newer merkle's options
 # complete without editing this file.
 
-set -l merkle_commands root proof consistency verify sum check audit dirroot trie clvm
+set -l merkle_commands root proof consistency verify sum check audit dirroot cat trie clvm
 
 # The command (and for trie/clvm the subcommand) on the command line so far.
 function __merkle_command_words
@@ -64,6 +64,7 @@ complete -c merkle -n __merkle_needs_command -f -a sum -d 'print checksums'
 complete -c merkle -n __merkle_needs_command -f -a check -d 'check files against checksum lists'
 complete -c merkle -n __merkle_needs_command -f -a audit -d 'report changed, missing, moved and new files'
 complete -c merkle -n __merkle_needs_command -f -a dirroot -d 'one Merkle root over a checksum manifest'
+complete -c merkle -n __merkle_needs_command -f -a cat -d 'write files only after they verified against a manifest'
 complete -c merkle -n __merkle_needs_command -f -a trie -d 'Merkle radix trie (merkledb node IDs)'
 complete -c merkle -n __merkle_needs_command -f -a clvm -d 'CLVM tree hash and serialization'
 

@@ -49,7 +49,7 @@ bash)
     expect_bash "merkle root --hash b" "blake2b-256"
     expect_bash "merkle root --le" "--leaf-size --leaves"
     expect_bash "merkle --v" "--version"
-    expect_bash "merkle c" "check clvm consistency"
+    expect_bash "merkle c" "cat check clvm consistency"
     expect_bash "merkle trie " "prove root verify"
     expect_bash "merkle clvm s" "serialize"
     expect_bash "merkle trie root --branch-factor " "16 2 256 4"

@@ -162,18 +162,27 @@ MERKLE_API void merkle_vcache_free(merkle_vcache *c);
 
 /*
 ** Load entries from a cache file. A missing file is MERKLE_OK with *loaded = 0 (may be NULL).
-** A truncated, corrupt or foreign file loads nothing and returns MERKLE_ERR_FORMAT (treat it
-** as a warning: check everything). Entries whose HMAC fails (with a key) are dropped and
-** counted in *rejected (may be NULL).
+** A path that is not a cache -- a symbolic link (never followed), a directory, device, FIFO
+** or socket, a regular file without the cache magic and a version this build reads (a
+** manifest, an empty file), a cache of a newer format -- is MERKLE_ERR_UNSAFE: load nothing
+** and do not save to it (merkle_vcache_save refuses it too). A cache that is truncated or
+** corrupt (right magic) loads nothing and returns MERKLE_ERR_FORMAT (treat it as a warning:
+** check everything; a save replaces it). Entries whose HMAC fails (with a key) are dropped
+** and counted in *rejected (may be NULL). Also probes the file system's clock in the cache's
+** directory (docs/manifest.md, "Racy timestamps").
 */
 MERKLE_API merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loaded,
                                             size_t *rejected, merkle_error *error);
 
 /*
-** Write the cache atomically: PATH.tmp.PID, fsync, rename over PATH, fsync of the directory
-** (nothing is written when nothing changed since PATH was loaded or saved). The entries are
-** streamed through a 64 KiB buffer; the cache stays locked until the file is in place.
-** Errors: MERKLE_ERR_IO (error->sys_errno); the old file is then left untouched.
+** Write the cache, atomically and durably, when something changed since PATH was loaded or
+** saved: flock on the existing cache, merge of the entries another process saved since
+** (this process's records and forgets win for their names), an O_TMPFILE in the same
+** directory with the old file's mode and owner, fsync, a unique temporary name, rename over
+** PATH (or link when there is no file yet), fsync of the directory. Only ever writes over
+** nothing or a cache (see merkle_vcache_load): MERKLE_ERR_UNSAFE otherwise. Errors:
+** MERKLE_ERR_IO (error->sys_errno; EPERM when the old file's owner cannot be kept); the old
+** file is then left untouched.
 */
 MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,
                                             merkle_error *error);
@@ -190,7 +199,9 @@ typedef struct merkle_file_id {
 /*
 ** 1 when name is cached with exactly this identity and stat, algorithm and digest equal to
 ** expected[0..len), and mtime and ctime strictly older than the moment the entry was
-** recorded; 0 otherwise. Thread-safe.
+** recorded (floored to the timestamp granularity the stamps show); and, for a cache file of
+** another user, when the caller can read name (relative to the current directory); 0
+** otherwise. Thread-safe.
 */
 MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
                                     merkle_manifest_alg alg, const uint8_t *expected,
