@@ -521,7 +521,7 @@ static int classify_magic(const uint8_t *h, size_t n)
 {
     if (n < 8 || memcmp(h, MAGIC, 6) != 0) return -1;
     if (h[6] < '0' || h[6] > '9' || h[7] < '0' || h[7] > '9') return -1;
-    int cmp = memcmp(h + 6, MAGIC + 6, 2);
+    int cmp = memcmp(h + 6, &MAGIC[6], 2);
     return cmp == 0 ? 0 : cmp < 0 ? 1 : -2;
 }
 
@@ -631,8 +631,9 @@ static int split_path(const char *path, char **dir, const char **base)
 /*
 ** The file system's clock against ours: an unnamed temporary file made in the cache's
 ** directory carries the file system's "now" in its mtime (a network file system's server
-** clock, a coarse clock's tick). fs_lag is how far that was behind our clock read after it;
-** entries recorded later are stamped that much earlier. Nothing when the directory does not
+** clock, a coarse clock's tick). fs_lag is how far that was behind our clock read just
+** before it (so on a local file system, stamped from the same clock, it is 0); entries
+** recorded later are stamped that much earlier. Nothing when the directory does not
 ** allow it (read-only, no O_TMPFILE): the granularity rule in merkle__racy_safe still holds.
 */
 static void probe_fs_clock(merkle_vcache *c, const char *path)
@@ -641,6 +642,7 @@ static void probe_fs_clock(merkle_vcache *c, const char *path)
     char *dir;
     const char *base;
     if (split_path(path, &dir, &base) != 0) return;
+    int64_t ours = merkle_vcache_now();
     int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
     free(dir);
     if (fd < 0) return;
@@ -648,7 +650,6 @@ static void probe_fs_clock(merkle_vcache *c, const char *path)
     int ok = fstat(fd, &st) == 0;
     close(fd);
     if (!ok) return;
-    int64_t ours = merkle_vcache_now();
     int64_t fs = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     c->fs_lag = ours > fs ? ours - fs : 0;
 #else
