@@ -223,6 +223,35 @@ class TestSave(Base):
             self.assertEqual(self.merkle(["check", "--cache", "cache", s])[0], 0)
         self.assertEqual(cache_count(self.p("cache")), 1500)
 
+    def test_kill_during_save_never_tears(self):
+        """kill -9 at random moments of runs that save: the cache always loads (old or new),
+        and after one clean save no temporary is left."""
+        import random
+        names = self.data(3000, 16)
+        rng = random.Random(7)
+        e = dict(os.environ, **ENV)
+        for i in range(20):
+            # change a few files so that every run has something to save
+            for k in rng.sample(names, 5):
+                with open(self.p(k), "wb") as f:
+                    f.write(os.urandom(16))
+            pr = subprocess.Popen([BIN, "check", "--status", "--cache", "cache", "SUMS"], cwd=self.dir,
+                                  env=e, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            time.sleep(rng.uniform(0.0, 0.15))
+            pr.kill()
+            pr.communicate()
+            if os.path.exists(self.p("cache")):
+                rc, out, err = self.merkle(["check", "--status", "--cache", "cache", "SUMS"])
+                self.assertNotIn(b"ignoring validation cache", err, "torn cache after a kill")
+                self.assertNotIn(b"refusing", err)
+        with open(self.p("SUMS"), "wb") as f:
+            f.write(md5sums(self.dir, names))
+        with open(self.p(names[0]), "ab") as f:
+            f.write(b"x")
+        self.merkle(["check", "--status", "--cache", "cache", "SUMS"])
+        left = [n for n in os.listdir(self.dir) if "tmp" in n]
+        self.assertEqual(left, [])
+
     def test_mode_kept(self):
         self.data()
         self.assertEqual(self.merkle(["check", "--cache", "cache", "SUMS"])[0], 0)
