@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -174,6 +175,78 @@ static uint64_t total_size(int dirfd, const char *const *names, size_t n)
 
 /* ------------------------------------------------------------------ sum */
 
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Checksum lines of `sum` in argument order, each as soon as every earlier file is done
+** (the library's result callback; serialised). Flushed at once on a terminal, at most five
+** times a second otherwise. */
+typedef struct sum_printer {
+    const char *const *names;
+    size_t n, next;
+    const merkle_check_result *res;
+    uint8_t *done;
+    merkle_manifest_alg alg;
+    size_t dlen;
+    unsigned flags;
+    char *line;
+    size_t cap;
+    int rc, tty;
+    int64_t last_flush_ns;
+    cli_progress *prog;
+} sum_printer;
+
+static void sum_print_ready(sum_printer *p)
+{
+    size_t before = p->next;
+    for (; p->next < p->n && p->done[p->next]; p->next++) {
+        size_t i = p->next;
+        if (p->res[i].status != MERKLE_CHECK_OK) {
+            fflush(stdout);
+            err_name(p->names[i], strerror(p->res[i].sys_errno));
+            p->rc = CLI_FAIL;
+            continue;
+        }
+        size_t need;
+        merkle_manifest_format_line(NULL, 0, &need, p->alg, p->res[i].digest, p->dlen,
+                                    p->names[i], p->flags);
+        if (need > p->cap) {
+            char *nl = realloc(p->line, need);
+            if (!nl) {
+                fflush(stdout);
+                cli_error("out of memory");
+                p->rc = CLI_FAIL;
+                continue;
+            }
+            p->line = nl;
+            p->cap = need;
+        }
+        merkle_manifest_format_line(p->line, p->cap, &need, p->alg, p->res[i].digest, p->dlen,
+                                    p->names[i], p->flags);
+        fwrite(p->line, 1, need, stdout);
+    }
+    if (p->next == before) return;
+    int64_t now = mono_ns();
+    if (p->tty || now - p->last_flush_ns >= 200000000) {
+        fflush(stdout);
+        p->last_flush_ns = now;
+    }
+}
+
+static void sum_on_result(void *ctx, size_t index, const merkle_check_result *r)
+{
+    sum_printer *p = ctx;
+    (void)r;
+    p->done[index] = 1;
+    if (index != p->next) return;
+    if (p->prog && p->prog->shown) cli_progress_end(p->prog);
+    sum_print_ready(p);
+}
+
 static void sum_help(void)
 {
     puts("Usage: merkle sum [-a md5|sha1|sha256|sha512|blake2b] [-l BITS] [--tag] [-z] [-b|-t]\n"
@@ -322,6 +395,12 @@ int cmd_sum(int argc, char **argv)
         cli_error("out of memory");
         return CLI_FAIL;
     }
+    uint8_t *done = calloc(n, 1);
+    if (!done) {
+        free(res);
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
     merkle_check_opts o;
     merkle_check_opts_init(&o);
     o.threads = threads;
@@ -333,43 +412,37 @@ int cmd_sum(int argc, char **argv)
         o.progress = on_progress;
         o.progress_ctx = &pc;
     }
+    sum_printer sp;
+    memset(&sp, 0, sizeof sp);
+    sp.names = names;
+    sp.n = n;
+    sp.res = res;
+    sp.done = done;
+    sp.alg = alg;
+    sp.dlen = dlen;
+    sp.flags = tag ? MERKLE_MANIFEST_TAG : (binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
+    sp.flags |= zero ? MERKLE_MANIFEST_ZERO : 0;
+    sp.tty = isatty(STDOUT_FILENO);
+    sp.prog = &pc.p;
+    o.on_result = sum_on_result;
+    o.result_ctx = &sp;
     merkle_error err;
     merkle_status s = merkle_manifest_hash_files(res, names, n, alg, dlen, &o, &err);
     cli_progress_end(&pc.p);
     if (s != MERKLE_OK) {
+        fflush(stdout);
         cli_error("%s", err.message);
+        free(sp.line);
         free(res);
+        free(done);
         return CLI_FAIL;
     }
-    rc = CLI_OK;
-    char *line = NULL;
-    size_t cap = 0;
-    unsigned flags = tag ? MERKLE_MANIFEST_TAG : (binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
-    flags |= zero ? MERKLE_MANIFEST_ZERO : 0;
-    for (size_t i = 0; i < n; i++) {
-        if (res[i].status != MERKLE_CHECK_OK) {
-            fflush(stdout);
-            err_name(names[i], strerror(res[i].sys_errno));
-            rc = CLI_FAIL;
-            continue;
-        }
-        size_t need;
-        merkle_manifest_format_line(NULL, 0, &need, alg, res[i].digest, dlen, names[i], flags);
-        if (need > cap) {
-            char *nl = realloc(line, need);
-            if (!nl) {
-                cli_error("out of memory");
-                rc = CLI_FAIL;
-                break;
-            }
-            line = nl;
-            cap = need;
-        }
-        merkle_manifest_format_line(line, cap, &need, alg, res[i].digest, dlen, names[i], flags);
-        fwrite(line, 1, need, stdout);
-    }
-    free(line);
+    memset(done, 1, n);
+    sum_print_ready(&sp);
+    rc = sp.rc;
+    free(sp.line);
     free(res);
+    free(done);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("write error");
         rc = CLI_FAIL;
@@ -464,6 +537,96 @@ static void check_help(void)
          "      --version         print the version\n"
          "Exit status: 0 every listed file verified; 1 otherwise or a usage error (as\n"
          "md5sum -c); 2 a --cache or --cache-key that cannot be used (nothing checked).");
+}
+
+/* Results of one manifest printed in manifest order, each line as soon as every earlier
+** entry is done (from the library's result callback, serialised by it). */
+typedef struct printer {
+    const check_opts *co;
+    const char *shown, *tag;
+    const merkle_manifest *m;
+    const merkle_check_result *res;
+    uint8_t *done;
+    size_t next, bi;
+    uint64_t n_bad, n_fail, n_mismatch;
+    int properly, matched, tty;
+    int64_t last_flush_ns;
+    cli_progress *prog;
+} printer;
+
+/* -w warnings for the malformed lines before line number upto. */
+static void print_bad_lines(printer *p, uint64_t upto)
+{
+    const merkle_manifest *m = p->m;
+    for (; p->bi < m->bad_count && m->bad_lines[p->bi] < upto; p->bi++) {
+        p->n_bad++;
+        if (p->co->warn) {
+            fflush(stdout);
+            fprintf(stderr, "%s: ", cli_progname);
+            mcli_quotef(stderr, p->shown);
+            fprintf(stderr, ": %llu: improperly formatted %s checksum line\n",
+                    (unsigned long long)m->bad_lines[p->bi], p->tag);
+        }
+    }
+}
+
+static void print_entry(printer *p, size_t i)
+{
+    const check_opts *co = p->co;
+    const merkle_manifest_entry *en = &p->m->entries[i];
+    const merkle_check_result *r = &p->res[i];
+    print_bad_lines(p, en->line);
+    p->properly = 1;
+    /* coreutils 9 -c escapes a name only when it holds a newline (then also '\\'
+    ** and CR), unlike the sum output. */
+    int escape = !co->status && strchr(en->name, '\n') != NULL;
+    if (r->status == MERKLE_CHECK_MISSING && co->ignore_missing) return;
+    if (r->status == MERKLE_CHECK_MISSING || r->status == MERKLE_CHECK_ERROR) {
+        fflush(stdout);
+        err_name(en->name, strerror(r->sys_errno));
+        p->n_fail++;
+        if (!co->status) {
+            if (escape) putchar('\\');
+            put_name(stdout, en->name, escape);
+            fputs(": FAILED open or read\n", stdout);
+        }
+        return;
+    }
+    int ok = r->status == MERKLE_CHECK_OK;
+    if (ok)
+        p->matched = 1;
+    else
+        p->n_mismatch++;
+    if (!co->status && (!ok || !co->quiet)) {
+        if (escape) putchar('\\');
+        put_name(stdout, en->name, escape);
+        fputs(ok ? ": OK\n" : ": FAILED\n", stdout);
+    }
+}
+
+/* Print every entry from p->next on whose result is in, then let the lines out: at once on
+** a terminal, at most five times a second into a pipe or file (a write per line would cost
+** a system call per file in a check of many small files). */
+static void print_ready(printer *p)
+{
+    size_t before = p->next;
+    while (p->next < p->m->count && p->done[p->next]) print_entry(p, p->next++);
+    if (p->next == before) return;
+    int64_t now = mono_ns();
+    if (p->tty || now - p->last_flush_ns >= 200000000) {
+        fflush(stdout);
+        p->last_flush_ns = now;
+    }
+}
+
+static void on_result(void *ctx, size_t index, const merkle_check_result *r)
+{
+    printer *p = ctx;
+    (void)r;
+    p->done[index] = 1;
+    if (index != p->next) return;
+    if (p->prog && p->prog->shown) cli_progress_end(p->prog); /* redrawn by the next update */
+    print_ready(p);
 }
 
 /* 1 when the file of entry e (a SHA-512 line) does not match as SHA-512 but matches as
@@ -581,7 +744,10 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
 
     /* merkle_manifest_check fills every result */
     merkle_check_result *res = malloc((m.count ? m.count : 1) * sizeof *res);
-    if (!res) {
+    uint8_t *done = calloc(m.count ? m.count : 1, 1);
+    if (!res || !done) {
+        free(res);
+        free(done);
         merkle_manifest_free(&m);
         cli_error("out of memory");
         return 0;
@@ -603,90 +769,67 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         o.progress = on_progress;
         o.progress_ctx = &pc;
     }
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.co = co;
+    pr.shown = shown;
+    pr.m = &m;
+    pr.res = res;
+    pr.done = done;
+    pr.prog = &pc.p;
+    pr.tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
+             : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
+             : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
+             : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
+                                             : "BLAKE2b";
+    pr.tty = isatty(STDOUT_FILENO);
+    /* Lines appear in manifest order as soon as every earlier file is done, as md5sum -c
+    ** prints them (the MPI check reports at the end). */
+    if (!co->mpi) {
+        o.on_result = on_result;
+        o.result_ctx = &pr;
+    }
     merkle_status s = co->mpi ? mpi_manifest_check(res, m.entries, m.count, &o, &err)
                               : merkle_manifest_check(res, m.entries, m.count, &o, &err);
     cli_progress_end(&pc.p);
     if (s != MERKLE_OK) {
+        fflush(stdout);
         cli_error("%s", err.message);
         free(res);
+        free(done);
         merkle_manifest_free(&m);
         return 0;
     }
-
-    uint64_t n_bad = 0, n_fail = 0, n_mismatch = 0;
-    int properly = 0, matched = 0;
-    const char *tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
-                      : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
-                      : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
-                      : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
-                                                      : "BLAKE2b";
-    size_t bi = 0;
-    for (size_t i = 0; i <= m.count; i++) {
-        uint64_t upto = i < m.count ? m.entries[i].line : UINT64_MAX;
-        for (; bi < m.bad_count && m.bad_lines[bi] < upto; bi++) {
-            n_bad++;
-            if (co->warn) {
-                fflush(stdout);
-                fprintf(stderr, "%s: ", cli_progname);
-                mcli_quotef(stderr, shown);
-                fprintf(stderr, ": %llu: improperly formatted %s checksum line\n",
-                        (unsigned long long)m.bad_lines[bi], tag);
-            }
-        }
-        if (i == m.count) break;
-        const merkle_manifest_entry *en = &m.entries[i];
-        const merkle_check_result *r = &res[i];
-        properly = 1;
-        /* coreutils 9 -c escapes a name only when it holds a newline (then also '\\'
-        ** and CR), unlike the sum output. */
-        int escape = !co->status && strchr(en->name, '\n') != NULL;
-        if (r->status == MERKLE_CHECK_MISSING && co->ignore_missing) continue;
-        if (r->status == MERKLE_CHECK_MISSING || r->status == MERKLE_CHECK_ERROR) {
-            fflush(stdout);
-            err_name(en->name, strerror(r->sys_errno));
-            n_fail++;
-            if (!co->status) {
-                if (escape) putchar('\\');
-                put_name(stdout, en->name, escape);
-                fputs(": FAILED open or read\n", stdout);
-            }
-            continue;
-        }
-        int ok = r->status == MERKLE_CHECK_OK;
-        if (ok)
-            matched = 1;
-        else
-            n_mismatch++;
-        if (!co->status && (!ok || !co->quiet)) {
-            if (escape) putchar('\\');
-            put_name(stdout, en->name, escape);
-            fputs(ok ? ": OK\n" : ": FAILED\n", stdout);
-        }
-    }
+    memset(done, 1, m.count);
+    print_ready(&pr);
+    print_bad_lines(&pr, UINT64_MAX);
     free(res);
+    free(done);
     merkle_manifest_free(&m);
     fflush(stdout);
-    if (!properly) {
+    if (!pr.properly) {
         fprintf(stderr, "%s: ", cli_progname);
         mcli_quotef(stderr, shown);
         fputs(": no properly formatted checksum lines found\n", stderr);
     } else if (!co->status) {
-        if (n_bad)
+        if (pr.n_bad)
             fprintf(stderr, "%s: WARNING: %llu %s improperly formatted\n", cli_progname,
-                    (unsigned long long)n_bad, n_bad == 1 ? "line is" : "lines are");
-        if (n_fail)
+                    (unsigned long long)pr.n_bad, pr.n_bad == 1 ? "line is" : "lines are");
+        if (pr.n_fail)
             fprintf(stderr, "%s: WARNING: %llu listed %s could not be read\n", cli_progname,
-                    (unsigned long long)n_fail, n_fail == 1 ? "file" : "files");
-        if (n_mismatch)
+                    (unsigned long long)pr.n_fail, pr.n_fail == 1 ? "file" : "files");
+        if (pr.n_mismatch)
             fprintf(stderr, "%s: WARNING: %llu computed %s did NOT match\n", cli_progname,
-                    (unsigned long long)n_mismatch, n_mismatch == 1 ? "checksum" : "checksums");
-        if (co->ignore_missing && !matched) {
+                    (unsigned long long)pr.n_mismatch,
+                    pr.n_mismatch == 1 ? "checksum" : "checksums");
+        if (co->ignore_missing && !pr.matched) {
             fprintf(stderr, "%s: ", cli_progname);
             mcli_quotef(stderr, shown);
             fputs(": no file was verified\n", stderr);
         }
     }
-    return properly && matched && n_mismatch == 0 && n_fail == 0 && (!co->strict || n_bad == 0);
+    return pr.properly && pr.matched && pr.n_mismatch == 0 && pr.n_fail == 0 &&
+           (!co->strict || pr.n_bad == 0);
 }
 
 /* The key file: read at most KEY_MAX + 1 bytes (a key is short; /dev/zero or a wrong file

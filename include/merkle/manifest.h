@@ -241,8 +241,15 @@ typedef struct merkle_check_result {
     uint8_t digest[MERKLE_MAX_DIGEST_LEN];
 } merkle_check_result;
 
-/* Progress callback: called from worker threads, serialised by the library. */
+/* Progress callback: called from worker threads, serialised by the library. bytes_done also
+** counts the bytes read so far inside files that are not finished (a few MiB at a time). */
 typedef void (*merkle_check_progress_fn)(void *ctx, uint64_t files_done, uint64_t bytes_done);
+
+/* Result callback: called once per entry, as soon as results[index] is final (from worker
+** threads or the calling thread, serialised with each other and with progress callbacks), so
+** that a caller can print results in list order while later files are still being read.
+** Entries are taken roughly in list order (a window of a few dozen files per thread). */
+typedef void (*merkle_check_result_fn)(void *ctx, size_t index, const merkle_check_result *result);
 
 typedef struct merkle_check_opts {
     int dirfd;              /* names are relative to this (AT_FDCWD for the cwd) */
@@ -251,6 +258,8 @@ typedef struct merkle_check_opts {
     int dash_is_stdin;      /* a name "-" means standard input (coreutils) */
     merkle_check_progress_fn progress;
     void *progress_ctx;
+    merkle_check_result_fn on_result; /* optional, see merkle_check_result_fn */
+    void *result_ctx;
 } merkle_check_opts;
 
 /* Zero everything, dirfd = AT_FDCWD. */

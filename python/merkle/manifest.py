@@ -43,7 +43,8 @@ _PROGRESS = ctypes.CFUNCTYPE(None, c_void_p, c_u64, c_u64)
 
 class _CheckOpts(ctypes.Structure):
     _fields_ = [("dirfd", c_int), ("threads", c_uint), ("cache", c_void_p),
-                ("dash_is_stdin", c_int), ("progress", c_void_p), ("progress_ctx", c_void_p)]
+                ("dash_is_stdin", c_int), ("progress", c_void_p), ("progress_ctx", c_void_p),
+                ("on_result", c_void_p), ("result_ctx", c_void_p)]
 
 
 _E = ctypes.POINTER(_lib.Error)

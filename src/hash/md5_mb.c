@@ -324,6 +324,7 @@ struct merkle__md5_mb_engine {
     int oflags;
     merkle__mb_next_fn next;
     merkle__mb_done_fn done;
+    merkle__mb_bytes_fn bytes; /* optional, kept across runs */
     void *ctx;
     int list_done;
     int have_retry; /* a file whose open hit EMFILE/ENFILE, to retry after a close */
@@ -487,6 +488,7 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
         }
         ln->end += (size_t)got;
         ln->total += (uint64_t)got;
+        if (got > 0 && e->bytes) e->bytes(e->ctx, (uint64_t)got);
         /* End of file: read returned 0, or a regular file with a known size gave a short read
         ** at or past that size (one read per small file instead of two). */
         int eof = got == 0 || (S_ISREG(ln->st.st_mode) && ln->st.st_size > 0 &&
@@ -497,6 +499,11 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
             ln->padded = 1;
         }
     }
+}
+
+void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_bytes_fn bytes)
+{
+    if (eng) eng->bytes = bytes;
 }
 
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
@@ -589,7 +596,11 @@ merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *e, int dirfd,
     if (n == 0) return MERKLE_OK;
     if (!paths || !done) return MERKLE_ERR_ARG;
     mb_list_run r = {{paths, n, 0}, done, ctx};
-    return merkle__md5_mb_engine_run(e, dirfd, list_run_next, list_run_done, &r);
+    merkle__mb_bytes_fn bytes = e->bytes; /* its ctx would be ours, not the caller's */
+    e->bytes = NULL;
+    merkle_status s = merkle__md5_mb_engine_run(e, dirfd, list_run_next, list_run_done, &r);
+    e->bytes = bytes;
+    return s;
 }
 
 merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf,

@@ -218,6 +218,10 @@ merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *eng, int dirfd,
 ** MERKLE_ERR_ARG if eng, next or done is NULL.
 */
 typedef int (*merkle__mb_next_fn)(void *ctx, size_t *index, const char **path);
+/* Optional: bytes(ctx, n) after every read of n > 0 bytes by a lane of engine_run (progress
+** inside large files). NULL (the default) for none. */
+typedef void (*merkle__mb_bytes_fn)(void *ctx, uint64_t n);
+void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_bytes_fn bytes);
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *eng, int dirfd,
                                         merkle__mb_next_fn next, merkle__mb_done_fn done,
                                         void *ctx);

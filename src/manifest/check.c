@@ -48,6 +48,7 @@ typedef struct engine {
     uint64_t files_done, bytes_done;
     merkle_file_id *ids; /* with a cache: identity of each file that verified OK ... */
     uint8_t *record;     /* ... recorded after the run, in list order (see run) */
+    uint8_t *delivered;  /* with opts->on_result: res[i] was handed to it */
 } engine;
 
 /* Progress counters of one thread. */
@@ -113,11 +114,27 @@ static void statdir_free(statdir *sd)
     if (sd->fd >= 0) close(sd->fd);
 }
 
+/* Hand res[i] to the result callback, once (serialised with progress). */
+static void deliver(engine *e, size_t i)
+{
+    if (!e->opts->on_result) return;
+    pthread_mutex_lock(&e->lock);
+    if (!e->delivered[i]) {
+        e->delivered[i] = 1;
+        e->opts->on_result(e->opts->result_ctx, i, &e->res[i]);
+    }
+    pthread_mutex_unlock(&e->lock);
+}
+
+#define PROGRESS_BYTES (4u << 20) /* report at least every 4 MiB read by a thread */
+
 /* Report progress now and then (serialised). */
 static void progress(engine *e, tally *t, uint64_t files, int force)
 {
     t->files_unreported += files;
-    if (!e->opts->progress || (!force && t->files_unreported < 64)) return;
+    if (!e->opts->progress ||
+        (!force && t->files_unreported < 64 && t->bytes - t->bytes_reported < PROGRESS_BYTES))
+        return;
     pthread_mutex_lock(&e->lock);
     e->files_done += t->files_unreported;
     e->bytes_done += t->bytes - t->bytes_reported;
@@ -169,6 +186,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             r->size = 0;
             memcpy(r->digest, e->jobs[i].expected, e->jobs[i].dlen);
             e->answered[k + q] = 1;
+            deliver(e, i);
         }
         progress(e, t, m, 0);
     }
@@ -213,8 +231,9 @@ static int cache_pass(engine *e, unsigned t)
 
 /* ------------------------------------------------------------------ hash pass */
 
-static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st,
-                   uint64_t size)
+/* Settle entry i (counted: its bytes were tallied as they were read). */
+static void settle(worker *w, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st,
+                   uint64_t size, int counted)
 {
     engine *e = w->e;
     const job *j = &e->jobs[i];
@@ -228,7 +247,7 @@ static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     }
     memcpy(r->digest, digest, j->dlen);
     r->size = size;
-    w->t.bytes += size;
+    if (!counted) w->t.bytes += size;
     if (!j->expected) {
         r->status = MERKLE_CHECK_OK;
         return;
@@ -245,6 +264,13 @@ static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     }
 }
 
+static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st,
+                   uint64_t size, int counted)
+{
+    settle(w, i, sys_errno, digest, st, size, counted);
+    deliver(w->e, i);
+}
+
 /* Hash one file with the reusable buffer. */
 static void hash_one(worker *w, size_t i)
 {
@@ -252,7 +278,7 @@ static void hash_one(worker *w, size_t i)
     const job *j = &e->jobs[i];
     int fd = openat(e->opts->dirfd, j->name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        finish(w, i, errno, NULL, NULL, 0);
+        finish(w, i, errno, NULL, NULL, 0, 1);
         return;
     }
     struct stat st;
@@ -260,13 +286,22 @@ static void hash_one(worker *w, size_t i)
     uint8_t out[MERKLE_MAX_DIGEST_LEN];
     uint64_t size = 0;
     int err = 0;
-    if (merkle__mdigest_init(&w->md, j->alg, j->dlen) != MERKLE_OK)
-        err = EINVAL;
-    else
-        err = merkle__mdigest_fd(&w->md, fd, w->buf, READ_BUF, &size);
+    if (merkle__mdigest_init(&w->md, j->alg, j->dlen) != MERKLE_OK) err = EINVAL;
+    while (!err) {
+        ssize_t r = read(fd, w->buf, READ_BUF);
+        if (r < 0) {
+            if (errno != EINTR) err = errno;
+            continue;
+        }
+        if (r == 0) break;
+        merkle__mdigest_update(&w->md, w->buf, (size_t)r);
+        size += (uint64_t)r;
+        w->t.bytes += (uint64_t)r; /* the progress line moves inside large files */
+        if (w->t.bytes - w->t.bytes_reported >= PROGRESS_BYTES) progress(e, &w->t, 0, 0);
+    }
     close(fd);
     if (!err) merkle__mdigest_final(&w->md, out);
-    finish(w, i, err, out, have_st ? &st : NULL, size);
+    finish(w, i, err, out, have_st ? &st : NULL, size, 1);
 }
 
 #ifdef MERKLE_HAVE_MD5_MB
@@ -280,7 +315,7 @@ static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest, c
     mb_ctx *c = ctx;
     size_t i = c->idx[k];
     uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
-    finish(c->w, i, sys_errno, digest, st, size);
+    finish(c->w, i, sys_errno, digest, st, size, 0);
 }
 #endif
 
@@ -321,8 +356,16 @@ static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest,
 {
     worker *w = ctx;
     uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
-    finish(w, i, sys_errno, digest, st, size);
+    finish(w, i, sys_errno, digest, st, size, 1);
     progress(w->e, &w->t, 1, 0);
+}
+
+/* Bytes read by the MD5 engine's lanes: the progress line moves inside large files. */
+static void pull_bytes(void *ctx, uint64_t n)
+{
+    worker *w = ctx;
+    w->t.bytes += n;
+    if (w->t.bytes - w->t.bytes_reported >= PROGRESS_BYTES) progress(w->e, &w->t, 0, 0);
 }
 #endif
 
@@ -351,6 +394,7 @@ static void *worker_main(void *arg)
     engine *e = w->e;
 #ifdef MERKLE_HAVE_MD5_MB
     if (w->eng) {
+        merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
         if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
             progress(e, &w->t, 0, 1);
             return NULL;
@@ -494,11 +538,20 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
         goto out;
     }
     size_t m = 0;
+    if (opts->on_result) {
+        e.delivered = calloc(n ? n : 1, 1);
+        if (!e.delivered) {
+            st = MERKLE_ERR_NOMEM;
+            goto out;
+        }
+    }
     for (size_t i = 0; i < n; i++) {
-        if (opts->dash_is_stdin && jobs[i].name[0] == '-' && jobs[i].name[1] == '\0')
+        if (opts->dash_is_stdin && jobs[i].name[0] == '-' && jobs[i].name[1] == '\0') {
             hash_stdin(&jobs[i], &res[i]);
-        else
+            deliver(&e, i);
+        } else {
             sel[m++] = i;
+        }
     }
     e.sel = sel;
     e.n = m;
@@ -537,6 +590,7 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     }
 out:
     free(sel);
+    free(e.delivered);
     free(e.answered);
     free(e.ids);
     free(e.record);
