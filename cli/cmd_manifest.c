@@ -402,7 +402,7 @@ int cmd_sum(int argc, char **argv)
         return CLI_FAIL;
     }
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.threads = threads;
     o.dash_is_stdin = 1;
     prog_ctx pc;
@@ -637,7 +637,7 @@ static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
     const char *names[1] = {e->name};
     merkle_check_result r;
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.threads = 1;
     (void)co;
     if (merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_SHA512, 64, &o, NULL) !=
@@ -753,7 +753,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         return 0;
     }
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.threads = co->threads;
     o.cache = co->cache;
     o.dash_is_stdin = !is_stdin;
@@ -1363,7 +1363,7 @@ int cmd_audit(int argc, char **argv)
     }
     merkle_check_result *res = calloc(m.count ? m.count : 1, sizeof *res);
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.dirfd = dirfd;
     o.threads = threads;
     prog_ctx pc;

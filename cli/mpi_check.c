@@ -171,7 +171,7 @@ int mpi_check_start(void)
             return (int)req[1];
         }
         merkle_check_opts o;
-        merkle_check_opts_init(&o);
+        merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
         o.threads = req[2] ? req[2] : g_default_threads;
         uint8_t *all = NULL;
         size_t total = 0;
@@ -241,7 +241,7 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
                                  const merkle_check_opts *opts, merkle_error *error)
 {
     merkle_check_opts local;
-    merkle_check_opts_init(&local);
+    merkle_check_opts_init(&local, MERKLE_CHECK_OPTS_VERSION);
     if (opts) local = *opts;
     local.progress = NULL;
     local.progress_ctx = NULL;

@@ -343,7 +343,7 @@ static void test_check_engine(void **state)
         merkle_check_result res[N];
         for (unsigned t = 0; t <= 3; t++) {
             merkle_check_opts o;
-            merkle_check_opts_init(&o);
+            merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
             o.dirfd = dirfd;
             o.threads = t;
             assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
@@ -364,7 +364,7 @@ static void test_check_engine(void **state)
         const char *nm[N];
         for (size_t i = 0; i < N; i++) nm[i] = names[i];
         merkle_check_opts o;
-        merkle_check_opts_init(&o);
+        merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
         o.dirfd = dirfd;
         o.threads = 2;
         assert_int_equal(merkle_manifest_hash_files(res, nm, N, (merkle_manifest_alg)alg,
@@ -400,7 +400,7 @@ static void test_cache_rules_and_file(void **state)
     merkle_vcache *c;
     assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.dirfd = dirfd;
     o.cache = c;
     o.threads = 2;
@@ -564,6 +564,39 @@ static void test_racy_granularity(void **state)
 
 /* Two caches saved to one file one after the other, each from its own load: the second
 ** save merges the first's entries; a name the second forgot stays forgotten. */
+/* Options carry their layout version: unknown versions are refused, not misread. */
+static void test_check_opts_version(void **state)
+{
+    (void)state;
+    merkle_check_opts o;
+    assert_int_equal(merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION), MERKLE_OK);
+    assert_int_equal(o.version, MERKLE_CHECK_OPTS_VERSION);
+    assert_int_equal(o.dirfd, AT_FDCWD);
+    assert_int_equal(merkle_check_opts_init(&o, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION + 1), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_check_opts_init(NULL, MERKLE_CHECK_OPTS_VERSION), MERKLE_ERR_ARG);
+    merkle_check_opts s = MERKLE_CHECK_OPTS_INIT;
+    assert_int_equal(s.version, MERKLE_CHECK_OPTS_VERSION);
+    assert_int_equal(s.dirfd, AT_FDCWD);
+    merkle_check_result r;
+    const char *names[1] = {"/dev/null"};
+    assert_int_equal(merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_MD5, 16, &s, NULL),
+                     MERKLE_OK);
+    s.version = MERKLE_CHECK_OPTS_VERSION + 1;
+    merkle_error err;
+    assert_int_equal(merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_MD5, 16, &s, &err),
+                     MERKLE_ERR_ARG);
+    merkle_manifest_entry e;
+    memset(&e, 0, sizeof e);
+    e.name = "/dev/null";
+    e.alg = MERKLE_MANIFEST_MD5;
+    e.digest_len = 16;
+    assert_int_equal(merkle_manifest_check(&r, &e, 1, &s, &err), MERKLE_ERR_ARG);
+    s.version = 0;
+    assert_int_equal(merkle_manifest_check(&r, &e, 1, &s, &err), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_manifest_check(&r, &e, 1, NULL, &err), MERKLE_OK);
+}
+
 static void test_cache_merge(void **state)
 {
     (void)state;
@@ -763,7 +796,7 @@ static void test_cache_pass(void **state)
     merkle_vcache *c;
     assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
     merkle_check_opts o;
-    merkle_check_opts_init(&o);
+    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.dirfd = dirfd;
     o.cache = c;
     o.threads = 1;
@@ -1035,6 +1068,7 @@ int main(void)
         cmocka_unit_test(test_cache_rules_and_file),
         cmocka_unit_test(test_racy_granularity),
         cmocka_unit_test(test_cache_merge),
+        cmocka_unit_test(test_check_opts_version),
         cmocka_unit_test(test_cache_hmac),
         cmocka_unit_test(test_cache_pass),
         cmocka_unit_test(test_verified_read),

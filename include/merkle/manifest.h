@@ -251,7 +251,12 @@ typedef void (*merkle_check_progress_fn)(void *ctx, uint64_t files_done, uint64_
 ** Entries are taken roughly in list order (a window of a few dozen files per thread). */
 typedef void (*merkle_check_result_fn)(void *ctx, size_t index, const merkle_check_result *result);
 
+/* The layout version of merkle_check_opts this header describes (docs/library.md, "API
+** grammar"): a later release that adds fields raises it and still accepts older versions. */
+#define MERKLE_CHECK_OPTS_VERSION 1
+
 typedef struct merkle_check_opts {
+    uint32_t version;       /* MERKLE_CHECK_OPTS_VERSION, set by merkle_check_opts_init */
     int dirfd;              /* names are relative to this (AT_FDCWD for the cwd) */
     unsigned threads;       /* 0 = one per online CPU */
     merkle_vcache *cache;   /* optional: skip unchanged verified files, record new OKs */
@@ -262,8 +267,15 @@ typedef struct merkle_check_opts {
     void *result_ctx;
 } merkle_check_opts;
 
-/* Zero everything, dirfd = AT_FDCWD. */
-MERKLE_API void merkle_check_opts_init(merkle_check_opts *o);
+#ifdef AT_FDCWD
+/* Static initialiser with the defaults (needs <fcntl.h> before this header). */
+#define MERKLE_CHECK_OPTS_INIT {MERKLE_CHECK_OPTS_VERSION, AT_FDCWD, 0, 0, 0, 0, 0, 0, 0}
+#endif
+
+/* Defaults for `version` (pass MERKLE_CHECK_OPTS_VERSION): everything zero, dirfd = AT_FDCWD,
+** o->version = version. MERKLE_ERR_ARG for a NULL o or a version this library does not know
+** (0, or newer than it). The check functions refuse options of an unknown version the same way. */
+MERKLE_API merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t version);
 
 /*
 ** Check n entries: results[i] for entries[i] (caller-allocated). MD5 files go through the

@@ -41,8 +41,11 @@ class _CheckResult(ctypes.Structure):
 _PROGRESS = ctypes.CFUNCTYPE(None, c_void_p, c_u64, c_u64)
 
 
+CHECK_OPTS_VERSION = 1  # MERKLE_CHECK_OPTS_VERSION of the layout below
+
+
 class _CheckOpts(ctypes.Structure):
-    _fields_ = [("dirfd", c_int), ("threads", c_uint), ("cache", c_void_p),
+    _fields_ = [("version", c_u32), ("dirfd", c_int), ("threads", c_uint), ("cache", c_void_p),
                 ("dash_is_stdin", c_int), ("progress", c_void_p), ("progress_ctx", c_void_p),
                 ("on_result", c_void_p), ("result_ctx", c_void_p)]
 
@@ -59,7 +62,7 @@ _format_line = fn("merkle_manifest_format_line", c_int, c_void_p, c_size_t,
 _digest = fn("merkle_manifest_digest", c_int, c_void_p, c_int, c_size_t, c_void_p, c_size_t)
 _digest_fd = fn("merkle_manifest_digest_fd", c_int, c_void_p, c_int, c_size_t, c_int,
                 ctypes.POINTER(c_u64), _E)
-_opts_init = fn("merkle_check_opts_init", None, ctypes.POINTER(_CheckOpts))
+_opts_init = fn("merkle_check_opts_init", c_int, ctypes.POINTER(_CheckOpts), c_u32)
 _check = fn("merkle_manifest_check", c_int, ctypes.POINTER(_CheckResult),
             ctypes.POINTER(_Entry), c_size_t, ctypes.POINTER(_CheckOpts), _E)
 _dirroot = fn("merkle_manifest_dirroot", c_int, c_void_p, ctypes.POINTER(_Manifest), _E)
@@ -168,7 +171,7 @@ def check_manifest(manifest, base_dir=".", algorithm=None, threads=0):
             entries = p.entries()
             res = (_CheckResult * max(n, 1))()
             opts = _CheckOpts()
-            _opts_init(ctypes.byref(opts))
+            _opts_init(ctypes.byref(opts), CHECK_OPTS_VERSION)
             opts.dirfd = dirfd
             opts.threads = threads
             err = _lib.Error()

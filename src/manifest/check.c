@@ -599,11 +599,23 @@ out:
     return MERKLE_OK;
 }
 
-void merkle_check_opts_init(merkle_check_opts *o)
+merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t version)
 {
-    if (!o) return;
+    if (!o || version == 0 || version > MERKLE_CHECK_OPTS_VERSION) return MERKLE_ERR_ARG;
     memset(o, 0, sizeof *o);
+    o->version = version;
     o->dirfd = AT_FDCWD;
+    return MERKLE_OK;
+}
+
+/* The caller's options as this library's layout (one version so far), or -1 when their
+** version is unknown. */
+static int take_opts(merkle_check_opts *dst, const merkle_check_opts *src)
+{
+    if (!src) return merkle_check_opts_init(dst, MERKLE_CHECK_OPTS_VERSION) == MERKLE_OK ? 0 : -1;
+    if (src->version == 0 || src->version > MERKLE_CHECK_OPTS_VERSION) return -1;
+    *dst = *src;
+    return 0;
 }
 
 merkle_status merkle_manifest_check(merkle_check_result *results,
@@ -611,11 +623,10 @@ merkle_status merkle_manifest_check(merkle_check_result *results,
                                     const merkle_check_opts *opts, merkle_error *error)
 {
     if ((!results || !entries) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
-    merkle_check_opts def;
-    if (!opts) {
-        merkle_check_opts_init(&def);
-        opts = &def;
-    }
+    merkle_check_opts o;
+    if (take_opts(&o, opts) != 0)
+        return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "unknown merkle_check_opts version");
+    opts = &o;
     job *jobs = malloc((n ? n : 1) * sizeof *jobs);
     if (!jobs) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     for (size_t i = 0; i < n; i++) {
@@ -643,10 +654,8 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
     if (!merkle__manifest_len_ok(alg, digest_len))
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad algorithm or digest length");
     merkle_check_opts o;
-    if (opts)
-        o = *opts;
-    else
-        merkle_check_opts_init(&o);
+    if (take_opts(&o, opts) != 0)
+        return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "unknown merkle_check_opts version");
     o.cache = NULL;
     job *jobs = malloc((n ? n : 1) * sizeof *jobs);
     if (!jobs) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
