@@ -297,7 +297,7 @@ int main(int argc, char **argv)
     merkle_trie_prove(proof, sizeof proof, &plen, t, keys, 32, NULL);
     size_t before = g_allocs;
     merkle_trie_proof_info info;
-    merkle_status st = merkle_trie_proof_verify(&info, proof, plen, root, NULL);
+    merkle_status st = merkle_trie_proof_verify(&info, root, proof, plen, NULL);
     printf("4. proof of a present key: %zu bytes, %zu nodes, verify %s with %zu heap allocations" ALLOCS_NOTE "\n",
            plen, info.nodes, st == MERKLE_OK ? "OK" : "FAILED", g_allocs - before);
     merkle_trie_free(t);

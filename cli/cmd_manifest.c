@@ -477,7 +477,7 @@ typedef struct check_opts {
 static void *cache_load_main(void *arg)
 {
     cache_loader *l = arg;
-    l->status = merkle_vcache_load(l->cache, l->path, &l->loaded, &l->rejected, &l->err);
+    l->status = merkle_vcache_load(&l->loaded, &l->rejected, l->cache, l->path, &l->err);
     return NULL;
 }
 
@@ -1086,7 +1086,7 @@ int cmd_cat(int argc, char **argv)
     }
     for (size_t i = 0; i < n && rc == CLI_OK; i++) {
         const char *name = argv[optind + (int)i];
-        merkle_status s = merkle_verified_read(r, name, &data[i], &lens[i], &bufs[i], NULL, &err);
+        merkle_status s = merkle_vreader_read(&data[i], &lens[i], &bufs[i], NULL, r, name, &err);
         if (s != MERKLE_OK) {
             fprintf(stderr, "%s cat: %s\n", cli_progname, err.message);
             rc = CLI_FAIL;
@@ -1099,7 +1099,7 @@ int cmd_cat(int argc, char **argv)
         cli_error("write error");
         rc = CLI_FAIL;
     }
-    for (size_t i = 0; bufs && i < n; i++) merkle_vbuf_release(bufs[i]);
+    for (size_t i = 0; bufs && i < n; i++) merkle_vbuf_free(bufs[i]);
     free(bufs);
     free(data);
     free(lens);

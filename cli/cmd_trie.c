@@ -100,7 +100,7 @@ static int apply_ops(merkle_trie *t, const char *name)
     if (scratch == NULL) {
         cli_error("trie: %s: out of memory", shown);
         rc = CLI_FAIL;
-    } else if (merkle_trie_apply_text(t, buf, len, NULL, scratch, len / 2 + 1, &e) != MERKLE_OK) {
+    } else if (merkle_trie_apply_text(NULL, t, buf, len, scratch, len / 2 + 1, &e) != MERKLE_OK) {
         cli_error("trie: %s:%llu: %s", shown, (unsigned long long)e.line, e.message);
         rc = CLI_FAIL;
     }
@@ -150,7 +150,7 @@ static int do_verify(const char *sub, const char *proof_name, const char *root_s
     char *buf = read_named(proof_name, &len);
     if (buf == NULL) return CLI_USAGE;
     merkle_trie_proof_info info;
-    merkle_status st = merkle_trie_proof_verify(&info, (const uint8_t *)buf, len, root, &e);
+    merkle_status st = merkle_trie_proof_verify(&info, root, (const uint8_t *)buf, len, &e);
     int rc;
     if (st == MERKLE_OK) {
         fputs("OK: key ", stdout);

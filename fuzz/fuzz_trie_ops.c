@@ -48,7 +48,7 @@ static int copy_visit(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, 
     if (merkle_trie_root(root, c->src, 1, NULL) != MERKLE_OK) abort();
     if (merkle_trie_prove(buf, sizeof buf, &n, c->src, k, kl, NULL) == MERKLE_OK) {
         merkle_trie_proof_info info;
-        if (merkle_trie_proof_verify(&info, buf, n, root, NULL) != MERKLE_OK) abort();
+        if (merkle_trie_proof_verify(&info, root, buf, n, NULL) != MERKLE_OK) abort();
         if (!info.present || info.key_len != kl || info.value_len != vl) abort();
         if (vl && memcmp(info.value, v, vl) != 0) abort();
     }
@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merkle_trie_alloc(&u, bfs[data[0] & 3]) != MERKLE_OK) abort();
     uint8_t *scratch = malloc(size / 2 + 1);
     merkle_error e;
-    (void)merkle_trie_apply_text(t, (const char *)data + 1, size - 1, NULL, scratch, size / 2 + 1,
+    (void)merkle_trie_apply_text(NULL, t, (const char *)data + 1, size - 1, scratch, size / 2 + 1,
                                  &e);
     copy_ctx c = {u, t, 0, NULL, 0, 2 * size + 16, 0, NULL, NULL, NULL, NULL};
     c.store = malloc(c.cap);
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merkle_trie_prove(buf, sizeof buf, &n, t, probe, sizeof probe, NULL) == MERKLE_OK) {
         merkle_trie_proof_info info;
         if (merkle_trie_root(r3, t, 1, NULL) != MERKLE_OK) abort();
-        if (merkle_trie_proof_verify(&info, buf, n, r3, NULL) != MERKLE_OK) abort();
+        if (merkle_trie_proof_verify(&info, r3, buf, n, NULL) != MERKLE_OK) abort();
         if (info.present != found) abort();
     }
     free(scratch);

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     merkle_error e;
     if ((data[0] & 1) == 0) {
         if (size < 33) return 0;
-        if (merkle_trie_proof_verify(&info, data + 33, size - 33, data + 1, &e) == MERKLE_OK) {
+        if (merkle_trie_proof_verify(&info, data + 1, data + 33, size - 33, &e) == MERKLE_OK) {
             if (info.key_len && (info.key < data || info.key + info.key_len > data + size))
                 abort();
             if (!info.present && info.value_len) abort();
@@ -38,22 +38,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const uint8_t *key = data + 4;
     size_t bitpos = data[2] * 8u + data[3] % 8u;
     uint8_t *scratch = malloc(size / 2 + 1);
-    (void)merkle_trie_apply_text(t, (const char *)data + 4, size - 4, NULL, scratch,
-                                 size / 2 + 1, &e);
+    (void)merkle_trie_apply_text(NULL, t, (const char *)data + 4, size - 4, scratch, size / 2 + 1,
+                                 &e);
     uint8_t root[32];
     if (merkle_trie_root(root, t, 1, NULL) != MERKLE_OK) abort();
     size_t need;
     if (merkle_trie_prove(NULL, 0, &need, t, key, klen, NULL) != MERKLE_ERR_BUFFER) abort();
     uint8_t *p = malloc(need);
     if (merkle_trie_prove(p, need, &need, t, key, klen, NULL) != MERKLE_OK) abort();
-    if (merkle_trie_proof_verify(&info, p, need, root, &e) != MERKLE_OK) abort();
+    if (merkle_trie_proof_verify(&info, root, p, need, &e) != MERKLE_OK) abort();
     size_t vl;
     int found;
     (void)merkle_trie_get(NULL, 0, &vl, &found, t, key, klen);
     if (info.present != found) abort();
     if (bitpos / 8 < need) {
         p[bitpos / 8] ^= (uint8_t)(1u << (bitpos % 8));
-        if (merkle_trie_proof_verify(&info, p, need, root, &e) == MERKLE_OK) {
+        if (merkle_trie_proof_verify(&info, root, p, need, &e) == MERKLE_OK) {
             uint8_t *v = malloc(info.value_len + 1);
             merkle_status st = merkle_trie_get(v, info.value_len + 1, &vl, &found, t, info.key,
                                                info.key_len);

@@ -431,7 +431,7 @@ static void test_cache_rules_and_file(void **state)
     merkle_vcache *c2;
     assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
     size_t loaded, rejected;
-    assert_int_equal(merkle_vcache_load(c2, cpath, &loaded, &rejected, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c2, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, N);
     assert_int_equal(rejected, 0);
     o.cache = c2;
@@ -477,7 +477,7 @@ static void test_cache_rules_and_file(void **state)
         assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
         merkle_error err;
         /* shorter than the magic and its version: not a cache, refused (never replaced) */
-        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, &err),
+        assert_int_equal(merkle_vcache_load(&loaded, NULL, c3, cpath, &err),
                          cut < 8 ? MERKLE_ERR_UNSAFE : MERKLE_ERR_FORMAT);
         assert_int_equal(merkle_vcache_count(c3), 0);
         merkle_vcache_free(c3);
@@ -490,7 +490,7 @@ static void test_cache_rules_and_file(void **state)
         img[pos] ^= 0x20;
         merkle_vcache *c3;
         assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
-        assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, NULL),
+        assert_int_equal(merkle_vcache_load(&loaded, NULL, c3, cpath, NULL),
                          pos < 8 ? MERKLE_ERR_UNSAFE : MERKLE_ERR_FORMAT);
         assert_int_equal(merkle_vcache_count(c3), 0);
         /* a save never writes over what is not a cache; a corrupt cache is replaced */
@@ -502,13 +502,13 @@ static void test_cache_rules_and_file(void **state)
     /* missing file: fine, nothing loaded */
     char missing[512];
     path_of(missing, sizeof missing, "no-such-cache");
-    assert_int_equal(merkle_vcache_load(c2, missing, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, c2, missing, NULL), MERKLE_OK);
     assert_int_equal(loaded, 0);
     /* a symbolic link is refused, by load and by save */
     char lpath[512];
     path_of(lpath, sizeof lpath, "cache.link");
     assert_int_equal(symlink(cpath, lpath), 0);
-    assert_int_equal(merkle_vcache_load(c2, lpath, &loaded, NULL, NULL), MERKLE_ERR_UNSAFE);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, c2, lpath, NULL), MERKLE_ERR_UNSAFE);
     merkle_vcache_record(c2, "y", &id, MERKLE_MANIFEST_MD5, d, 16, 200);
     assert_int_equal(merkle_vcache_save(c2, lpath, NULL), MERKLE_ERR_UNSAFE);
     struct stat lst;
@@ -606,8 +606,8 @@ static void test_cache_merge(void **state)
     merkle_vcache *a, *b, *r;
     assert_int_equal(merkle_vcache_alloc(&a, NULL, 0), MERKLE_OK);
     assert_int_equal(merkle_vcache_alloc(&b, NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(a, cpath, NULL, NULL, NULL), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(b, cpath, NULL, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(NULL, NULL, a, cpath, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(NULL, NULL, b, cpath, NULL), MERKLE_OK);
     merkle_file_id id = {1, 2, 3, 100, 100};
     uint8_t d[16] = {7};
     char name[32];
@@ -622,7 +622,7 @@ static void test_cache_merge(void **state)
     assert_int_equal(merkle_vcache_count(b), 200);
     assert_int_equal(merkle_vcache_alloc(&r, NULL, 0), MERKLE_OK);
     size_t loaded;
-    assert_int_equal(merkle_vcache_load(r, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, r, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 200);
     assert_int_equal(merkle_vcache_lookup(r, "a0", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
     assert_int_equal(merkle_vcache_lookup(r, "b99", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
@@ -661,13 +661,13 @@ static void test_cache_hmac(void **state)
     size_t loaded, rejected;
     /* right key */
     assert_int_equal(merkle_vcache_alloc(&c, key1, sizeof key1), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(c, cpath, &loaded, &rejected, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 2);
     assert_int_equal(merkle_vcache_lookup(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20), 1);
     merkle_vcache_free(c);
     /* wrong key: every entry rejected */
     assert_int_equal(merkle_vcache_alloc(&c, key2, sizeof key2), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(c, cpath, &loaded, &rejected, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 0);
     assert_int_equal(rejected, 2);
     assert_int_equal(merkle_vcache_lookup(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20), 0);
@@ -684,13 +684,13 @@ static void test_cache_hmac(void **state)
     fwrite(img, 1, len, f);
     fclose(f);
     assert_int_equal(merkle_vcache_alloc(&c, key1, sizeof key1), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(c, cpath, &loaded, &rejected, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 1);
     assert_int_equal(rejected, 1);
     merkle_vcache_free(c);
     /* without a key the forgery is accepted: that is the documented threat model */
     assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(c, cpath, &loaded, &rejected, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 2);
     merkle_vcache_free(c);
     /* The stored MAC is HMAC-SHA-256(key, "merkle-vcache-v1" || record), computed here with
@@ -851,7 +851,7 @@ static void test_cache_pass(void **state)
     merkle_vcache *c2;
     assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
     size_t loaded;
-    assert_int_equal(merkle_vcache_load(c2, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, c2, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, N - 2);
     o.cache = c2;
     o.threads = 3;
@@ -880,7 +880,7 @@ static void test_cache_pass(void **state)
         assert_int_equal(merkle_vcache_save(c2, cpath, NULL), MERKLE_OK);
         merkle_vcache_free(c2);
         assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
-        assert_int_equal(merkle_vcache_load(c2, cpath, &loaded, NULL, NULL), MERKLE_OK);
+        assert_int_equal(merkle_vcache_load(&loaded, NULL, c2, cpath, NULL), MERKLE_OK);
         assert_int_equal(loaded, N - 1);
         assert_int_equal(merkle_vcache_lookup(c2, "len", &id, MERKLE_MANIFEST_BLAKE2B, d32, 32), 1);
     }
@@ -892,7 +892,7 @@ static void test_cache_pass(void **state)
     write_dup_cache(cpath, dd, 2);
     merkle_vcache *c3;
     assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_vcache_load(c3, cpath, &loaded, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, c3, cpath, NULL), MERKLE_OK);
     assert_int_equal(loaded, 2);
     assert_int_equal(merkle_vcache_lookup(c3, "x", &id, MERKLE_MANIFEST_MD5, dd[1], 16), 1);
     merkle_vcache_forget(c3, "x");
@@ -932,39 +932,43 @@ static void test_verified_read(void **state)
     merkle_vbuf *b, *b2;
     int hit;
     for (size_t i = 0; i < N; i++) {
-        assert_int_equal(merkle_verified_read(vr, names[i], &data, &len, &b, &hit, NULL), MERKLE_OK);
+        assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, names[i], NULL), MERKLE_OK);
         assert_int_equal(hit, 0);
         uint8_t d[32];
         merkle_sha256_hash(d, data, len);
         assert_memory_equal(d, e[i].digest, 32);
-        merkle_vbuf_release(b);
-        assert_int_equal(merkle_verified_read(vr, names[i], &data, &len, &b, &hit, NULL), MERKLE_OK);
+        merkle_vbuf_free(b);
+        assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, names[i], NULL), MERKLE_OK);
         merkle_sha256_hash(d, data, len);
         assert_memory_equal(d, e[i].digest, 32);
         /* cached when it fits the budget */
         assert_int_equal(hit, len > 0 && len <= (1u << 20));
-        merkle_vbuf_release(b);
+        merkle_vbuf_free(b);
     }
     assert_true(merkle_vreader_cached_bytes(vr) <= (1u << 20));
     /* hold a buffer, change the file: the held bytes stay valid; the next read fails */
-    assert_int_equal(merkle_verified_read(vr, names[0], &data, &len, &b, &hit, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, names[0], NULL), MERKLE_OK);
     uint8_t *copy = malloc(len + 1);
     memcpy(copy, data, len);
     write_file(names[0], "tampered", 8);
     merkle_error err;
-    assert_int_equal(merkle_verified_read(vr, names[0], &data, &len, &b2, &hit, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b2, &hit, vr, names[0], &err),
+                     MERKLE_ERR_VERIFY);
     assert_null(b2);
-    assert_int_equal(merkle_verified_read(NULL, names[0], &data, &len, &b2, &hit, NULL), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_verified_read(vr, "not-listed", &data, &len, &b2, &hit, NULL), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b2, &hit, NULL, names[0], NULL),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b2, &hit, vr, "not-listed", NULL),
+                     MERKLE_ERR_ARG);
     char p1[512];
     path_of(p1, sizeof p1, names[1]);
     unlink(p1);
-    assert_int_equal(merkle_verified_read(vr, names[1], &data, &len, &b2, &hit, &err), MERKLE_ERR_IO);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b2, &hit, vr, names[1], &err),
+                     MERKLE_ERR_IO);
     assert_int_equal(err.sys_errno, ENOENT);
     merkle_vreader_free(vr);
     const merkle_vbuf *held = b;
     assert_non_null(held);
-    merkle_vbuf_release(b); /* after the reader is gone */
+    merkle_vbuf_free(b); /* after the reader is gone */
     free(copy);
 
     /* budget: tiny budget keeps at most one small file; LRU order */
@@ -986,18 +990,18 @@ static void test_verified_read(void **state)
     m.entries = se;
     m.count = 2;
     assert_int_equal(merkle_vreader_alloc(&vr, &m, dirfd, 6, NULL), MERKLE_OK);
-    assert_int_equal(merkle_verified_read(vr, "s1", &data, &len, &b, &hit, NULL), MERKLE_OK);
-    merkle_vbuf_release(b);
-    assert_int_equal(merkle_verified_read(vr, "s2", &data, &len, &b, &hit, NULL), MERKLE_OK);
-    merkle_vbuf_release(b);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, "s1", NULL), MERKLE_OK);
+    merkle_vbuf_free(b);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, "s2", NULL), MERKLE_OK);
+    merkle_vbuf_free(b);
     assert_int_equal(merkle_vreader_cached_bytes(vr), 4);
-    assert_int_equal(merkle_verified_read(vr, "s2", &data, &len, &b, &hit, NULL), MERKLE_OK);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, "s2", NULL), MERKLE_OK);
     assert_int_equal(hit, 1);
     assert_memory_equal(data, "bbbb", 4);
-    merkle_vbuf_release(b);
-    assert_int_equal(merkle_verified_read(vr, "s1", &data, &len, &b, &hit, NULL), MERKLE_OK);
+    merkle_vbuf_free(b);
+    assert_int_equal(merkle_vreader_read(&data, &len, &b, &hit, vr, "s1", NULL), MERKLE_OK);
     assert_int_equal(hit, 0); /* evicted by s2 */
-    merkle_vbuf_release(b);
+    merkle_vbuf_free(b);
     merkle_vreader_free(vr);
     /* duplicate names refused */
     se[1].name = "s1";

@@ -365,7 +365,7 @@ static void test_trie_root_vectors(void **state)
                     memcpy(decoy, keys[j], kl[j]);
                     decoy[kl[j]] = 0x5a;
                     int found;
-                    assert_int_equal(merkle_trie_delete(t, &found, decoy, kl[j] + 1), MERKLE_OK);
+                    assert_int_equal(merkle_trie_delete(&found, t, decoy, kl[j] + 1), MERKLE_OK);
                     /* A decoy may coincide with a real key of the vector. */
                     (void)found;
                     assert_int_equal(merkle_trie_put(t, keys[j], kl[j], vals[j], vl[j]), MERKLE_OK);
@@ -509,7 +509,7 @@ static void test_random_vs_reference(void **state)
             long i = model_find(&m, k, kl);
             if (tu_rng_below(&r, 3) == 0) {
                 int found;
-                assert_int_equal(merkle_trie_delete(t, &found, k, kl), MERKLE_OK);
+                assert_int_equal(merkle_trie_delete(&found, t, k, kl), MERKLE_OK);
                 assert_int_equal(found, i >= 0);
                 if (i >= 0) m.e[i] = m.e[--m.n];
             } else {
@@ -531,7 +531,7 @@ static void test_random_vs_reference(void **state)
         while (m.n) {
             size_t i = (size_t)tu_rng_below(&r, m.n);
             int found;
-            assert_int_equal(merkle_trie_delete(t, &found, m.e[i].k, m.e[i].klen), MERKLE_OK);
+            assert_int_equal(merkle_trie_delete(&found, t, m.e[i].k, m.e[i].klen), MERKLE_OK);
             assert_true(found);
             m.e[i] = m.e[--m.n];
             if (m.n % 9 == 0) check_against_model(t, &m, ts, 2);
@@ -594,7 +594,7 @@ static void check_proof(merkle_trie *t, const model *m, const uint8_t *k, size_t
     assert_int_equal(len, need);
     merkle_trie_proof_info info;
     merkle_error e;
-    assert_int_equal(merkle_trie_proof_verify(&info, p, len, root, &e), MERKLE_OK);
+    assert_int_equal(merkle_trie_proof_verify(&info, root, p, len, &e), MERKLE_OK);
     long i = model_find(m, k, kl);
     assert_int_equal(info.present, i >= 0);
     assert_int_equal(info.key_len, kl);
@@ -607,14 +607,14 @@ static void check_proof(merkle_trie *t, const model *m, const uint8_t *k, size_t
     uint8_t other[32];
     memcpy(other, root, 32);
     other[31] ^= 1;
-    assert_int_equal(merkle_trie_proof_verify(NULL, p, len, other, &e), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_trie_proof_verify(NULL, other, p, len, &e), MERKLE_ERR_VERIFY);
     /* Every single-bit alteration and every truncation is rejected, or states only the
     ** truth (an altered key byte may turn it into a valid proof about another key). */
     for (size_t b = 0; b < len; b++) {
         for (unsigned bit = 0; bit < 8; bit += 3) {
             p[b] ^= (uint8_t)(1u << bit);
             (*altered)++;
-            if (merkle_trie_proof_verify(&info, p, len, root, &e) == MERKLE_OK) {
+            if (merkle_trie_proof_verify(&info, root, p, len, &e) == MERKLE_OK) {
                 (*accepted_altered)++;
                 long j = model_find(m, info.key, info.key_len);
                 assert_int_equal(info.present, j >= 0);
@@ -625,12 +625,12 @@ static void check_proof(merkle_trie *t, const model *m, const uint8_t *k, size_t
             }
             p[b] ^= (uint8_t)(1u << bit);
         }
-        assert_int_not_equal(merkle_trie_proof_verify(&info, p, b, root, &e), MERKLE_OK);
+        assert_int_not_equal(merkle_trie_proof_verify(&info, root, p, b, &e), MERKLE_OK);
     }
     uint8_t *longer = malloc(len + 1);
     memcpy(longer, p, len);
     longer[len] = 0;
-    assert_int_equal(merkle_trie_proof_verify(&info, longer, len + 1, root, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(&info, root, longer, len + 1, &e), MERKLE_ERR_FORMAT);
     free(longer);
     free(p);
 }
@@ -696,28 +696,28 @@ static void test_proof_format_errors(void **state)
     uint8_t zero[32] = {0};
     merkle_error e;
     static const uint8_t bad_magic[] = "XTRP\x01\x04\x00\x00\x00";
-    assert_int_equal(merkle_trie_proof_verify(NULL, bad_magic, 9, zero, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(NULL, zero, bad_magic, 9, &e), MERKLE_ERR_FORMAT);
     static const uint8_t bad_ver[] = "MTRP\x02\x04\x00\x00\x00";
-    assert_int_equal(merkle_trie_proof_verify(NULL, bad_ver, 9, zero, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(NULL, zero, bad_ver, 9, &e), MERKLE_ERR_FORMAT);
     static const uint8_t bad_ts[] = "MTRP\x01\x03\x00\x00\x00";
-    assert_int_equal(merkle_trie_proof_verify(NULL, bad_ts, 9, zero, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(NULL, zero, bad_ts, 9, &e), MERKLE_ERR_FORMAT);
     static const uint8_t bad_flag[] = "MTRP\x01\x04\x02\x00\x00";
-    assert_int_equal(merkle_trie_proof_verify(NULL, bad_flag, 9, zero, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(NULL, zero, bad_flag, 9, &e), MERKLE_ERR_FORMAT);
     /* The empty-trie proof of the empty key: valid for the zero root only. */
     static const uint8_t empty[] = "MTRP\x01\x04\x00\x00\x00";
     merkle_trie_proof_info info;
-    assert_int_equal(merkle_trie_proof_verify(&info, empty, 9, zero, &e), MERKLE_OK);
+    assert_int_equal(merkle_trie_proof_verify(&info, zero, empty, 9, &e), MERKLE_OK);
     assert_int_equal(info.present, 0);
     assert_int_equal(info.branch_factor, 16);
     uint8_t one[32] = {1};
-    assert_int_equal(merkle_trie_proof_verify(&info, empty, 9, one, &e), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_trie_proof_verify(&info, one, empty, 9, &e), MERKLE_ERR_VERIFY);
     /* Present in an empty trie. */
     static const uint8_t liar[] = "MTRP\x01\x04\x01\x00\x00\x00";
-    assert_int_equal(merkle_trie_proof_verify(&info, liar, 10, zero, &e), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_trie_proof_verify(&info, zero, liar, 10, &e), MERKLE_ERR_VERIFY);
     /* Node count above what the key allows. */
     static const uint8_t many[] = "MTRP\x01\x04\x00\x00\x02";
-    assert_int_equal(merkle_trie_proof_verify(&info, many, 9, zero, &e), MERKLE_ERR_FORMAT);
-    assert_int_equal(merkle_trie_proof_verify(&info, NULL, 5, zero, &e), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_trie_proof_verify(&info, zero, many, 9, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_proof_verify(&info, zero, NULL, 5, &e), MERKLE_ERR_ARG);
 }
 
 /* ------------------------------------------------------------------ API errors */
@@ -757,9 +757,9 @@ static void test_api_errors(void **state)
     assert_true(found);
     assert_int_equal(vl, 4);
     assert_int_equal(merkle_trie_get(NULL, 0, NULL, &found, t, NULL, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_trie_delete(t, &found, (const uint8_t *)"zz", 2), MERKLE_OK);
+    assert_int_equal(merkle_trie_delete(&found, t, (const uint8_t *)"zz", 2), MERKLE_OK);
     assert_false(found);
-    assert_int_equal(merkle_trie_delete(NULL, &found, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_trie_delete(&found, NULL, NULL, 0), MERKLE_ERR_ARG);
     int calls = 0;
     assert_int_equal(merkle_trie_foreach(t, stop_after_one, &calls), MERKLE_OK);
     assert_int_equal(calls, 1);
@@ -831,7 +831,7 @@ static void test_put_batch(void **state)
         /* Deleting from a batch-built trie keeps it canonical. */
         while (m2.n > n / 2) {
             int found;
-            assert_int_equal(merkle_trie_delete(t, &found, m2.e[0].k, m2.e[0].klen), MERKLE_OK);
+            assert_int_equal(merkle_trie_delete(&found, t, m2.e[0].k, m2.e[0].klen), MERKLE_OK);
             assert_true(found);
             m2.e[0] = m2.e[--m2.n];
         }
@@ -908,8 +908,9 @@ static void test_apply_text(void **state)
     merkle_error e;
     static const char text[] = "# header\n\n  put 6b657930\t76616C756530 # trailing\r\n"
                                "put - -\nput 00 -\ndel 6b657931\ndel 00\nput 01 78";
-    assert_int_equal(merkle_trie_apply_text(t, text, sizeof text - 1, &ops, scratch, sizeof scratch, &e),
-                     MERKLE_OK);
+    assert_int_equal(
+        merkle_trie_apply_text(&ops, t, text, sizeof text - 1, scratch, sizeof scratch, &e),
+        MERKLE_OK);
     assert_int_equal(ops, 6);
     assert_int_equal(merkle_trie_put(u, (const uint8_t *)"key0", 4, (const uint8_t *)"value0", 6), MERKLE_OK);
     assert_int_equal(merkle_trie_put(u, NULL, 0, NULL, 0), MERKLE_OK);
@@ -936,13 +937,13 @@ static void test_apply_text(void **state)
          MERKLE_ERR_BUFFER, 1, "scratch"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(merkle_trie_apply_text(t, bad[i].text, strlen(bad[i].text), &ops, scratch,
+        assert_int_equal(merkle_trie_apply_text(&ops, t, bad[i].text, strlen(bad[i].text), scratch,
                                                 sizeof scratch, &e),
                          bad[i].st);
         assert_int_equal(e.line, bad[i].line);
         assert_non_null(strstr(e.message, bad[i].msg));
     }
-    assert_int_equal(merkle_trie_apply_text(NULL, "", 0, NULL, NULL, 0, &e), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_trie_apply_text(NULL, NULL, "", 0, NULL, 0, &e), MERKLE_ERR_ARG);
     merkle_trie_free(t);
     merkle_trie_free(u);
 
@@ -964,7 +965,7 @@ static void test_apply_text(void **state)
         tu_rng_fill(&r, v, vlen);
         if (tu_rng_below(&r, 40) == 0) {
             bl += (size_t)sprintf(big + bl, "del %02x%02x%02x\n", k[0], k[1], k[2]);
-            assert_int_equal(merkle_trie_delete(ref, NULL, k, 3), MERKLE_OK);
+            assert_int_equal(merkle_trie_delete(NULL, ref, k, 3), MERKLE_OK);
         } else {
             bl += (size_t)sprintf(big + bl, "put %02x%02x%02x ", k[0], k[1], k[2]);
             if (vlen == 0) bl += (size_t)sprintf(big + bl, "-");
@@ -984,7 +985,8 @@ static void test_apply_text(void **state)
             size_t tl = bl;
             if (broken) tl += (size_t)sprintf(big + bl, "put 00\nput 01 02\n");
             merkle_status want_st = broken ? MERKLE_ERR_FORMAT : MERKLE_OK;
-            assert_int_equal(merkle_trie_apply_text(x, big, tl, &ops, bigscratch, cap, &e), want_st);
+            assert_int_equal(merkle_trie_apply_text(&ops, x, big, tl, bigscratch, cap, &e),
+                             want_st);
             assert_int_equal(ops, LINES);
             if (broken) assert_int_equal(e.line, LINES + 1);
             assert_int_equal(merkle_trie_root(got, x, 1, NULL), MERKLE_OK);
@@ -1086,7 +1088,7 @@ static void test_incremental(void **state)
                 for (size_t j = 0; j < d && n; j++) {
                     size_t i = (size_t)tu_rng_below(&r, n);
                     int found;
-                    assert_int_equal(merkle_trie_delete(t, &found, m[i].k, m[i].klen), MERKLE_OK);
+                    assert_int_equal(merkle_trie_delete(&found, t, m[i].k, m[i].klen), MERKLE_OK);
                     assert_true(found);
                     m[i] = m[--n];
                 }

@@ -88,7 +88,7 @@ MERKLE_API void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_ma
 MERKLE_API merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out,
                                                     merkle_manifest_parser *p, char *line,
                                                     size_t len, uint64_t line_no,
-                                                    merkle_error *error);
+                                                    merkle_error *err);
 
 /* Formatting flags of merkle_manifest_format_line. */
 enum {
@@ -128,7 +128,7 @@ typedef struct merkle_manifest {
 */
 MERKLE_API merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_parser *p,
                                                      const void *text, size_t len,
-                                                     merkle_error *error);
+                                                     merkle_error *err);
 /* Release a manifest (NULL or zeroed is fine). */
 MERKLE_API void merkle_manifest_free(merkle_manifest *m);
 
@@ -140,7 +140,7 @@ MERKLE_API void merkle_manifest_free(merkle_manifest *m);
 */
 MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg,
                                                    size_t digest_len, int fd, uint64_t *size,
-                                                   merkle_error *error);
+                                                   merkle_error *err);
 
 /* One-shot digest of a buffer. MERKLE_ERR_ARG for a bad algorithm or length. */
 MERKLE_API merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg,
@@ -171,8 +171,8 @@ MERKLE_API void merkle_vcache_free(merkle_vcache *c);
 ** and counted in *rejected (may be NULL). Also probes the file system's clock in the cache's
 ** directory (docs/manifest.md, "Racy timestamps").
 */
-MERKLE_API merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loaded,
-                                            size_t *rejected, merkle_error *error);
+MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache *c,
+                                            const char *path, merkle_error *err);
 
 /*
 ** Write the cache, atomically and durably, when something changed since PATH was loaded or
@@ -185,7 +185,7 @@ MERKLE_API merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, 
 ** file is then left untouched.
 */
 MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,
-                                            merkle_error *error);
+                                            merkle_error *err);
 
 /* Number of entries. */
 MERKLE_API size_t merkle_vcache_count(const merkle_vcache *c);
@@ -287,7 +287,7 @@ MERKLE_API merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t v
 MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
                                                const merkle_manifest_entry *entries, size_t n,
                                                const merkle_check_opts *opts,
-                                               merkle_error *error);
+                                               merkle_error *err);
 
 /*
 ** Digest n named files (results[i].digest, status OK, MISSING or ERROR) with threads.
@@ -297,7 +297,7 @@ MERKLE_API merkle_status merkle_manifest_hash_files(merkle_check_result *results
                                                     const char *const *names, size_t n,
                                                     merkle_manifest_alg alg, size_t digest_len,
                                                     const merkle_check_opts *opts,
-                                                    merkle_error *error);
+                                                    merkle_error *err);
 
 /* ------------------------------------------------------------------ verified reads */
 
@@ -312,25 +312,24 @@ typedef struct merkle_vbuf merkle_vbuf;
 */
 MERKLE_API merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m,
                                               int dirfd, size_t byte_budget,
-                                              merkle_error *error);
+                                              merkle_error *err);
 /* Free the reader. Buffers still held by the caller stay valid until released. */
 MERKLE_API void merkle_vreader_free(merkle_vreader *r);
 
 /*
 ** Read the file `name` of the manifest and return its contents only if they hash to the
 ** manifest's digest: *data/ *len are exactly the bytes that were hashed, held by *buf until
-** merkle_vbuf_release(*buf). An unchanged file (same identity and stat, older than the
+** merkle_vbuf_free(*buf). An unchanged file (same identity and stat, older than the
 ** moment it was verified) is served from memory without reading. Errors:
 ** MERKLE_ERR_ARG (name not in the manifest), MERKLE_ERR_IO (open/read; sys_errno),
 ** MERKLE_ERR_VERIFY (contents do not match: nothing returned), MERKLE_ERR_NOMEM.
 ** *from_cache (may be NULL) is 1 when served from memory. Thread-safe.
 */
-MERKLE_API merkle_status merkle_verified_read(merkle_vreader *r, const char *name,
-                                              const uint8_t **data, size_t *len,
-                                              merkle_vbuf **buf, int *from_cache,
-                                              merkle_error *error);
-/* Release a buffer returned by merkle_verified_read (NULL is fine). Thread-safe. */
-MERKLE_API void merkle_vbuf_release(merkle_vbuf *buf);
+MERKLE_API merkle_status merkle_vreader_read(const uint8_t **data, size_t *len, merkle_vbuf **buf,
+                                             int *from_cache, merkle_vreader *r, const char *name,
+                                             merkle_error *err);
+/* Drop a reference to a buffer returned by merkle_vreader_read (NULL is fine). Thread-safe. */
+MERKLE_API void merkle_vbuf_free(merkle_vbuf *buf);
 /* Bytes of verified contents currently cached. */
 MERKLE_API size_t merkle_vreader_cached_bytes(merkle_vreader *r);
 
@@ -351,7 +350,7 @@ MERKLE_API merkle_status merkle_manifest_leaf_encode(uint8_t *out, size_t cap, s
 ** (unsigned memcmp, a prefix first). Duplicate names give MERKLE_ERR_FORMAT (error->line is
 ** the later line). After sorting, entry i is leaf i.
 */
-MERKLE_API merkle_status merkle_manifest_sort(merkle_manifest *m, merkle_error *error);
+MERKLE_API merkle_status merkle_manifest_sort(merkle_manifest *m, merkle_error *err);
 
 /*
 ** Directory root: sorts m (as merkle_manifest_sort) and writes the RFC 6962 SHA-256 root of
@@ -359,7 +358,7 @@ MERKLE_API merkle_status merkle_manifest_sort(merkle_manifest *m, merkle_error *
 ** merkle_manifest_sort, MERKLE_ERR_NOMEM.
 */
 MERKLE_API merkle_status merkle_manifest_dirroot(uint8_t out[MERKLE_HASH_LEN], merkle_manifest *m,
-                                                 merkle_error *error);
+                                                 merkle_error *err);
 
 #ifdef __cplusplus
 }

@@ -88,7 +88,7 @@ MERKLE_API merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *co
 ** Remove key. *found (may be NULL) receives 1 if it was present, else 0; removing an absent
 ** key is not an error. Errors: MERKLE_ERR_ARG.
 */
-MERKLE_API merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key,
+MERKLE_API merkle_status merkle_trie_delete(int *found, merkle_trie *t, const uint8_t *key,
                                             size_t key_len);
 
 /*
@@ -132,9 +132,9 @@ MERKLE_API merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_v
 ** trie may hold part of that run), MERKLE_ERR_ARG. Allocates trie nodes and, for runs of
 ** puts, an index and put_batch's sort arrays (freed before returning).
 */
-MERKLE_API merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t len,
-                                                uint64_t *ops, uint8_t *scratch,
-                                                size_t scratch_cap, merkle_error *err);
+MERKLE_API merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *text,
+                                                size_t len, uint8_t *scratch, size_t scratch_cap,
+                                                merkle_error *err);
 
 /*
 ** Root ID of the trie (32 zero bytes when empty). Hashes the nodes changed since the last
@@ -201,8 +201,8 @@ typedef struct merkle_trie_proof_info {
 ** says what and err->offset where.
 */
 MERKLE_API merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
-                                                  const uint8_t *proof, size_t len,
                                                   const uint8_t root[MERKLE_TRIE_ID_LEN],
+                                                  const uint8_t *proof, size_t len,
                                                   merkle_error *err);
 
 /*

@@ -28,19 +28,19 @@ _free = fn("merkle_trie_free", None, c_void_p)
 _size = fn("merkle_trie_size", ctypes.c_uint64, c_void_p)
 _bf = fn("merkle_trie_branch_factor", c_uint, c_void_p)
 _put = fn("merkle_trie_put", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
-_delete = fn("merkle_trie_delete", c_int, c_void_p, ctypes.POINTER(c_int), c_char_p, c_size_t)
+_delete = fn("merkle_trie_delete", c_int, ctypes.POINTER(c_int), c_void_p, c_char_p, c_size_t)
 _get = fn("merkle_trie_get", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
           ctypes.POINTER(c_int), c_void_p, c_char_p, c_size_t)
 _foreach = fn("merkle_trie_foreach", c_int, c_void_p, _VISIT, c_void_p)
-_apply_text = fn("merkle_trie_apply_text", c_int, c_void_p, c_char_p, c_size_t,
-                 ctypes.POINTER(ctypes.c_uint64), c_void_p, c_size_t, ctypes.POINTER(_lib.Error))
+_apply_text = fn("merkle_trie_apply_text", c_int, ctypes.POINTER(ctypes.c_uint64), c_void_p,
+                 c_char_p, c_size_t, c_void_p, c_size_t, ctypes.POINTER(_lib.Error))
 _root = fn("merkle_trie_root", c_int, c_void_p, c_void_p, c_uint, ctypes.POINTER(_lib.Error))
 _hash_node = fn("merkle_trie_hash_node", c_int, c_void_p, c_char_p, c_size_t, c_int, c_char_p,
                 c_size_t, ctypes.POINTER(_Child), c_size_t)
 _prove = fn("merkle_trie_prove", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t), c_void_p,
             c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
-_verify = fn("merkle_trie_proof_verify", c_int, ctypes.POINTER(_ProofInfo), c_char_p, c_size_t,
-             c_char_p, ctypes.POINTER(_lib.Error))
+_verify = fn("merkle_trie_proof_verify", c_int, ctypes.POINTER(_ProofInfo), c_char_p, c_char_p,
+             c_size_t, ctypes.POINTER(_lib.Error))
 _cb58_encode = fn("merkle_cb58_encode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
                   c_char_p, c_size_t)
 _cb58_decode = fn("merkle_cb58_decode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
@@ -117,7 +117,7 @@ class Trie(_lib.Owner):
         """Remove key; True if it was present (an absent key is not an error)."""
         k = _bytes(key, "key")
         found = c_int()
-        check(_delete(self._ptr(), ctypes.byref(found), k, len(k)))
+        check(_delete(ctypes.byref(found), self._ptr(), k, len(k)))
         return bool(found.value)
 
     def __delitem__(self, key):
@@ -171,7 +171,7 @@ class Trie(_lib.Owner):
         scratch = ctypes.create_string_buffer(len(data) // 2 + 1)
         ops = ctypes.c_uint64()
         err = _lib.Error()
-        check(_apply_text(self._ptr(), data, len(data), ctypes.byref(ops), scratch,
+        check(_apply_text(ctypes.byref(ops), self._ptr(), data, len(data), scratch,
                           len(scratch), ctypes.byref(err)), err)
         return int(ops.value)
 
@@ -215,7 +215,7 @@ def trie_verify(proof, root):
     r = parse_id(root) if isinstance(root, str) else _lib.digest_arg(root, "root", ID_LEN)
     info = _ProofInfo()
     err = _lib.Error()
-    check(_verify(ctypes.byref(info), p, len(p), r, ctypes.byref(err)), err)
+    check(_verify(ctypes.byref(info), r, p, len(p), ctypes.byref(err)), err)
     key = ctypes.string_at(info.key, info.key_len) if info.key_len else b""
     value = None
     if info.present:

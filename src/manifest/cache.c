@@ -772,8 +772,8 @@ static int merge_disk(merkle_vcache *c, const merkle_vcache *disk)
     return 0;
 }
 
-merkle_status merkle_vcache_load(merkle_vcache *c, const char *path, size_t *loaded,
-                                 size_t *rejected, merkle_error *error)
+merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache *c,
+                                 const char *path, merkle_error *error)
 {
     if (loaded) *loaded = 0;
     if (rejected) *rejected = 0;

@@ -46,7 +46,7 @@ struct merkle_vreader {
     merkle_vbuf *head, *tail;
 };
 
-void merkle_vbuf_release(merkle_vbuf *b)
+void merkle_vbuf_free(merkle_vbuf *b)
 {
     if (!b) return;
     if (atomic_fetch_sub(&b->refs, 1) == 1) {
@@ -120,7 +120,7 @@ static void drop_cached(merkle_vreader *r, size_t i)
     lru_unlink(r, b);
     r->used -= b->len;
     r->e[i].cached = NULL;
-    merkle_vbuf_release(b);
+    merkle_vbuf_free(b);
 }
 
 void merkle_vreader_free(merkle_vreader *r)
@@ -173,9 +173,9 @@ static int slurp(int fd, size_t size, uint8_t **out, size_t *out_len)
     return 0;
 }
 
-merkle_status merkle_verified_read(merkle_vreader *r, const char *name, const uint8_t **data,
-                                   size_t *len, merkle_vbuf **buf, int *from_cache,
-                                   merkle_error *error)
+merkle_status merkle_vreader_read(const uint8_t **data, size_t *len, merkle_vbuf **buf,
+                                  int *from_cache, merkle_vreader *r, const char *name,
+                                  merkle_error *error)
 {
     if (from_cache) *from_cache = 0;
     if (!r || !name || !data || !len || !buf)

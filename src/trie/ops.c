@@ -95,9 +95,8 @@ static merkle_status run_flush(merkle_trie *t, run *r, uint64_t *applied, merkle
     return st;
 }
 
-merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t len,
-                                     uint64_t *ops, uint8_t *scratch, size_t scratch_cap,
-                                     merkle_error *err)
+merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *text, size_t len,
+                                     uint8_t *scratch, size_t scratch_cap, merkle_error *err)
 {
     if (t == NULL || (text == NULL && len) || (scratch == NULL && scratch_cap))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
@@ -192,7 +191,7 @@ merkle_status merkle_trie_apply_text(merkle_trie *t, const char *text, size_t le
             if ((st = run_flush(t, &r, &applied, err)) != MERKLE_OK) break;
             used = 0;
         }
-        st = is_put ? merkle_trie_put(t, at, kl, at + kl, vl) : merkle_trie_delete(t, NULL, at, kl);
+        st = is_put ? merkle_trie_put(t, at, kl, at + kl, vl) : merkle_trie_delete(NULL, t, at, kl);
         if (st != MERKLE_OK) {
             st = merkle__fail(err, st, line, lstart, "%s", merkle_strerror(st));
             break;

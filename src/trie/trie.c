@@ -169,7 +169,7 @@ merkle_status merkle_trie_get(uint8_t *value, size_t cap, size_t *value_len, int
     return MERKLE_OK;
 }
 
-merkle_status merkle_trie_delete(merkle_trie *t, int *found, const uint8_t *key, size_t key_len)
+merkle_status merkle_trie_delete(int *found, merkle_trie *t, const uint8_t *key, size_t key_len)
 {
     if (t == NULL || (key == NULL && key_len)) return MERKLE_ERR_ARG;
     if (found) *found = 0;

@@ -107,9 +107,9 @@ static uint64_t prefix_bits(const uint8_t *a, uint64_t abits, const uint8_t *b, 
     return m;
 }
 
-merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info, const uint8_t *p,
-                                       size_t len, const uint8_t root[MERKLE_TRIE_ID_LEN],
-                                       merkle_error *err)
+merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
+                                       const uint8_t root[MERKLE_TRIE_ID_LEN], const uint8_t *p,
+                                       size_t len, merkle_error *err)
 {
     if ((p == NULL && len) || root == NULL)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
