@@ -231,12 +231,6 @@ size_t merkle__blake2b_backends(const char **names, size_t cap)
     return n;
 }
 
-void merkle__blake2b256_batch(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                              const uint8_t *prefix, size_t prefix_len, size_t len)
-{
-    if (n) b2_run(b2_get(), out, msgs, n, prefix, prefix_len, len);
-}
-
 void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
                                       const uint8_t *base, size_t stride, size_t len, size_t n)
 {

@@ -33,8 +33,4 @@ size_t merkle__blake2b_all(const merkle__blake2b_impl *const **list);
 /* Agreement with libsodium on ragged batches, as run before a kernel is used: 1 = passed. */
 int merkle__blake2b_self_test(const merkle__blake2b_impl *impl);
 
-/* BLAKE2b-256 batch through the selected kernel (prefix_len <= 128). */
-void merkle__blake2b256_batch(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                              const uint8_t *prefix, size_t prefix_len, size_t len);
-
 #endif

@@ -11,8 +11,6 @@
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
 
-/* "MD5", "SHA1", "SHA256", "SHA512", "BLAKE2b" (coreutils DIGEST_TYPE_STRING). */
-const char *merkle__manifest_alg_tag(merkle_manifest_alg alg);
 /* 1 when len bytes is a valid digest length for alg. */
 int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len);
 

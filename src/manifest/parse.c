@@ -55,11 +55,6 @@ size_t merkle_manifest_alg_len(merkle_manifest_alg alg)
     return alg_valid(alg) ? k_algs[alg].len : 0;
 }
 
-const char *merkle__manifest_alg_tag(merkle_manifest_alg alg)
-{
-    return alg_valid(alg) ? k_algs[alg].tag : "";
-}
-
 int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len)
 {
     if (!alg_valid(alg)) return 0;
