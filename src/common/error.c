@@ -3,6 +3,7 @@
 ** Status messages and error detail.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/internal.h"
@@ -80,3 +81,11 @@ const char *merkle_version(void)
 {
     return MERKLE_VERSION_STRING;
 }
+
+#ifdef MERKLE_CHECKS
+void merkle__assert_fail(const char *cond, const char *file, int line)
+{
+    fprintf(stderr, "libmerkle: internal invariant violated: %s (%s:%d)\n", cond, file, line);
+    abort();
+}
+#endif

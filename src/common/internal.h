@@ -20,6 +20,18 @@
 #endif
 
 /*
+** Internal invariants: checked (and a violation aborts with its place) when the library is
+** built with MERKLE_CHECKS (Debug builds: the sanitizer run of the test suite), compiled out
+** otherwise. Never for conditions that input can cause: those are errors, not assertions.
+*/
+#ifdef MERKLE_CHECKS
+void merkle__assert_fail(const char *cond, const char *file, int line);
+#define MERKLE_ASSERT(c) ((c) ? (void)0 : merkle__assert_fail(#c, __FILE__, __LINE__))
+#else
+#define MERKLE_ASSERT(c) ((void)0)
+#endif
+
+/*
 ** Fill *err (if not NULL) with status, line, offset and a printf-style message, and return
 ** status, so that callers can write `return merkle__fail(err, MERKLE_ERR_FORMAT, ...)`.
 */

@@ -291,6 +291,7 @@ static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle
     v->live = 1;
     v->mine = (uint8_t)mine;
     c->dirty = 1;
+    MERKLE_ASSERT(c->live <= c->n && c->mapped <= c->n && c->n <= c->cap);
     return 0;
 }
 
@@ -943,6 +944,11 @@ static void tmp_name(char *out, size_t cap, const char *dir, const char *base)
 /* Write the whole cache to fd: header, live entries (with HMACs when keyed), checksum. */
 static int write_all(merkle_vcache *c, wstream *w)
 {
+#ifdef MERKLE_CHECKS
+    size_t live = 0;
+    for (size_t i = 0; i < c->n; i++) live += c->e[i].live;
+    MERKLE_ASSERT(live == c->live); /* the header's count is the records that follow */
+#endif
     uint8_t hdr[HDR_LEN];
     memcpy(hdr, MAGIC, 8);
     merkle__store_le64(hdr + 8, c->keyed ? 1u : 0u); /* u32 flags + u32 zero */

@@ -117,6 +117,7 @@ static void statdir_free(statdir *sd)
 /* Hand res[i] to the result callback, once (serialised with progress). */
 static void deliver(engine *e, size_t i)
 {
+    MERKLE_ASSERT(e->jobs && e->res);
     if (!e->opts->on_result) return;
     pthread_mutex_lock(&e->lock);
     if (!e->delivered[i]) {
@@ -574,6 +575,10 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
         }
     }
     if (m) st = hash_pass(&e, t);
+#ifdef MERKLE_CHECKS
+    if (st == MERKLE_OK && e.delivered)
+        for (size_t i = 0; i < n; i++) MERKLE_ASSERT(e.delivered[i]); /* every result handed out */
+#endif
     if (st == MERKLE_OK && e.record) {
         size_t k = 0;
         for (size_t i = 0; i < n; i++) k += e.record[i];

@@ -257,6 +257,8 @@ static inline int node_add_kid(merkle_trie *t, tnode *n, tnode *c, unsigned tok)
     toks[i] = (uint8_t)tok;
     n->kids[i] = c;
     n->nkids++;
+    MERKLE_ASSERT(n->nkids <= n->kcap && (i == 0 || toks[i - 1] < tok) &&
+                  (i + 1 == n->nkids || toks[i + 1] > tok));
     make_dirty(t, n);
     mark_kid(n, tok);
     return 0;
