@@ -792,8 +792,30 @@ static void test_hash_flooding(void **state)
     assert_true(u2 > 1.5 * u1);
 }
 
-/* The path search is bounded: one subtree repeated many times makes HEAD's search
-** quadratic; with a small budget the output stays valid and no longer than canonical. */
+/* Encode with opts; the output must decode to the same tree and be no longer than canonical. */
+static uint8_t *br_checked(merkle_sexp_store *st, merkle_sexp_node n, merkle__sexp_br_opts *o,
+                           size_t *len)
+{
+    uint8_t *out;
+    assert_int_equal(merkle__sexp_serialize_backrefs(&out, len, st, n, 0, o, NULL), MERKLE_OK);
+    uint64_t clen;
+    assert_int_equal(merkle_sexp_serialized_length(&clen, st, n), MERKLE_OK);
+    assert_true(*len <= clen);
+    merkle_sexp_store st2;
+    merkle_sexp_store_init(&st2);
+    merkle_sexp_node m = parse_ok(&st2, out, *len, MERKLE_SEXP_BACKREFS);
+    uint8_t h1[32], h2[32];
+    assert_int_equal(merkle_sexp_tree_hash(h1, st, n), MERKLE_OK);
+    assert_int_equal(merkle_sexp_tree_hash(h2, &st2, m), MERKLE_OK);
+    assert_memory_equal(h1, h2, 32);
+    merkle_sexp_store_free(&st2);
+    return out;
+}
+
+/* One subtree repeated n times makes clvm_rs's breadth-first search quadratic (every lookup
+** scans the n entries of the repeated atom and the n contexts above them). The indexed search
+** makes the same choices in linear work; a small budget cuts either one in, and the output
+** stays valid and no longer than canonical. */
 static void test_search_budget(void **state)
 {
     (void)state;
@@ -801,8 +823,9 @@ static void test_search_budget(void **state)
     merkle_sexp_store_init(&st);
     static const uint8_t foo[] = {'f', 'o', 'o', 'o', 'o'};
     merkle_sexp_node a, list;
+    const int n = 3000;
     assert_int_equal(merkle_sexp_atom_new(&list, &st, NULL, 0), MERKLE_OK);
-    for (int i = 0; i < 3000; i++) {
+    for (int i = 0; i < n; i++) {
         uint8_t b = (uint8_t)i;
         merkle_sexp_node x, p;
         assert_int_equal(merkle_sexp_atom_new(&a, &st, foo, sizeof foo), MERKLE_OK);
@@ -810,26 +833,40 @@ static void test_search_budget(void **state)
         assert_int_equal(merkle_sexp_pair_new(&p, &st, a, x), MERKLE_OK);
         assert_int_equal(merkle_sexp_pair_new(&list, &st, p, list), MERKLE_OK);
     }
-    merkle__sexp_br_opts o;
-    memset(&o, 0, sizeof o);
-    o.work_per_node = 4;
-    o.work_base = 1000;
-    uint8_t *out;
-    size_t len;
-    assert_int_equal(merkle__sexp_serialize_backrefs(&out, &len, &st, list, 0, &o, NULL), MERKLE_OK);
-    assert_true(o.budget_cuts > 0);
-    assert_true(o.search_steps <= 1000 + 4 * 3 * 6001);
-    uint64_t clen;
-    assert_int_equal(merkle_sexp_serialized_length(&clen, &st, list), MERKLE_OK);
-    assert_true(len <= clen);
-    merkle_sexp_store st2;
-    merkle_sexp_store_init(&st2);
-    merkle_sexp_node m = parse_ok(&st2, out, len, MERKLE_SEXP_BACKREFS);
-    uint8_t h1[32], h2[32];
-    assert_int_equal(merkle_sexp_tree_hash(h1, &st, list), MERKLE_OK);
-    assert_int_equal(merkle_sexp_tree_hash(h2, &st2, m), MERKLE_OK);
-    assert_memory_equal(h1, h2, 32);
-    merkle_sexp_store_free(&st2);
+    merkle__sexp_br_opts r, f, rc, fc;
+    memset(&r, 0, sizeof r);
+    memset(&f, 0, sizeof f);
+    r.reference = 1;
+    r.work_base = (uint64_t)1 << 32; /* the default bound would cut the quadratic search in */
+    size_t rlen, flen, len;
+    uint8_t *rout = br_checked(&st, list, &r, &rlen);
+    uint8_t *fout = br_checked(&st, list, &f, &flen);
+    printf("search work, %d repeats: clvm_rs BFS %llu, indexed %llu\n", n,
+           (unsigned long long)r.search_steps, (unsigned long long)f.search_steps);
+    assert_int_equal(r.budget_cuts, 0);
+    assert_int_equal(f.budget_cuts, 0);
+    assert_int_equal(f.internal_errors, 0);
+    assert_int_equal(rlen, flen);
+    assert_memory_equal(rout, fout, rlen);
+    assert_true(r.search_steps > (uint64_t)n * n / 2);    /* quadratic */
+    assert_true(f.search_steps < (uint64_t)16 * 5 * n);  /* linear: 5 tokens per repeat */
+    free(rout);
+    free(fout);
+    /* tiny budgets: cut in, output still valid */
+    memset(&rc, 0, sizeof rc);
+    rc.reference = 1;
+    rc.work_per_node = 4;
+    rc.work_base = 1000;
+    uint8_t *out = br_checked(&st, list, &rc, &len);
+    assert_true(rc.budget_cuts > 0);
+    assert_true(rc.search_steps <= 1000 + 4 * 5 * (uint64_t)n + 4);
+    free(out);
+    memset(&fc, 0, sizeof fc);
+    fc.work_per_node = 1;
+    fc.work_base = 1;
+    out = br_checked(&st, list, &fc, &len);
+    assert_true(fc.budget_cuts > 0);
+    assert_true(fc.search_steps <= 1 + 5 * (uint64_t)n + 1);
     free(out);
     merkle_sexp_store_free(&st);
 }

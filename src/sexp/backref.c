@@ -1,25 +1,45 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** Back-reference serialization (spec B.4), the clvm_rs HEAD encoder, in linear time.
+** Back-reference serialization (spec B.4): the clvm_rs HEAD encoder, byte for byte, without
+** its quadratic search. docs/clvm.md ("Back-reference serialization") has the full argument;
+** in short:
 **
-** The encoder tracks the decoder's parse stack in a ReadCacheLookup (RCL): reference counts
-** and "parents" lists of every subtree identity, and a breadth-first search from a node up to
-** the current stack root finds the shortest path to reference it. clvm_rs names identities by
-** tree hash and hashes a new 65-byte message for every push (the stack-as-list node
-** H(02 || x || root)). Here identities are hash-consed integers instead: atoms are interned by
-** their tree hash (full 32-byte equality), pairs by the ids of their two children. Two
-** subtrees get the same id exactly when they have the same tree hash (barring SHA-256
-** collisions), so every comparison of the algorithm gives the same answer and the output is
-** byte-identical, but a push costs one table lookup and no SHA-256.
+** clvm_rs tracks the decoder's parse stack in a ReadCacheLookup (RCL): the stack seen as a
+** list ("spine" T_0 = nil, T_i = (x_i . T_{i-1}), root T_m), a reference count per subtree
+** and, per subtree, the list of (parent, side) entries in creation order. find_path is a
+** breadth-first search upwards from the node over live parents (count > 0) with a seen-set;
+** it returns the path to the root found first if it is short enough. That path is the
+** shortest one, and among the shortest the lexicographically smallest sequence of entry
+** indices read from the node upwards (BFS with ordered adjacency). Identities here are
+** hash-consed integers (same id <=> same tree hash), so every comparison answers the same.
+**
+** Indexed search (default). Instead of scanning parent lists, the encoder keeps
+**  - walk records: every push (atom, back reference, cons) is a node of the encoder walk;
+**    a union-find with offsets over them gives the depth of any record in the current RCL
+**    tree (element j from the top plus the depth inside it) in near-constant time, and each
+**    id keeps its records newest first (elements are contiguous and ordered in that list,
+**    so a scan stops as soon as the element alone is deeper than the best depth found);
+**  - spine records: the stack index of the id on the spine, if any;
+**  - "inside" marks: when an id B is pushed as a back reference, every id of B's subtree is
+**    marked once (linear in total) and each marked pair is added to its children's lists
+**    of parents-inside-copies. Occurrences that are not records all sit inside such copies.
+** dist(x) is then the minimum, over x and its ancestors A reached through parents-inside-
+** copies (a short breadth-first search pruned by the best depth so far), of the depth of
+** A's shallowest record plus the distance from x up to A. The path is rebuilt greedily from
+** the node upwards: the candidate parents at each step are the parents of the node's
+** shallowest records and its parents-inside-copies one level closer to the root; the one
+** whose first entry in clvm_rs's list comes first (the formation number of the parent, and
+** the side) is taken, which is exactly the entry clvm_rs's BFS would have used.
+**
+** The clvm_rs BFS itself (with per-id entry lists) is kept as a reference mode for tests
+** (merkle__sexp_br_opts.reference, .crosscheck).
 **
 ** Flooding: both intern tables are open-addressing tables whose bucket is a keyed
 ** multiply-shift of the key with a per-process random secret (an attacker who grinds tree
 ** hashes cannot aim at a bucket without knowing it), probe sequences are bounded (a longer
-** one re-keys and grows the table), and equality is on the full key. The path search itself
-** can be made quadratic by an input that repeats one subtree n times (n parent entries that
-** every later lookup scans); its total work is bounded (work_per_node per node visited), and
-** a search over the bound returns "no path", which keeps the output valid and no longer than
-** canonical.
+** one re-keys and grows the table), and equality is on the full key. Total search work is
+** bounded (work_base + work_per_node per node visited); no real program comes near it, and a
+** search over the bound returns "no path", which keeps the output valid.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +47,7 @@
 #include "sexp/sexp_impl.h"
 
 #define NONE UINT32_MAX
+#define INF UINT64_MAX
 #define SIDE_BIT 0x80000000u
 #define MAX_PROBE 48
 #define MIN_SL 4
@@ -42,29 +63,56 @@ typedef struct table {
 typedef struct enc {
     merkle_sexp_store *st;
     merkle__sexp_br_opts *o;
+    int reference; /* keep clvm_rs's parent entry lists (reference BFS) */
     uint64_t secret[4];
     unsigned rekeys;
-    /* ids */
+    table atab, ptab;
+    /* ids (ids_cap each) */
     size_t nids, ids_cap;
-    uint32_t *count, *head, *tail, *seen, *idl, *idr; /* idl == NONE: atom, idr = hash index */
-    uint8_t *ahash;                                   /* 32 bytes per distinct atom */
+    uint32_t *idl, *idr; /* idl == NONE: atom, idr = its hash index */
+    uint32_t *count;     /* RCL reference count */
+    uint64_t *first;     /* number of the first formation of the pair in the RCL (INF: never) */
+    uint32_t *rec;       /* newest walk record of the id */
+    uint32_t *spine_at;  /* stack index of the id's spine record, NONE */
+    uint32_t *fpar;      /* head of its parents-inside-copies list (fp pool) */
+    uint8_t *inside;     /* in the subtree of a copied id (marked once) */
+    uint32_t *q_stamp, *q_t, *q_deg, *q_child; /* per-query scratch */
+    uint64_t *q_val;
+    uint32_t *head, *tail, *seen; /* reference BFS: entry list, seen stamp */
+    uint8_t *ahash;               /* 32 bytes per distinct atom */
     size_t nahash, ahash_cap;
-    /* parent-list entries */
+    /* reference BFS: parent-list entries */
     uint32_t *ent_parent, *ent_next;
     size_t nent, ent_cap, ent_cap2;
-    table atab, ptab;
-    /* RCL stack */
-    uint32_t *rx, *rprev;
-    size_t nr, r_cap, r_cap2;
-    uint32_t root, stamp;
+    /* walk records (w_cap each) */
+    size_t nw, w_cap;
+    uint32_t *w_id, *w_par, *uf_par, *uf_off, *w_si, *w_next;
+    /* the stack: spine[0..m], top[1..m] = walk record of element i */
+    size_t m, s_cap;
+    uint32_t *spine, *top;
+    uint64_t nform;
+    /* parents-inside-copies pool */
+    uint32_t *fp_parent, *fp_next;
+    size_t nfp, fp_cap;
     /* search scratch */
-    uint32_t *bnode, *bprev;
+    uint32_t stamp, rstamp;
+    uint32_t *u, *kq;
+    size_t u_cap, kq_cap;
+    uint32_t *ec, *en;
+    size_t ne, e_cap;
+    uint32_t *ties;
+    size_t nties, ties_cap;
+    uint32_t tie_spine;
+    uint8_t *bits;
+    size_t bits_cap;
+    uint32_t *bnode, *bprev; /* reference BFS */
     uint8_t *bside;
     size_t b_cap, b_cap2, b_cap3;
     uint8_t *path, *cand;
     size_t path_cap, path_cap2;
     size_t path_len;
     uint64_t budget;
+    int cut;
     /* output */
     uint8_t *out;
     size_t nout, out_cap;
@@ -142,12 +190,23 @@ static int new_id(enc *e, uint32_t l, uint32_t r, uint32_t *out)
     if (n >= NONE - 1 || n >= SIDE_BIT) return -1;
     if (n == e->ids_cap) {
         size_t cap = e->ids_cap ? 2 * e->ids_cap : 1024;
-        uint32_t **arrs[6] = {&e->count, &e->head, &e->tail, &e->seen, &e->idl, &e->idr};
-        for (int k = 0; k < 6; k++) {
-            uint32_t *p = realloc(*arrs[k], cap * sizeof *p);
+        uint32_t **a32[13] = {&e->count, &e->head, &e->tail, &e->seen, &e->idl, &e->idr,
+                              &e->rec, &e->spine_at, &e->fpar, &e->q_stamp, &e->q_t,
+                              &e->q_deg, &e->q_child};
+        for (int k = 0; k < 13; k++) {
+            uint32_t *p = realloc(*a32[k], cap * sizeof *p);
             if (!p) return -1;
-            *arrs[k] = p;
+            *a32[k] = p;
         }
+        uint64_t **a64[2] = {&e->first, &e->q_val};
+        for (int k = 0; k < 2; k++) {
+            uint64_t *p = realloc(*a64[k], cap * sizeof *p);
+            if (!p) return -1;
+            *a64[k] = p;
+        }
+        uint8_t *p8 = realloc(e->inside, cap);
+        if (!p8) return -1;
+        e->inside = p8;
         e->ids_cap = cap;
     }
     e->count[n] = 0;
@@ -155,6 +214,12 @@ static int new_id(enc *e, uint32_t l, uint32_t r, uint32_t *out)
     e->seen[n] = 0;
     e->idl[n] = l;
     e->idr[n] = r;
+    e->rec[n] = NONE;
+    e->spine_at[n] = NONE;
+    e->fpar[n] = NONE;
+    e->q_stamp[n] = 0;
+    e->first[n] = INF;
+    e->inside[n] = 0;
     e->nids = n + 1;
     *out = (uint32_t)n;
     return 0;
@@ -236,6 +301,23 @@ static merkle_status intern_pair(enc *e, uint32_t l, uint32_t r, uint32_t *out)
 
 /* ------------------------------------------------------------------ RCL */
 
+static int grow32(uint32_t **p, size_t *cap, size_t need)
+{
+    return merkle__sexp_grow((void **)p, cap, need, sizeof **p);
+}
+
+/* Work unit of the searches; 0 when the budget is spent (the search then gives up). */
+static inline int work(enc *e)
+{
+    if (e->budget == 0) {
+        e->cut = 1;
+        return 0;
+    }
+    e->budget--;
+    e->o->search_steps++;
+    return 1;
+}
+
 static merkle_status add_parent(enc *e, uint32_t child, uint32_t parent, uint32_t side)
 {
     if (e->nent == e->ent_cap) {
@@ -244,6 +326,7 @@ static merkle_status add_parent(enc *e, uint32_t child, uint32_t parent, uint32_
             merkle__sexp_grow((void **)&e->ent_next, &c2, e->nent + 1, 4))
             return MERKLE_ERR_NOMEM;
         e->ent_cap = c1 < c2 ? c1 : c2;
+        e->ent_cap2 = c2;
     }
     uint32_t k = (uint32_t)e->nent++;
     e->ent_parent[k] = parent | (side ? SIDE_BIT : 0);
@@ -256,47 +339,121 @@ static merkle_status add_parent(enc *e, uint32_t child, uint32_t parent, uint32_
     return MERKLE_OK;
 }
 
-static merkle_status rcl_push(enc *e, uint32_t x)
+/* The pair id p is formed in the RCL (clvm_rs adds its two parent entries, left first). */
+static merkle_status formed(enc *e, uint32_t p)
 {
-    uint32_t nw;
-    merkle_status s = intern_pair(e, x, e->root, &nw);
-    if (s) return s;
-    if (e->nr == e->r_cap) {
-        size_t c1 = e->r_cap, c2 = e->r_cap2;
-        if (merkle__sexp_grow((void **)&e->rx, &c1, e->nr + 1, 4) ||
-            merkle__sexp_grow((void **)&e->rprev, &c2, e->nr + 1, 4))
-            return MERKLE_ERR_NOMEM;
-        e->r_cap = c1 < c2 ? c1 : c2;
+    if (e->first[p] == INF) e->first[p] = e->nform;
+    e->nform++;
+    if (!e->reference) return MERKLE_OK;
+    merkle_status s = add_parent(e, e->idl[p], p, 0);
+    return s ? s : add_parent(e, e->idr[p], p, 1);
+}
+
+/* A new walk record of id x (not yet on the stack). */
+static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
+{
+    size_t n = e->nw;
+    if (n >= NONE - 1) return MERKLE_ERR_NOMEM;
+    if (n == e->w_cap) {
+        size_t cap = e->w_cap ? 2 * e->w_cap : 1024;
+        uint32_t **arrs[6] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_si, &e->w_next};
+        for (int k = 0; k < 6; k++) {
+            uint32_t *p = realloc(*arrs[k], cap * sizeof *p);
+            if (!p) return MERKLE_ERR_NOMEM;
+            *arrs[k] = p;
+        }
+        e->w_cap = cap;
     }
-    e->rx[e->nr] = x;
-    e->rprev[e->nr] = e->root;
-    e->nr++;
-    e->count[x]++;
-    e->count[nw]++;
-    if ((s = add_parent(e, x, nw, 0)) || (s = add_parent(e, e->root, nw, 1))) return s;
-    e->root = nw;
+    e->w_id[n] = x;
+    e->w_par[n] = e->uf_par[n] = NONE;
+    e->uf_off[n] = 0;
+    e->w_si[n] = 0;
+    e->w_next[n] = e->rec[x];
+    e->rec[x] = (uint32_t)n;
+    e->nw = n + 1;
+    *out = (uint32_t)n;
     return MERKLE_OK;
+}
+
+/* Push walk record w (id x): ReadCacheLookup::push. */
+static merkle_status rcl_push(enc *e, uint32_t w)
+{
+    uint32_t x = e->w_id[w], old = e->spine[e->m], t;
+    merkle_status s = intern_pair(e, x, old, &t);
+    if (s) return s;
+    if (e->m + 2 > e->s_cap) {
+        size_t c1 = e->s_cap, c2 = e->s_cap;
+        if (grow32(&e->spine, &c1, e->m + 2) || grow32(&e->top, &c2, e->m + 2))
+            return MERKLE_ERR_NOMEM;
+        e->s_cap = c1 < c2 ? c1 : c2;
+    }
+    e->m++;
+    e->spine[e->m] = t;
+    e->top[e->m] = w;
+    e->w_si[w] = (uint32_t)e->m;
+    e->count[x]++;
+    e->count[t]++;
+    e->spine_at[t] = (uint32_t)e->m; /* T_i is a list of i elements: one spine record per id */
+    return formed(e, t);
 }
 
 static uint32_t rcl_pop(enc *e)
 {
-    e->nr--;
-    uint32_t x = e->rx[e->nr];
-    e->count[x]--;
-    e->count[e->root]--;
-    e->root = e->rprev[e->nr];
-    return x;
+    uint32_t w = e->top[e->m], t = e->spine[e->m];
+    e->count[e->w_id[w]]--;
+    e->count[t]--;
+    e->spine_at[t] = NONE;
+    e->m--;
+    return w;
 }
 
-static merkle_status rcl_pop2_and_cons(enc *e, uint32_t c)
+/* ReadCacheLookup::pop2_and_cons: the two top elements become the pair c. */
+static merkle_status rcl_cons(enc *e, uint32_t c)
 {
-    uint32_t r = rcl_pop(e);
-    uint32_t l = rcl_pop(e);
-    e->count[l]++;
-    e->count[r]++;
-    merkle_status s;
-    if ((s = add_parent(e, l, c, 0)) || (s = add_parent(e, r, c, 1))) return s;
-    return rcl_push(e, c);
+    uint32_t wr = rcl_pop(e), wl = rcl_pop(e);
+    e->count[e->w_id[wl]]++;
+    e->count[e->w_id[wr]]++;
+    merkle_status s = formed(e, c);
+    uint32_t w;
+    if (s || (s = new_walk(e, c, &w))) return s;
+    e->uf_par[wl] = e->uf_par[wr] = e->w_par[wl] = e->w_par[wr] = w;
+    e->uf_off[wl] = e->uf_off[wr] = 1;
+    return rcl_push(e, w);
+}
+
+/* Mark the subtree of the copied id b: each newly marked pair goes into its children's
+** parents-inside-copies lists. Each id is marked once over the whole encoding. */
+static merkle_status mark_copy(enc *e, uint32_t b)
+{
+    if (e->inside[b]) return MERKLE_OK;
+    e->inside[b] = 1;
+    size_t n = 0;
+    if (grow32(&e->u, &e->u_cap, 1)) return MERKLE_ERR_NOMEM;
+    e->u[n++] = b;
+    while (n) {
+        uint32_t p = e->u[--n];
+        if (e->idl[p] == NONE) continue;
+        uint32_t ch[2] = {e->idl[p], e->idr[p]};
+        for (int k = 0; k < 2; k++) {
+            uint32_t c = ch[k];
+            if (k == 1 && c == ch[0]) break;
+            if (e->nfp == e->fp_cap) {
+                size_t c1 = e->fp_cap, c2 = e->fp_cap;
+                if (grow32(&e->fp_parent, &c1, e->nfp + 1) || grow32(&e->fp_next, &c2, e->nfp + 1))
+                    return MERKLE_ERR_NOMEM;
+                e->fp_cap = c1 < c2 ? c1 : c2;
+            }
+            e->fp_parent[e->nfp] = p;
+            e->fp_next[e->nfp] = e->fpar[c];
+            e->fpar[c] = (uint32_t)e->nfp++;
+            if (!e->inside[c]) {
+                e->inside[c] = 1;
+                if (grow32(&e->u, &e->u_cap, n + 1)) return MERKLE_ERR_NOMEM;
+                e->u[n++] = c;
+            }
+        }
+    }
+    return MERKLE_OK;
 }
 
 /* Serialized length of a path atom for a path of `steps` directions. */
@@ -311,6 +468,237 @@ static int allowed(uint64_t steps, uint64_t sl)
 {
     return 1 + path_ser_len(steps) <= sl;
 }
+
+/* Largest number of steps whose path (fe + atom) is no longer than sl (>= MIN_SL). */
+static uint64_t max_steps(uint64_t sl)
+{
+    uint64_t b = sl - 2;
+    if (b > ((uint64_t)1 << 40)) b = (uint64_t)1 << 40; /* far beyond any depth */
+    while (b > 1 && 1 + merkle__sexp_atom_ser_len(b, 0x80) > sl) b--;
+    return 8 * b - 1;
+}
+
+/* ------------------------------------------------------------------ indexed search */
+
+/* Depth in the current RCL tree of walk record w; *root = its element's record. */
+static uint64_t w_depth(enc *e, uint32_t w, uint32_t *root)
+{
+    uint64_t off = 0;
+    uint32_t r = w;
+    while (e->uf_par[r] != NONE) {
+        off += e->uf_off[r];
+        r = e->uf_par[r];
+    }
+    uint64_t acc = off;
+    for (uint32_t x = w; e->uf_par[x] != NONE && e->uf_par[x] != r;) {
+        uint32_t nx = e->uf_par[x], ox = e->uf_off[x];
+        e->uf_par[x] = r;
+        e->uf_off[x] = (uint32_t)acc;
+        acc -= ox;
+        x = nx;
+    }
+    *root = r;
+    return (uint64_t)(e->m - e->w_si[r] + 1) + off;
+}
+
+/* Smallest depth <= bound of a current record of id x, INF if none. With want, the walk
+** records at that depth go to e->ties and a spine record at that depth to e->tie_spine.
+** A record deeper than another one of the same element can never be the shallowest again:
+** it is dropped from the list. */
+static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
+{
+    uint64_t best = INF;
+    if (want) {
+        e->nties = 0;
+        e->tie_spine = NONE;
+    }
+    uint32_t si = e->spine_at[x];
+    if (si != NONE && e->m - si <= bound) {
+        best = e->m - si;
+        if (want) e->tie_spine = si;
+    }
+    uint32_t *link = &e->rec[x], *glink = NULL, groot = NONE;
+    uint64_t gmin = 0;
+    while (*link != NONE) {
+        if (!work(e)) return INF;
+        uint32_t w = *link, r;
+        uint64_t d = w_depth(e, w, &r);
+        uint64_t j = e->m - e->w_si[r] + 1;
+        if (j > bound || j > best) break;
+        uint64_t off = d - j;
+        if (r == groot) {
+            if (off > gmin) {
+                *link = e->w_next[w];
+                continue;
+            }
+            if (off < gmin) {
+                *glink = w;
+                gmin = off;
+            }
+        } else {
+            groot = r;
+            glink = link;
+            gmin = off;
+        }
+        if (d <= bound && d < best) {
+            best = d;
+            if (want) {
+                e->nties = 0;
+                e->tie_spine = NONE;
+            }
+        }
+        if (want && d == best) {
+            if (grow32(&e->ties, &e->ties_cap, e->nties + 1)) {
+                e->cut = 1; /* out of memory: give up this search (output stays valid) */
+                return INF;
+            }
+            e->ties[e->nties++] = w;
+        }
+        link = &e->w_next[w];
+    }
+    return best;
+}
+
+/* Candidate parent p of n: keep it if clvm_rs's first entry for it in n's list comes first. */
+static inline void consider(const enc *e, uint32_t n, uint32_t p, uint64_t *bkey, uint32_t *bp)
+{
+    uint64_t key = 2 * e->first[p] + (e->idl[p] == n ? 0 : 1);
+    if (key < *bkey) {
+        *bkey = key;
+        *bp = p;
+    }
+}
+
+#define Q_EXPANDED 0x80000000u
+
+/* find_path with the index: *found = 1 and e->path[0..path_len) on success. */
+static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
+{
+    *found = 0;
+    if (sl < MIN_SL) return MERKLE_OK;
+    e->cut = 0;
+    uint64_t D = max_steps(sl);
+    if (++e->stamp == 0) {
+        memset(e->q_stamp, 0, e->nids * sizeof *e->q_stamp);
+        e->stamp = 1;
+    }
+    /* 1. dist(h): records of h and of its ancestors through parents-inside-copies. */
+    uint64_t best = rec_scan(e, h, D, 0);
+    if (e->cut) return MERKLE_OK;
+    size_t nu = 0;
+    e->ne = 0;
+    if (grow32(&e->u, &e->u_cap, 1)) return MERKLE_ERR_NOMEM;
+    e->u[nu++] = h;
+    e->q_stamp[h] = e->stamp;
+    e->q_t[h] = 0;
+    e->q_val[h] = best;
+    e->q_deg[h] = 0;
+    e->q_child[h] = NONE;
+    for (size_t lo = 0; lo < nu; lo++) {
+        uint32_t n = e->u[lo];
+        uint64_t t = e->q_t[n];
+        if (e->fpar[n] == NONE || t + 1 >= best || t + 1 > D) continue;
+        e->q_t[n] |= Q_EXPANDED;
+        for (uint32_t k = e->fpar[n]; k != NONE; k = e->fp_next[k]) {
+            if (!work(e)) return MERKLE_OK;
+            uint32_t p = e->fp_parent[k];
+            if (e->count[p] == 0) continue;
+            if (e->q_stamp[p] != e->stamp) {
+                if (nu >= NONE - 1 || grow32(&e->u, &e->u_cap, nu + 1)) return MERKLE_ERR_NOMEM;
+                uint64_t cap = best < D ? best : D, r = INF;
+                if (cap > t + 1) r = rec_scan(e, p, cap - (t + 1), 0);
+                if (e->cut) return MERKLE_OK;
+                e->q_stamp[p] = e->stamp;
+                e->q_t[p] = (uint32_t)(t + 1);
+                e->q_val[p] = r;
+                e->q_deg[p] = 0;
+                e->q_child[p] = NONE;
+                e->u[nu++] = p;
+                if (r != INF && t + 1 + r < best) best = t + 1 + r;
+            }
+            size_t c1 = e->e_cap, c2 = e->e_cap;
+            if (grow32(&e->ec, &c1, e->ne + 1) || grow32(&e->en, &c2, e->ne + 1))
+                return MERKLE_ERR_NOMEM;
+            e->e_cap = c1 < c2 ? c1 : c2;
+            e->ec[e->ne] = n;
+            e->en[e->ne] = e->q_child[p];
+            e->q_child[p] = (uint32_t)e->ne++;
+            e->q_deg[n]++;
+        }
+    }
+    if (best > D) return MERKLE_OK;
+    /* 2. exact dist for the searched set: parents before children (Kahn). */
+    if (nu > 1) {
+        if (grow32(&e->kq, &e->kq_cap, nu)) return MERKLE_ERR_NOMEM;
+        size_t qh = 0, qt = 0;
+        for (size_t i = 0; i < nu; i++)
+            if (e->q_deg[e->u[i]] == 0) e->kq[qt++] = e->u[i];
+        while (qh < qt) {
+            uint32_t p = e->kq[qh++];
+            uint64_t vp = e->q_val[p];
+            for (uint32_t x = e->q_child[p]; x != NONE; x = e->en[x]) {
+                uint32_t ch = e->ec[x];
+                if (vp != INF && vp + 1 < e->q_val[ch]) e->q_val[ch] = vp + 1;
+                if (--e->q_deg[ch] == 0) e->kq[qt++] = ch;
+            }
+        }
+    }
+    /* 3. the path, from h upwards: at each step the parent one level closer whose first
+    ** entry in clvm_rs's list of the current node comes first. */
+    if (best + 1 > e->bits_cap) {
+        size_t c = e->bits_cap;
+        if (merkle__sexp_grow((void **)&e->bits, &c, best + 1, 1)) return MERKLE_ERR_NOMEM;
+        e->bits_cap = c;
+    }
+    uint32_t n = h;
+    for (uint64_t k = best; k > 0; k--) {
+        uint64_t bkey = INF;
+        uint32_t bp = NONE;
+        if (e->q_stamp[n] == e->stamp && (e->q_t[n] & Q_EXPANDED)) {
+            for (uint32_t x = e->fpar[n]; x != NONE; x = e->fp_next[x]) {
+                if (!work(e)) return MERKLE_OK;
+                uint32_t p = e->fp_parent[x];
+                if (e->count[p] && e->q_stamp[p] == e->stamp && e->q_val[p] == k - 1)
+                    consider(e, n, p, &bkey, &bp);
+            }
+        }
+        if (rec_scan(e, n, k, 1) == k) {
+            for (size_t i = 0; i < e->nties; i++) {
+                uint32_t w = e->ties[i];
+                uint32_t p = e->w_par[w] != NONE ? e->w_id[e->w_par[w]] : e->spine[e->w_si[w]];
+                consider(e, n, p, &bkey, &bp);
+            }
+            if (e->tie_spine != NONE) consider(e, n, e->spine[e->tie_spine + 1], &bkey, &bp);
+        }
+        if (e->cut) return MERKLE_OK;
+        if (bp == NONE) { /* cannot happen: every step has a parent one level closer */
+            e->o->internal_errors++;
+            return MERKLE_OK;
+        }
+        e->bits[best - k] = (uint8_t)(bkey & 1);
+        n = bp;
+    }
+    if (n != e->spine[e->m]) {
+        e->o->internal_errors++;
+        return MERKLE_OK;
+    }
+    /* path atom: the step into the root is bit 0, the first step from h bit best-1 */
+    size_t nb = (size_t)((best + 8) / 8);
+    if (nb > e->path_cap) {
+        size_t c = e->path_cap;
+        if (merkle__sexp_grow((void **)&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
+        e->path_cap = c;
+    }
+    memset(e->path, 0, nb);
+    for (uint64_t i = 0; i < best; i++)
+        if (e->bits[best - 1 - i]) e->path[nb - 1 - i / 8] |= (uint8_t)(1u << (i % 8));
+    e->path[nb - 1 - best / 8] |= (uint8_t)(1u << (best % 8));
+    e->path_len = nb;
+    *found = 1;
+    return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ reference search */
 
 /* Path bytes of BFS entry i at depth `steps` into buf (length (steps+8)/8). */
 static void encode_path(const enc *e, size_t i, size_t steps, uint8_t *buf)
@@ -340,68 +728,88 @@ static merkle_status bfs_reserve(enc *e, size_t need)
     return MERKLE_OK;
 }
 
-/* find_path of B.4 (clvm_rs HEAD rules): *found = 1 and e->path[0..path_len) on success. */
-static merkle_status find_path(enc *e, uint32_t h, uint64_t sl, int *found)
+/* clvm_rs find_path itself (breadth-first over the entry lists): reference mode. */
+static merkle_status ref_find(enc *e, uint32_t h, uint64_t sl, int *found)
 {
     *found = 0;
+    e->cut = 0;
     if (sl < MIN_SL) return MERKLE_OK;
-    if (++e->stamp == 0) { /* wrapped: clear the stamps */
+    if (++e->rstamp == 0) { /* wrapped: clear the stamps */
         memset(e->seen, 0, e->nids * sizeof *e->seen);
-        e->stamp = 1;
+        e->rstamp = 1;
     }
     merkle_status s = bfs_reserve(e, 1);
     if (s) return s;
-    e->seen[h] = e->stamp;
+    uint32_t root = e->spine[e->m];
+    e->seen[h] = e->rstamp;
     e->bnode[0] = h;
     e->bprev[0] = NONE;
     e->bside[0] = 0;
     size_t n = 1, lo = 0, hi = 1, steps = 0;
     while (lo < hi) {
+        /* Expanding a level is useless once its children could not be referenced (clvm_rs
+        ** goes deeper but accepts nothing there); the level itself is scanned to its end
+        ** for the root. */
+        int expand = allowed(steps + 1, sl);
         for (size_t i = lo; i < hi; i++) {
             uint32_t node = e->bnode[i];
-            if (node == e->root) {
+            if (node == root) { /* the root is one node: found once per search */
                 size_t nb = (steps + 8) / 8;
-                uint8_t *dst = *found ? e->cand : e->path;
-                size_t need = nb;
-                if (need > e->path_cap || need > e->path_cap2) {
-                    size_t c1 = e->path_cap, c2 = e->path_cap2;
-                    if (merkle__sexp_grow((void **)&e->path, &c1, need, 1) ||
-                        merkle__sexp_grow((void **)&e->cand, &c2, need, 1))
-                        return MERKLE_ERR_NOMEM;
-                    e->path_cap = c1;
-                    e->path_cap2 = c2;
-                    dst = *found ? e->cand : e->path;
+                if (nb > e->path_cap) {
+                    size_t c = e->path_cap;
+                    if (merkle__sexp_grow((void **)&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
+                    e->path_cap = c;
                 }
-                encode_path(e, i, steps, dst);
-                if (*found && memcmp(e->cand, e->path, nb) < 0) memcpy(e->path, e->cand, nb);
+                encode_path(e, i, steps, e->path);
                 e->path_len = nb;
                 *found = 1;
-                continue;
+                return MERKLE_OK;
             }
+            if (!expand) continue;
             for (uint32_t k = e->head[node]; k != NONE; k = e->ent_next[k]) {
-                if (e->budget == 0) {
-                    e->o->budget_cuts++;
-                    *found = 0;
-                    return MERKLE_OK;
-                }
-                e->budget--;
-                e->o->search_steps++;
+                if (!work(e)) return MERKLE_OK;
                 uint32_t parent = e->ent_parent[k] & ~SIDE_BIT;
-                if (e->count[parent] == 0 || e->seen[parent] == e->stamp) continue;
-                if (!allowed(steps + 1, sl)) return MERKLE_OK; /* keep paths already found */
+                if (e->count[parent] == 0 || e->seen[parent] == e->rstamp) continue;
                 if ((s = bfs_reserve(e, n + 1)) != MERKLE_OK) return s;
                 e->bnode[n] = parent;
                 e->bprev[n] = (uint32_t)i;
                 e->bside[n] = (uint8_t)(e->ent_parent[k] >> 31);
                 n++;
-                e->seen[parent] = e->stamp;
+                e->seen[parent] = e->rstamp;
             }
         }
-        if (*found) return MERKLE_OK;
+        if (!expand) return MERKLE_OK;
         lo = hi;
         hi = n;
         steps++;
     }
+    return MERKLE_OK;
+}
+
+/* The search the encoder uses; crosscheck runs both and counts disagreements. */
+static merkle_status find_path(enc *e, uint32_t h, uint64_t sl, int *found)
+{
+    merkle_status s;
+    if (!e->o->crosscheck) {
+        s = e->reference ? ref_find(e, h, sl, found) : fast_find(e, h, sl, found);
+        if (s == MERKLE_OK && e->cut) e->o->budget_cuts++;
+        return s;
+    }
+    int f1, f2;
+    if ((s = fast_find(e, h, sl, &f1)) != MERKLE_OK) return s;
+    int cut1 = e->cut;
+    size_t l1 = f1 ? e->path_len : 0;
+    if (l1 > e->path_cap2) {
+        size_t c = e->path_cap2;
+        if (merkle__sexp_grow((void **)&e->cand, &c, l1, 1)) return MERKLE_ERR_NOMEM;
+        e->path_cap2 = c;
+    }
+    if (f1) memcpy(e->cand, e->path, l1);
+    if ((s = ref_find(e, h, sl, &f2)) != MERKLE_OK) return s;
+    if (cut1 || e->cut) e->o->budget_cuts++;
+    if (f1 != f2 || (f1 && (l1 != e->path_len || memcmp(e->cand, e->path, l1) != 0)))
+        e->o->mismatches++;
+    *found = f2;
     return MERKLE_OK;
 }
 
@@ -435,24 +843,13 @@ static merkle_status emit_atom(enc *e, const uint8_t *data, uint64_t len, merkle
 
 static void enc_free(enc *e)
 {
-    free(e->count);
-    free(e->head);
-    free(e->tail);
-    free(e->seen);
-    free(e->idl);
-    free(e->idr);
-    free(e->ahash);
-    free(e->ent_parent);
-    free(e->ent_next);
-    free(e->atab.slot);
-    free(e->ptab.slot);
-    free(e->rx);
-    free(e->rprev);
-    free(e->bnode);
-    free(e->bprev);
-    free(e->bside);
-    free(e->path);
-    free(e->cand);
+    void *ps[] = {e->count, e->head, e->tail, e->seen, e->idl, e->idr, e->rec, e->spine_at,
+                  e->fpar, e->q_stamp, e->q_t, e->q_deg, e->q_child, e->first, e->q_val,
+                  e->inside, e->ahash, e->ent_parent, e->ent_next, e->atab.slot, e->ptab.slot,
+                  e->w_id, e->w_par, e->uf_par, e->uf_off, e->w_si, e->w_next, e->spine, e->top,
+                  e->fp_parent, e->fp_next, e->u, e->kq, e->ec, e->en, e->ties, e->bits,
+                  e->bnode, e->bprev, e->bside, e->path, e->cand};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) free(ps[i]);
 }
 
 static size_t log2_for(size_t n)
@@ -478,10 +875,11 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     memset(&e, 0, sizeof e);
     e.st = st;
     e.o = opts;
+    e.reference = opts->reference || opts->crosscheck;
     e.max_out = max_out ? max_out : (uint64_t)SIZE_MAX;
     merkle__sexp_secret(e.secret);
-    uint64_t per = opts->work_per_node ? opts->work_per_node : 256;
-    e.budget = opts->work_base ? opts->work_base : ((uint64_t)1 << 22);
+    uint64_t per = opts->work_per_node ? opts->work_per_node : MERKLE__SEXP_BR_WORK_PER_NODE;
+    e.budget = opts->work_base ? opts->work_base : MERKLE__SEXP_BR_WORK_BASE;
 
     merkle_status s = merkle__sexp_memo_reserve(st);
     uint32_t *pid = NULL;  /* id of each reachable pair */
@@ -521,8 +919,18 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     table_key(&e, &e.ptab, 1);
     {
         uint8_t nil_hash[32];
+        uint32_t nil;
         merkle__sexp_sha_tagged(nil_hash, 0x01, NULL, 0);
-        if ((s = intern_atom(&e, nil_hash, &e.root)) != MERKLE_OK) goto out;
+        if ((s = intern_atom(&e, nil_hash, &nil)) != MERKLE_OK) goto out;
+        s = MERKLE_ERR_NOMEM;
+        if (grow32(&e.spine, &e.s_cap, 2)) goto out;
+        size_t c2 = 0;
+        if (grow32(&e.top, &c2, 2)) goto out;
+        e.s_cap = e.s_cap < c2 ? e.s_cap : c2;
+        e.m = 0;
+        e.spine[0] = nil; /* ReadCacheLookup::new: the empty stack is nil, count 1 */
+        e.spine_at[nil] = 0;
+        e.count[nil] = 1;
     }
     /* Ids bottom-up (index order is topological). */
     for (size_t i = 0; i < npairs; i++) {
@@ -566,13 +974,14 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             id = pid[x];
             sl = psl[x];
         }
-        e.budget += per;
+        e.budget = e.budget + per < e.budget ? INF : e.budget + per;
         int found;
         if ((s = find_path(&e, id, sl, &found)) != MERKLE_OK) goto out;
+        uint32_t w;
         if (found) {
             static const uint8_t fe = 0xfe;
             if ((s = emit(&e, &fe, 1, error)) || (s = emit_atom(&e, e.path, e.path_len, error)) ||
-                (s = rcl_push(&e, id)))
+                (s = new_walk(&e, id, &w)) || (s = rcl_push(&e, w)) || (s = mark_copy(&e, id)))
                 goto out;
         } else if (!(x & MERKLE__SEXP_ATOM_BIT)) {
             static const uint8_t ff = 0xff;
@@ -587,11 +996,13 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             ops[nops++] = NONE;
             ops[nops++] = NONE;
         } else {
-            if ((s = emit_atom(&e, adata, alen, error)) || (s = rcl_push(&e, id))) goto out;
+            if ((s = emit_atom(&e, adata, alen, error)) || (s = new_walk(&e, id, &w)) ||
+                (s = rcl_push(&e, w)))
+                goto out;
         }
         while (nops && ops[nops - 1] != NONE) {
             uint32_t c = ops[--nops];
-            if ((s = rcl_pop2_and_cons(&e, c)) != MERKLE_OK) goto out;
+            if ((s = rcl_cons(&e, c)) != MERKLE_OK) goto out;
         }
     }
     s = MERKLE_OK;

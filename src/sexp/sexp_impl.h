@@ -73,18 +73,27 @@ merkle_status merkle__sexp_pair_lengths(uint64_t **out, const merkle_sexp_store 
 /* Write the canonical atom encoding of data[0..len) at out; returns the bytes written. */
 size_t merkle__sexp_write_atom(uint8_t *out, const uint8_t *data, uint64_t len);
 
+/* Search work bound of the back-reference encoder: base + per node visited. */
+#define MERKLE__SEXP_BR_WORK_BASE ((uint64_t)1 << 24)
+#define MERKLE__SEXP_BR_WORK_PER_NODE 256
+
 /* Options and counters of the back-reference encoder (tests and benchmarks). */
 typedef struct merkle__sexp_br_opts {
     int unkeyed;           /* 1: no secret: atom bucket = low bits of the first 8 hash bytes
                               (clvm_rs style), pair bucket = fixed Fibonacci hashing, no probe
                               bound. ONLY for benchmarks and for demonstrating attacks */
-    uint64_t work_per_node; /* search budget per node (0: default 256) */
-    uint64_t work_base;     /* initial search budget (0: default 2^22) */
+    int reference;          /* 1: clvm_rs's own breadth-first find_path (tests) */
+    int crosscheck;         /* 1: run both searches on every token, count disagreements in
+                               mismatches, emit the reference's choice (tests, fuzzing) */
+    uint64_t work_per_node; /* search budget per node (0: MERKLE__SEXP_BR_WORK_PER_NODE) */
+    uint64_t work_base;     /* initial search budget (0: MERKLE__SEXP_BR_WORK_BASE) */
     /* outputs */
     uint64_t probes;        /* hash-table slots inspected in the atom-hash table */
     uint64_t lookups;       /* atom-hash table lookups */
-    uint64_t search_steps;  /* parent entries scanned by path searches */
+    uint64_t search_steps;  /* work units spent by path searches */
     uint64_t budget_cuts;   /* searches stopped by the work bound */
+    uint64_t mismatches;    /* crosscheck: tokens where the two searches disagree */
+    uint64_t internal_errors; /* indexed search found no parent on a step (never expected) */
     uint64_t rehashes;      /* tables re-keyed because a probe sequence got too long */
 } merkle__sexp_br_opts;
 
