@@ -2,13 +2,15 @@
 /*
 ** Fuzz the back-reference parser. Whatever parses must tree-hash; its canonical form (when
 ** small) must re-parse to the same hash; its back-reference encoding must decode to the same
-** hash and be no longer than canonical.
+** hash and be no longer than canonical, and the indexed path search must agree with clvm_rs's
+** breadth-first search on every token.
 */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merkle/sexp.h"
+#include "sexp/sexp_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -24,6 +26,21 @@ static void same_hash(const uint8_t *buf, size_t len, unsigned flags, const uint
     if (merkle_sexp_tree_hash(h, &st, n) != MERKLE_OK) abort();
     if (memcmp(h, want, 32) != 0) abort();
     merkle_sexp_store_free(&st);
+}
+
+/* The indexed path search and clvm_rs's own breadth-first search must agree on every token:
+** same bytes, no disagreement (unless the work bound cut a search in). */
+static void crosscheck(merkle_sexp_store *st, merkle_sexp_node root, const uint8_t *br, size_t blen)
+{
+    merkle__sexp_br_opts o;
+    memset(&o, 0, sizeof o);
+    o.crosscheck = 1;
+    uint8_t *out;
+    size_t len;
+    if (merkle__sexp_serialize_backrefs(&out, &len, st, root, 1u << 24, &o, NULL) != MERKLE_OK) abort();
+    if (o.internal_errors) abort();
+    if (o.budget_cuts == 0 && (o.mismatches || len != blen || memcmp(out, br, len) != 0)) abort();
+    free(out);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -61,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merkle_sexp_serialize_backrefs_alloc(&br, &blen, &st, n, 1u << 24, NULL) == MERKLE_OK) {
         if (s == MERKLE_OK && blen > len) abort();
         same_hash(br, blen, MERKLE_SEXP_BACKREFS, h);
+        crosscheck(&st, n, br, blen);
         merkle_sexp_buffer_free(br);
     }
     merkle_sexp_store_free(&st);

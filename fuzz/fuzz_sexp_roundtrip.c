@@ -4,15 +4,32 @@
 ** instruction (new atom from the following bytes, or a pair of two earlier nodes), so the
 ** fuzzer controls sharing. Canonical and back-reference forms must both parse back to the
 ** same tree hash; the back-reference form is never longer than canonical, and encoding the
-** decoded DAG again gives the same bytes.
+** decoded DAG again gives the same bytes, and the indexed path search agrees with clvm_rs's
+** breadth-first search on every token.
 */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "merkle/sexp.h"
+#include "sexp/sexp_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The indexed path search and clvm_rs's own breadth-first search must agree on every token:
+** same bytes, no disagreement (unless the work bound cut a search in). */
+static void crosscheck(merkle_sexp_store *st, merkle_sexp_node root, const uint8_t *br, size_t blen)
+{
+    merkle__sexp_br_opts o;
+    memset(&o, 0, sizeof o);
+    o.crosscheck = 1;
+    uint8_t *out;
+    size_t len;
+    if (merkle__sexp_serialize_backrefs(&out, &len, st, root, 1u << 24, &o, NULL) != MERKLE_OK) abort();
+    if (o.internal_errors) abort();
+    if (o.budget_cuts == 0 && (o.mismatches || len != blen || memcmp(out, br, len) != 0)) abort();
+    free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -71,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (merkle_sexp_serialize_backrefs_alloc(&br2, &blen2, &s2, m, 1u << 24, NULL) != MERKLE_OK)
             abort();
         if (blen2 != blen || memcmp(br, br2, blen) != 0) abort();
+        crosscheck(&st, root, br, blen);
         merkle_sexp_buffer_free(br2);
         merkle_sexp_buffer_free(br);
     } else if (cs == MERKLE_OK && clen <= (1u << 24)) {

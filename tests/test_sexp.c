@@ -165,6 +165,20 @@ static uint8_t *backref_roundtrip(merkle_sexp_store *st, merkle_sexp_node n, siz
     assert_int_equal(merkle_sexp_tree_hash(got, &st2, m), MERKLE_OK);
     assert_memory_equal(want, got, 32);
     merkle_sexp_store_free(&st2);
+    /* differential: the indexed search and clvm_rs's own BFS agree on every token */
+    merkle__sexp_br_opts o;
+    memset(&o, 0, sizeof o);
+    o.crosscheck = 1;
+    o.work_base = (uint64_t)1 << 40;
+    uint8_t *br2;
+    size_t blen2;
+    assert_int_equal(merkle__sexp_serialize_backrefs(&br2, &blen2, st, n, 0, &o, NULL), MERKLE_OK);
+    assert_int_equal(o.mismatches, 0);
+    assert_int_equal(o.internal_errors, 0);
+    assert_int_equal(o.budget_cuts, 0);
+    assert_int_equal(blen2, *blen);
+    assert_memory_equal(br2, br, *blen);
+    free(br2);
     return br;
 }
 
@@ -792,6 +806,105 @@ static void test_hash_flooding(void **state)
     assert_true(u2 > 1.5 * u1);
 }
 
+/* Issue 18, cause 1: "abc" at list positions 1, 17 and 32. At the third one clvm_rs's BFS
+** meets, in level 15, first the spine node above the first "abc" (whose parent would be a
+** 16th step, too long for a 4-byte node) and then the root: it keeps scanning and writes the
+** 15-step reference fe82bfff, exactly as long as the atom. The old encoder returned at the
+** first node and wrote the atom. Expected bytes: clvm_rs HEAD node_to_bytes_backrefs. */
+static void test_backref_equal_size_reference(void **state)
+{
+    (void)state;
+    char hex[200] = {0}, *p = hex;
+    for (int pos = 1, f = 1; pos <= 33; pos++)
+        p += (pos == 1 || pos == 17 || pos == 32) ? sprintf(p, "ff83616263") : sprintf(p, "ff%02x", f++);
+    strcat(hex, "80");
+    size_t len;
+    uint8_t *in = tu_unhex(hex, &len);
+    assert_int_equal(len, 76);
+    merkle_sexp_store st;
+    merkle_sexp_store_init(&st);
+    merkle_sexp_node n = parse_ok(&st, in, len, MERKLE_SEXP_STRICT);
+    size_t blen;
+    uint8_t *br = backref_roundtrip(&st, n, &blen);
+    tu_assert_hex(br, blen,
+                  "ff83616263ff01ff02ff03ff04ff05ff06ff07ff08ff09ff0aff0bff0cff0dff0eff0fff83616263"
+                  "ff10ff11ff12ff13ff14ff15ff16ff17ff18ff19ff1aff1bff1cff1dfffe82bfffff1e80",
+                  "equal-size reference");
+    free(br);
+    free(in);
+    merkle_sexp_store_free(&st);
+}
+
+/* Random trees shaped to hit the rare cases of the indexed search: tiny alphabets (many
+** repeats), lists of recent nodes (sub-trees equal to the parse stack, so references into
+** the stack itself, copies of stack nodes whose insides later die), deep sharing. Every token
+** is checked against clvm_rs's BFS, and the run must reach each rare branch. */
+static void test_backref_crosscheck_random(void **state)
+{
+    (void)state;
+    tu_rng rng;
+    tu_rng_seed(&rng, 18);
+    static const uint8_t words[6][3] = {{0}, {1}, {'a', 'b', 'c'}, {'x', 'y', 'z'}, {0x80}, {'q', 'q', 'q'}};
+    static const size_t wl[6] = {0, 1, 3, 3, 1, 3};
+    merkle__sexp_br_opts tot;
+    memset(&tot, 0, sizeof tot);
+    for (int it = 0; it < 1500; it++) {
+        merkle_sexp_store st;
+        merkle_sexp_store_init(&st);
+        merkle_sexp_node pool[600];
+        size_t np = 0;
+        size_t natoms = 1 + (size_t)tu_rng_below(&rng, 6);
+        size_t nops = 4 + (size_t)tu_rng_below(&rng, tu_rng_below(&rng, 2) ? 60 : 300);
+        for (size_t i = 0; i < natoms; i++)
+            assert_int_equal(merkle_sexp_atom_new(&pool[np++], &st, words[i], wl[i]), MERKLE_OK);
+        for (size_t i = 0; i < nops && np < 590; i++) {
+            uint64_t kind = tu_rng_below(&rng, 10);
+            merkle_sexp_node x = pool[0]; /* pool[0] is nil */
+            if (kind < 6) {
+                merkle_sexp_node l = pool[tu_rng_below(&rng, np)], r = pool[tu_rng_below(&rng, np)];
+                if (tu_rng_below(&rng, 3) == 0) l = pool[np - 1 - tu_rng_below(&rng, np < 4 ? np : 4)];
+                assert_int_equal(merkle_sexp_pair_new(&x, &st, l, r), MERKLE_OK);
+            } else if (kind < 8) { /* a short list of random nodes */
+                for (uint64_t k = 1 + tu_rng_below(&rng, 5); k; k--)
+                    assert_int_equal(merkle_sexp_pair_new(&x, &st, pool[tu_rng_below(&rng, np)], x), MERKLE_OK);
+            } else { /* the last k nodes as a list, newest first: what a parse stack looks like */
+                size_t k = 1 + (size_t)tu_rng_below(&rng, 6), start = np > k ? np - k : 0;
+                for (size_t j = start; j < np; j++)
+                    assert_int_equal(merkle_sexp_pair_new(&x, &st, pool[j], x), MERKLE_OK);
+            }
+            pool[np++] = x;
+        }
+        merkle_sexp_node root = pool[np - 1];
+        if (tu_rng_below(&rng, 2)) { /* a long top list: a deep stack */
+            root = pool[0];
+            for (uint64_t k = 2 + tu_rng_below(&rng, 20); k; k--)
+                assert_int_equal(merkle_sexp_pair_new(&root, &st, pool[tu_rng_below(&rng, np)], root), MERKLE_OK);
+        }
+        merkle__sexp_br_opts o;
+        memset(&o, 0, sizeof o);
+        o.crosscheck = 1;
+        o.work_base = (uint64_t)1 << 40;
+        uint8_t *out;
+        size_t len;
+        assert_int_equal(merkle__sexp_serialize_backrefs(&out, &len, &st, root, 0, &o, NULL), MERKLE_OK);
+        if (o.mismatches || o.internal_errors) fail_msg("tree %d: %llu mismatches, %llu internal errors", it,
+                                                        (unsigned long long)o.mismatches,
+                                                        (unsigned long long)o.internal_errors);
+        assert_int_equal(o.budget_cuts, 0);
+        tot.copy_searches += o.copy_searches;
+        tot.copy_steps += o.copy_steps;
+        tot.dead_copy_parents += o.dead_copy_parents;
+        free(out);
+        merkle_sexp_store_free(&st);
+    }
+    printf("crosscheck: searches through copies %llu, steps from copies %llu, dead copy parents %llu\n",
+           (unsigned long long)tot.copy_searches, (unsigned long long)tot.copy_steps,
+           (unsigned long long)tot.dead_copy_parents);
+    assert_true(tot.copy_searches > 1000);
+    assert_true(tot.copy_steps > 1000);
+    assert_true(tot.dead_copy_parents > 10);
+}
+
 /* Encode with opts; the output must decode to the same tree and be no longer than canonical. */
 static uint8_t *br_checked(merkle_sexp_store *st, merkle_sexp_node n, merkle__sexp_br_opts *o,
                            size_t *len)
@@ -877,6 +990,8 @@ int main(void)
         cmocka_unit_test(test_atom_prefix_vectors),
         cmocka_unit_test(test_tree_hash_vectors),
         cmocka_unit_test(test_backref_serialize_vectors),
+        cmocka_unit_test(test_backref_equal_size_reference),
+        cmocka_unit_test(test_backref_crosscheck_random),
         cmocka_unit_test(test_backref_decode_vectors),
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_stack_paths),

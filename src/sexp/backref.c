@@ -560,13 +560,13 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
 }
 
 /* Candidate parent p of n: keep it if clvm_rs's first entry for it in n's list comes first. */
-static inline void consider(const enc *e, uint32_t n, uint32_t p, uint64_t *bkey, uint32_t *bp)
+static inline int consider(const enc *e, uint32_t n, uint32_t p, uint64_t *bkey, uint32_t *bp)
 {
     uint64_t key = 2 * e->first[p] + (e->idl[p] == n ? 0 : 1);
-    if (key < *bkey) {
-        *bkey = key;
-        *bp = p;
-    }
+    if (key >= *bkey) return 0;
+    *bkey = key;
+    *bp = p;
+    return 1;
 }
 
 #define Q_EXPANDED 0x80000000u
@@ -599,10 +599,14 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         uint64_t t = e->q_t[n];
         if (e->fpar[n] == NONE || t + 1 >= best || t + 1 > D) continue;
         e->q_t[n] |= Q_EXPANDED;
+        if (lo == 0) e->o->copy_searches++;
         for (uint32_t k = e->fpar[n]; k != NONE; k = e->fp_next[k]) {
             if (!work(e)) return MERKLE_OK;
             uint32_t p = e->fp_parent[k];
-            if (e->count[p] == 0) continue;
+            if (e->count[p] == 0) {
+                e->o->dead_copy_parents++;
+                continue;
+            }
             if (e->q_stamp[p] != e->stamp) {
                 if (nu >= NONE - 1 || grow32(&e->u, &e->u_cap, nu + 1)) return MERKLE_ERR_NOMEM;
                 uint64_t cap = best < D ? best : D, r = INF;
@@ -653,7 +657,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     uint32_t n = h;
     for (uint64_t k = best; k > 0; k--) {
         uint64_t bkey = INF;
-        uint32_t bp = NONE;
+        uint32_t bp = NONE, from = 0; /* 1: parents-inside-copies, 2: spine record */
         if (e->q_stamp[n] == e->stamp && (e->q_t[n] & Q_EXPANDED)) {
             for (uint32_t x = e->fpar[n]; x != NONE; x = e->fp_next[x]) {
                 if (!work(e)) return MERKLE_OK;
@@ -661,20 +665,24 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
                 if (e->count[p] && e->q_stamp[p] == e->stamp && e->q_val[p] == k - 1)
                     consider(e, n, p, &bkey, &bp);
             }
+            if (bp != NONE) from = 1;
         }
         if (rec_scan(e, n, k, 1) == k) {
             for (size_t i = 0; i < e->nties; i++) {
                 uint32_t w = e->ties[i];
                 uint32_t p = e->w_par[w] != NONE ? e->w_id[e->w_par[w]] : e->spine[e->w_si[w]];
-                consider(e, n, p, &bkey, &bp);
+                if (consider(e, n, p, &bkey, &bp)) from = 0;
             }
-            if (e->tie_spine != NONE) consider(e, n, e->spine[e->tie_spine + 1], &bkey, &bp);
+            if (e->tie_spine != NONE && consider(e, n, e->spine[e->tie_spine + 1], &bkey, &bp))
+                from = 2;
         }
         if (e->cut) return MERKLE_OK;
         if (bp == NONE) { /* cannot happen: every step has a parent one level closer */
             e->o->internal_errors++;
             return MERKLE_OK;
         }
+        if (from == 1) e->o->copy_steps++;
+        if (from == 2) e->o->spine_steps++;
         e->bits[best - k] = (uint8_t)(bkey & 1);
         n = bp;
     }

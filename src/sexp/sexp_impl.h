@@ -94,6 +94,10 @@ typedef struct merkle__sexp_br_opts {
     uint64_t budget_cuts;   /* searches stopped by the work bound */
     uint64_t mismatches;    /* crosscheck: tokens where the two searches disagree */
     uint64_t internal_errors; /* indexed search found no parent on a step (never expected) */
+    /* coverage of the indexed search (tests): searches that went up through copies, steps
+    ** whose parent came from a parents-inside-copies list, dead such parents skipped, and
+    ** steps taken from a spine record (the reference reaches into the stack itself) */
+    uint64_t copy_searches, copy_steps, dead_copy_parents, spine_steps;
     uint64_t rehashes;      /* tables re-keyed because a probe sequence got too long */
 } merkle__sexp_br_opts;
 
