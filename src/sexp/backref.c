@@ -275,7 +275,9 @@ static merkle_status intern_pair(enc *e, uint32_t l, uint32_t r, uint32_t *out)
     for (;;) {
         size_t b = pair_bucket(t, l, r);
         unsigned probes = 0;
+        e->o->pair_lookups++;
         for (;;) {
+            e->o->pair_probes++;
             uint32_t v = t->slot[b];
             if (!v) break;
             if (e->idl[v - 1] == l && e->idr[v - 1] == r) {
@@ -501,10 +503,19 @@ static uint64_t w_depth(enc *e, uint32_t w, uint32_t *root)
     return (uint64_t)(e->m - e->w_si[r] + 1) + off;
 }
 
+/* Order of the parent p of x in clvm_rs's entry list of x: its first formation, then the side. */
+static inline uint64_t entry_key(const enc *e, uint32_t x, uint32_t p)
+{
+    return 2 * e->first[p] + (e->idl[p] == x ? 0 : 1);
+}
+
 /* Smallest depth <= bound of a current record of id x, INF if none. With want, the walk
 ** records at that depth go to e->ties and a spine record at that depth to e->tie_spine.
-** A record deeper than another one of the same element can never be the shallowest again:
-** it is dropped from the list. */
+** Records of one element keep their relative depths and their parents forever, so of each
+** element only one record can ever be chosen: the shallowest, and of equally shallow ones the
+** one whose parent comes first in clvm_rs's list. The others are dropped from the list as the
+** scan meets them (each record is dropped at most once), so a scan visits at most one record
+** per element, and only elements no deeper than the answer. */
 static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
 {
     uint64_t best = INF;
@@ -518,7 +529,8 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
         if (want) e->tie_spine = si;
     }
     uint32_t *link = &e->rec[x], *glink = NULL, groot = NONE;
-    uint64_t gmin = 0;
+    uint64_t gmin = 0, gkey = 0;
+    int gtie = 0; /* the group's record is the last entry of e->ties */
     while (*link != NONE) {
         if (!work(e)) return INF;
         uint32_t w = *link, r;
@@ -526,20 +538,24 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
         uint64_t j = e->m - e->w_si[r] + 1;
         if (j > bound || j > best) break;
         uint64_t off = d - j;
+        /* off 0: the element itself, alone at that depth in its group (its parent is a spine
+        ** node and changes); otherwise the parent is fixed */
+        uint64_t key = off ? entry_key(e, x, e->w_id[e->w_par[w]]) : 0;
         if (r == groot) {
-            if (off > gmin) {
+            if (off > gmin || (off == gmin && key >= gkey)) {
                 *link = e->w_next[w];
                 continue;
             }
-            if (off < gmin) {
-                *glink = w;
-                gmin = off;
-            }
+            *glink = w; /* w beats the group's record: drop that one */
+            if (gtie) e->nties--;
+            gtie = 0;
         } else {
             groot = r;
             glink = link;
-            gmin = off;
+            gtie = 0;
         }
+        gmin = off;
+        gkey = key;
         if (d <= bound && d < best) {
             best = d;
             if (want) {
@@ -553,6 +569,7 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
                 return INF;
             }
             e->ties[e->nties++] = w;
+            gtie = 1;
         }
         link = &e->w_next[w];
     }
@@ -562,7 +579,7 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
 /* Candidate parent p of n: keep it if clvm_rs's first entry for it in n's list comes first. */
 static inline int consider(const enc *e, uint32_t n, uint32_t p, uint64_t *bkey, uint32_t *bp)
 {
-    uint64_t key = 2 * e->first[p] + (e->idl[p] == n ? 0 : 1);
+    uint64_t key = entry_key(e, n, p);
     if (key >= *bkey) return 0;
     *bkey = key;
     *bp = p;
@@ -656,6 +673,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     }
     uint32_t n = h;
     for (uint64_t k = best; k > 0; k--) {
+        if (!work(e)) return MERKLE_OK;
         uint64_t bkey = INF;
         uint32_t bp = NONE, from = 0; /* 1: parents-inside-copies, 2: spine record */
         if (e->q_stamp[n] == e->stamp && (e->q_t[n] & Q_EXPANDED)) {
@@ -983,6 +1001,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             sl = psl[x];
         }
         e.budget = e.budget + per < e.budget ? INF : e.budget + per;
+        opts->nodes++;
         int found;
         if ((s = find_path(&e, id, sl, &found)) != MERKLE_OK) goto out;
         uint32_t w;
