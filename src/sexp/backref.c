@@ -71,33 +71,37 @@ typedef struct enc {
     size_t nids, ids_cap;
     uint32_t *idl, *idr; /* idl == NONE: atom, idr = its hash index */
     uint32_t *count;     /* RCL reference count */
-    uint64_t *first;     /* number of the first formation of the pair in the RCL (INF: never) */
+    uint32_t *first;     /* number of the first formation of the pair in the RCL (NONE: never) */
     uint32_t *rec;       /* newest walk record of the id */
     uint32_t *spine_at;  /* stack index of the id's spine record, NONE */
     uint32_t *fpar;      /* head of its parents-inside-copies list (fp pool) */
     uint8_t *inside;     /* in the subtree of a copied id (marked once) */
-    uint32_t *q_stamp, *q_t, *q_deg, *q_child; /* per-query scratch */
-    uint64_t *q_val;
-    uint32_t *head, *tail, *seen; /* reference BFS: entry list, seen stamp */
+    uint32_t *head, *tail, *seen; /* reference BFS only: entry list, seen stamp */
     uint8_t *ahash;               /* 32 bytes per distinct atom */
     size_t nahash, ahash_cap;
     /* reference BFS: parent-list entries */
     uint32_t *ent_parent, *ent_next;
     size_t nent, ent_cap, ent_cap2;
-    /* walk records (w_cap each) */
+    /* walk records (w_cap each); uf_off of an element (uf_par NONE) is its stack index */
     size_t nw, w_cap;
-    uint32_t *w_id, *w_par, *uf_par, *uf_off, *w_si, *w_next;
+    uint32_t *w_id, *w_par, *uf_par, *uf_off, *w_next;
     /* the stack: spine[0..m], top[1..m] = walk record of element i */
     size_t m, s_cap;
     uint32_t *spine, *top;
-    uint64_t nform;
+    uint32_t nform;
     /* parents-inside-copies pool */
     uint32_t *fp_parent, *fp_next;
     size_t nfp, fp_cap;
-    /* search scratch */
+    uint32_t *ms; /* mark_copy's stack */
+    size_t ms_cap;
+    /* search scratch: the searched set U (index i: id u[i], distance up ut[i], value uval[i],
+    ** parent edges udeg[i], first child edge uchild[i]) and a map id -> index */
     uint32_t stamp, rstamp;
-    uint32_t *u, *kq;
+    uint32_t *u, *ut, *udeg, *uchild, *kq;
+    uint64_t *uval;
     size_t u_cap, kq_cap;
+    uint32_t *qm_key, *qm_idx, *qm_st;
+    size_t qm_cap;
     uint32_t *ec, *en;
     size_t ne, e_cap;
     uint32_t *ties;
@@ -190,36 +194,30 @@ static int new_id(enc *e, uint32_t l, uint32_t r, uint32_t *out)
     if (n >= NONE - 1 || n >= SIDE_BIT) return -1;
     if (n == e->ids_cap) {
         size_t cap = e->ids_cap ? 2 * e->ids_cap : 1024;
-        uint32_t **a32[13] = {&e->count, &e->head, &e->tail, &e->seen, &e->idl, &e->idr,
-                              &e->rec, &e->spine_at, &e->fpar, &e->q_stamp, &e->q_t,
-                              &e->q_deg, &e->q_child};
-        for (int k = 0; k < 13; k++) {
+        uint32_t **a32[10] = {&e->idl, &e->idr, &e->count, &e->first, &e->rec, &e->spine_at,
+                              &e->fpar, &e->head, &e->tail, &e->seen};
+        for (int k = 0; k < (e->reference ? 10 : 7); k++) {
             uint32_t *p = realloc(*a32[k], cap * sizeof *p);
             if (!p) return -1;
             *a32[k] = p;
-        }
-        uint64_t **a64[2] = {&e->first, &e->q_val};
-        for (int k = 0; k < 2; k++) {
-            uint64_t *p = realloc(*a64[k], cap * sizeof *p);
-            if (!p) return -1;
-            *a64[k] = p;
         }
         uint8_t *p8 = realloc(e->inside, cap);
         if (!p8) return -1;
         e->inside = p8;
         e->ids_cap = cap;
     }
-    e->count[n] = 0;
-    e->head[n] = e->tail[n] = NONE;
-    e->seen[n] = 0;
     e->idl[n] = l;
     e->idr[n] = r;
+    e->count[n] = 0;
+    e->first[n] = NONE;
     e->rec[n] = NONE;
     e->spine_at[n] = NONE;
     e->fpar[n] = NONE;
-    e->q_stamp[n] = 0;
-    e->first[n] = INF;
     e->inside[n] = 0;
+    if (e->reference) {
+        e->head[n] = e->tail[n] = NONE;
+        e->seen[n] = 0;
+    }
     e->nids = n + 1;
     *out = (uint32_t)n;
     return 0;
@@ -344,8 +342,8 @@ static merkle_status add_parent(enc *e, uint32_t child, uint32_t parent, uint32_
 /* The pair id p is formed in the RCL (clvm_rs adds its two parent entries, left first). */
 static merkle_status formed(enc *e, uint32_t p)
 {
-    if (e->first[p] == INF) e->first[p] = e->nform;
-    e->nform++;
+    if (e->first[p] == NONE) e->first[p] = e->nform;
+    e->nform++; /* < 2^32: two formations at most per walk record, < 2^31 of them */
     if (!e->reference) return MERKLE_OK;
     merkle_status s = add_parent(e, e->idl[p], p, 0);
     return s ? s : add_parent(e, e->idr[p], p, 1);
@@ -355,11 +353,11 @@ static merkle_status formed(enc *e, uint32_t p)
 static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
 {
     size_t n = e->nw;
-    if (n >= NONE - 1) return MERKLE_ERR_NOMEM;
+    if (n >= SIDE_BIT - 1) return MERKLE_ERR_LIMIT;
     if (n == e->w_cap) {
         size_t cap = e->w_cap ? 2 * e->w_cap : 1024;
-        uint32_t **arrs[6] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_si, &e->w_next};
-        for (int k = 0; k < 6; k++) {
+        uint32_t **arrs[5] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_next};
+        for (int k = 0; k < 5; k++) {
             uint32_t *p = realloc(*arrs[k], cap * sizeof *p);
             if (!p) return MERKLE_ERR_NOMEM;
             *arrs[k] = p;
@@ -369,7 +367,6 @@ static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
     e->w_id[n] = x;
     e->w_par[n] = e->uf_par[n] = NONE;
     e->uf_off[n] = 0;
-    e->w_si[n] = 0;
     e->w_next[n] = e->rec[x];
     e->rec[x] = (uint32_t)n;
     e->nw = n + 1;
@@ -392,7 +389,7 @@ static merkle_status rcl_push(enc *e, uint32_t w)
     e->m++;
     e->spine[e->m] = t;
     e->top[e->m] = w;
-    e->w_si[w] = (uint32_t)e->m;
+    e->uf_off[w] = (uint32_t)e->m; /* an element: its stack index */
     e->count[x]++;
     e->count[t]++;
     e->spine_at[t] = (uint32_t)e->m; /* T_i is a list of i elements: one spine record per id */
@@ -430,10 +427,10 @@ static merkle_status mark_copy(enc *e, uint32_t b)
     if (e->inside[b]) return MERKLE_OK;
     e->inside[b] = 1;
     size_t n = 0;
-    if (grow32(&e->u, &e->u_cap, 1)) return MERKLE_ERR_NOMEM;
-    e->u[n++] = b;
+    if (grow32(&e->ms, &e->ms_cap, 1)) return MERKLE_ERR_NOMEM;
+    e->ms[n++] = b;
     while (n) {
-        uint32_t p = e->u[--n];
+        uint32_t p = e->ms[--n];
         if (e->idl[p] == NONE) continue;
         uint32_t ch[2] = {e->idl[p], e->idr[p]};
         for (int k = 0; k < 2; k++) {
@@ -450,8 +447,8 @@ static merkle_status mark_copy(enc *e, uint32_t b)
             e->fpar[c] = (uint32_t)e->nfp++;
             if (!e->inside[c]) {
                 e->inside[c] = 1;
-                if (grow32(&e->u, &e->u_cap, n + 1)) return MERKLE_ERR_NOMEM;
-                e->u[n++] = c;
+                if (grow32(&e->ms, &e->ms_cap, n + 1)) return MERKLE_ERR_NOMEM;
+                e->ms[n++] = c;
             }
         }
     }
@@ -500,13 +497,13 @@ static uint64_t w_depth(enc *e, uint32_t w, uint32_t *root)
         x = nx;
     }
     *root = r;
-    return (uint64_t)(e->m - e->w_si[r] + 1) + off;
+    return (uint64_t)(e->m - e->uf_off[r] + 1) + off;
 }
 
 /* Order of the parent p of x in clvm_rs's entry list of x: its first formation, then the side. */
 static inline uint64_t entry_key(const enc *e, uint32_t x, uint32_t p)
 {
-    return 2 * e->first[p] + (e->idl[p] == x ? 0 : 1);
+    return 2 * (uint64_t)e->first[p] + (e->idl[p] == x ? 0 : 1);
 }
 
 /* Smallest depth <= bound of a current record of id x, INF if none. With want, the walk
@@ -535,7 +532,7 @@ static uint64_t rec_scan(enc *e, uint32_t x, uint64_t bound, int want)
         if (!work(e)) return INF;
         uint32_t w = *link, r;
         uint64_t d = w_depth(e, w, &r);
-        uint64_t j = e->m - e->w_si[r] + 1;
+        uint64_t j = e->m - e->uf_off[r] + 1;
         if (j > bound || j > best) break;
         uint64_t off = d - j;
         /* off 0: the element itself, alone at that depth in its group (its parent is a spine
@@ -588,6 +585,83 @@ static inline int consider(const enc *e, uint32_t n, uint32_t p, uint64_t *bkey,
 
 #define Q_EXPANDED 0x80000000u
 
+/* Slot of id x in the per-query map (keyed multiply-shift, linear probing; an empty slot is
+** one whose stamp is not the query's). */
+static inline size_t qm_slot(const enc *e, uint32_t x)
+{
+    size_t mask = e->qm_cap - 1, b = (size_t)(((uint64_t)x * (e->secret[1] | 1)) >> 40) & mask;
+    while (e->qm_st[b] == e->stamp && e->qm_key[b] != x) b = (b + 1) & mask;
+    return b;
+}
+
+/* U index of id x in this query, NONE if x is not in U. */
+static inline uint32_t qm_get(const enc *e, uint32_t x)
+{
+    size_t b = qm_slot(e, x);
+    return e->qm_st[b] == e->stamp ? e->qm_idx[b] : NONE;
+}
+
+/* Add id x (not in U) as U index i, growing the map to keep it at most half full. */
+static merkle_status qm_add(enc *e, uint32_t x, uint32_t i)
+{
+    if (2 * ((size_t)i + 1) > e->qm_cap) {
+        size_t cap = e->qm_cap ? 2 * e->qm_cap : 64;
+        uint32_t *k = malloc(cap * sizeof *k), *v = malloc(cap * sizeof *v),
+                 *st = calloc(cap, sizeof *st);
+        if (!k || !v || !st) {
+            free(k);
+            free(v);
+            free(st);
+            return MERKLE_ERR_NOMEM;
+        }
+        free(e->qm_key);
+        free(e->qm_idx);
+        free(e->qm_st);
+        e->qm_key = k;
+        e->qm_idx = v;
+        e->qm_st = st;
+        e->qm_cap = cap;
+        for (uint32_t j = 0; j < i; j++) { /* re-insert the ids already in U */
+            size_t b = qm_slot(e, e->u[j]);
+            e->qm_st[b] = e->stamp;
+            e->qm_key[b] = e->u[j];
+            e->qm_idx[b] = j;
+        }
+    }
+    size_t b = qm_slot(e, x);
+    e->qm_st[b] = e->stamp;
+    e->qm_key[b] = x;
+    e->qm_idx[b] = i;
+    return MERKLE_OK;
+}
+
+/* Append id x to U (up-distance t, value r). */
+static merkle_status u_add(enc *e, size_t *nu, uint32_t x, uint64_t t, uint64_t r)
+{
+    size_t i = *nu;
+    if (i >= NONE - 1) return MERKLE_ERR_NOMEM;
+    if (i == e->u_cap) {
+        size_t cap = e->u_cap ? 2 * e->u_cap : 64;
+        uint32_t **a32[4] = {&e->u, &e->ut, &e->udeg, &e->uchild};
+        for (int k = 0; k < 4; k++) {
+            uint32_t *p = realloc(*a32[k], cap * sizeof *p);
+            if (!p) return MERKLE_ERR_NOMEM;
+            *a32[k] = p;
+        }
+        uint64_t *pv = realloc(e->uval, cap * sizeof *pv);
+        if (!pv) return MERKLE_ERR_NOMEM;
+        e->uval = pv;
+        e->u_cap = cap;
+    }
+    e->u[i] = x;
+    e->ut[i] = (uint32_t)t;
+    e->uval[i] = r;
+    e->udeg[i] = 0;
+    e->uchild[i] = NONE;
+    *nu = i + 1;
+    return qm_add(e, x, (uint32_t)i);
+}
+
 /* find_path with the index: *found = 1 and e->path[0..path_len) on success. */
 static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
 {
@@ -596,7 +670,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     e->cut = 0;
     uint64_t D = max_steps(sl);
     if (++e->stamp == 0) {
-        memset(e->q_stamp, 0, e->nids * sizeof *e->q_stamp);
+        if (e->qm_st) memset(e->qm_st, 0, e->qm_cap * sizeof *e->qm_st);
         e->stamp = 1;
     }
     /* 1. dist(h): records of h and of its ancestors through parents-inside-copies. */
@@ -604,18 +678,13 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     if (e->cut) return MERKLE_OK;
     size_t nu = 0;
     e->ne = 0;
-    if (grow32(&e->u, &e->u_cap, 1)) return MERKLE_ERR_NOMEM;
-    e->u[nu++] = h;
-    e->q_stamp[h] = e->stamp;
-    e->q_t[h] = 0;
-    e->q_val[h] = best;
-    e->q_deg[h] = 0;
-    e->q_child[h] = NONE;
+    merkle_status s = u_add(e, &nu, h, 0, best);
+    if (s) return s;
     for (size_t lo = 0; lo < nu; lo++) {
         uint32_t n = e->u[lo];
-        uint64_t t = e->q_t[n];
+        uint64_t t = e->ut[lo];
         if (e->fpar[n] == NONE || t + 1 >= best || t + 1 > D) continue;
-        e->q_t[n] |= Q_EXPANDED;
+        e->ut[lo] |= Q_EXPANDED;
         if (lo == 0) e->o->copy_searches++;
         for (uint32_t k = e->fpar[n]; k != NONE; k = e->fp_next[k]) {
             if (!work(e)) return MERKLE_OK;
@@ -624,27 +693,23 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
                 e->o->dead_copy_parents++;
                 continue;
             }
-            if (e->q_stamp[p] != e->stamp) {
-                if (nu >= NONE - 1 || grow32(&e->u, &e->u_cap, nu + 1)) return MERKLE_ERR_NOMEM;
+            uint32_t pi = qm_get(e, p);
+            if (pi == NONE) {
                 uint64_t cap = best < D ? best : D, r = INF;
                 if (cap > t + 1) r = rec_scan(e, p, cap - (t + 1), 0);
                 if (e->cut) return MERKLE_OK;
-                e->q_stamp[p] = e->stamp;
-                e->q_t[p] = (uint32_t)(t + 1);
-                e->q_val[p] = r;
-                e->q_deg[p] = 0;
-                e->q_child[p] = NONE;
-                e->u[nu++] = p;
+                pi = (uint32_t)nu;
+                if ((s = u_add(e, &nu, p, t + 1, r)) != MERKLE_OK) return s;
                 if (r != INF && t + 1 + r < best) best = t + 1 + r;
             }
             size_t c1 = e->e_cap, c2 = e->e_cap;
             if (grow32(&e->ec, &c1, e->ne + 1) || grow32(&e->en, &c2, e->ne + 1))
                 return MERKLE_ERR_NOMEM;
             e->e_cap = c1 < c2 ? c1 : c2;
-            e->ec[e->ne] = n;
-            e->en[e->ne] = e->q_child[p];
-            e->q_child[p] = (uint32_t)e->ne++;
-            e->q_deg[n]++;
+            e->ec[e->ne] = (uint32_t)lo;
+            e->en[e->ne] = e->uchild[pi];
+            e->uchild[pi] = (uint32_t)e->ne++;
+            e->udeg[lo]++;
         }
     }
     if (best > D) return MERKLE_OK;
@@ -653,14 +718,14 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         if (grow32(&e->kq, &e->kq_cap, nu)) return MERKLE_ERR_NOMEM;
         size_t qh = 0, qt = 0;
         for (size_t i = 0; i < nu; i++)
-            if (e->q_deg[e->u[i]] == 0) e->kq[qt++] = e->u[i];
+            if (e->udeg[i] == 0) e->kq[qt++] = (uint32_t)i;
         while (qh < qt) {
             uint32_t p = e->kq[qh++];
-            uint64_t vp = e->q_val[p];
-            for (uint32_t x = e->q_child[p]; x != NONE; x = e->en[x]) {
+            uint64_t vp = e->uval[p];
+            for (uint32_t x = e->uchild[p]; x != NONE; x = e->en[x]) {
                 uint32_t ch = e->ec[x];
-                if (vp != INF && vp + 1 < e->q_val[ch]) e->q_val[ch] = vp + 1;
-                if (--e->q_deg[ch] == 0) e->kq[qt++] = ch;
+                if (vp != INF && vp + 1 < e->uval[ch]) e->uval[ch] = vp + 1;
+                if (--e->udeg[ch] == 0) e->kq[qt++] = ch;
             }
         }
     }
@@ -676,19 +741,21 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         if (!work(e)) return MERKLE_OK;
         uint64_t bkey = INF;
         uint32_t bp = NONE, from = 0; /* 1: parents-inside-copies, 2: spine record */
-        if (e->q_stamp[n] == e->stamp && (e->q_t[n] & Q_EXPANDED)) {
+        uint32_t ni = qm_get(e, n);
+        if (ni != NONE && (e->ut[ni] & Q_EXPANDED)) {
             for (uint32_t x = e->fpar[n]; x != NONE; x = e->fp_next[x]) {
                 if (!work(e)) return MERKLE_OK;
                 uint32_t p = e->fp_parent[x];
-                if (e->count[p] && e->q_stamp[p] == e->stamp && e->q_val[p] == k - 1)
-                    consider(e, n, p, &bkey, &bp);
+                if (!e->count[p]) continue;
+                uint32_t pi = qm_get(e, p);
+                if (pi != NONE && e->uval[pi] == k - 1) consider(e, n, p, &bkey, &bp);
             }
             if (bp != NONE) from = 1;
         }
         if (rec_scan(e, n, k, 1) == k) {
             for (size_t i = 0; i < e->nties; i++) {
                 uint32_t w = e->ties[i];
-                uint32_t p = e->w_par[w] != NONE ? e->w_id[e->w_par[w]] : e->spine[e->w_si[w]];
+                uint32_t p = e->w_par[w] != NONE ? e->w_id[e->w_par[w]] : e->spine[e->uf_off[w]];
                 if (consider(e, n, p, &bkey, &bp)) from = 0;
             }
             if (e->tie_spine != NONE && consider(e, n, e->spine[e->tie_spine + 1], &bkey, &bp))
@@ -870,11 +937,11 @@ static merkle_status emit_atom(enc *e, const uint8_t *data, uint64_t len, merkle
 static void enc_free(enc *e)
 {
     void *ps[] = {e->count, e->head, e->tail, e->seen, e->idl, e->idr, e->rec, e->spine_at,
-                  e->fpar, e->q_stamp, e->q_t, e->q_deg, e->q_child, e->first, e->q_val,
-                  e->inside, e->ahash, e->ent_parent, e->ent_next, e->atab.slot, e->ptab.slot,
-                  e->w_id, e->w_par, e->uf_par, e->uf_off, e->w_si, e->w_next, e->spine, e->top,
-                  e->fp_parent, e->fp_next, e->u, e->kq, e->ec, e->en, e->ties, e->bits,
-                  e->bnode, e->bprev, e->bside, e->path, e->cand};
+                  e->fpar, e->first, e->inside, e->ahash, e->ent_parent, e->ent_next,
+                  e->atab.slot, e->ptab.slot, e->w_id, e->w_par, e->uf_par, e->uf_off,
+                  e->w_next, e->spine, e->top, e->fp_parent, e->fp_next, e->u, e->ut,
+                  e->udeg, e->uchild, e->uval, e->kq, e->qm_key, e->qm_idx, e->qm_st, e->ec,
+                  e->en, e->ms, e->ties, e->bits, e->bnode, e->bprev, e->bside, e->path, e->cand};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) free(ps[i]);
 }
 
