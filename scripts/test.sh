@@ -52,6 +52,8 @@ for b in build/test/bench/bench_*; do
 done
 echo "-- bench_manifest.sh --smoke"
 bench/bench_manifest.sh --smoke build/test/merkle
+echo "-- clvm_native_bench.py --smoke"
+bench/clvm_native_bench.py --smoke --merkle build/test/merkle
 echo "== [mpi] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
 cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
   -DMERKLE_BUILD_BENCH=OFF >/dev/null
