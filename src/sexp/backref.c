@@ -392,7 +392,8 @@ static merkle_status rcl_push(enc *e, uint32_t w)
     e->uf_off[w] = (uint32_t)e->m; /* an element: its stack index */
     e->count[x]++;
     e->count[t]++;
-    e->spine_at[t] = (uint32_t)e->m; /* T_i is a list of i elements: one spine record per id */
+    MERKLE_ASSERT(e->spine_at[t] == NONE); /* T_i is a list of i elements: one record per id */
+    e->spine_at[t] = (uint32_t)e->m;
     return formed(e, t);
 }
 
@@ -503,6 +504,7 @@ static uint64_t w_depth(enc *e, uint32_t w, uint32_t *root)
 /* Order of the parent p of x in clvm_rs's entry list of x: its first formation, then the side. */
 static inline uint64_t entry_key(const enc *e, uint32_t x, uint32_t p)
 {
+    MERKLE_ASSERT(e->first[p] != NONE && (e->idl[p] == x || e->idr[p] == x));
     return 2 * (uint64_t)e->first[p] + (e->idl[p] == x ? 0 : 1);
 }
 
@@ -763,6 +765,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         }
         if (e->cut) return MERKLE_OK;
         if (bp == NONE) { /* cannot happen: every step has a parent one level closer */
+            MERKLE_ASSERT(!"indexed search: no parent one level closer");
             e->o->internal_errors++;
             return MERKLE_OK;
         }
@@ -772,6 +775,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         n = bp;
     }
     if (n != e->spine[e->m]) {
+        MERKLE_ASSERT(!"indexed search: the path does not end at the root");
         e->o->internal_errors++;
         return MERKLE_OK;
     }
