@@ -116,7 +116,7 @@ typedef struct enc {
     size_t path_cap, path_cap2;
     size_t path_len;
     uint64_t budget;
-    int cut;
+    int cut, too_many;
     /* output */
     uint8_t *out;
     size_t nout, out_cap;
@@ -353,7 +353,10 @@ static merkle_status formed(enc *e, uint32_t p)
 static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
 {
     size_t n = e->nw;
-    if (n >= SIDE_BIT - 1) return MERKLE_ERR_LIMIT;
+    if (n >= SIDE_BIT - 1) { /* formation numbers stay below 2^32 */
+        e->too_many = 1;
+        return MERKLE_ERR_LIMIT;
+    }
     if (n == e->w_cap) {
         size_t cap = e->w_cap ? 2 * e->w_cap : 1024;
         uint32_t **arrs[5] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_next};
@@ -1112,6 +1115,9 @@ out:
     } else {
         free(e.out);
         if (s == MERKLE_ERR_NOMEM) merkle__fail(error, s, 0, 0, "out of memory");
+        if (e.too_many)
+            merkle__fail(error, s, 0, e.nout,
+                         "back-reference serialization: more than 2^31 - 2 nodes to encode");
     }
     enc_free(&e);
     free(pid);
