@@ -1,50 +1,72 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Quick start 2 (and CI): install what is missing, build, run the whole test suite.
-#   1. Release build (gcc), all ctest tests (unit, vectors, CLI, install, fuzz-corpus replay)
-#   2. ASan+UBSan build (clang), all ctest tests again
-#   3. Fuzz smoke: each libFuzzer target for a few seconds (clang)
-#   4. Benchmark smoke: each bench binary in its tiny mode
-#   then: an MPI build (-DMERKLE_MPI=ON), tests/mpi under mpirun -np 2 and -np 3
-#   5. Debian packages: build, install, test the installed files, remove (scripts/package-test.sh;
-#      MERKLE_TEST_NO_PACKAGES=1 skips it)
-# Set MERKLE_TEST_QUICK=1 to run step 1 only.
+# Every step is described in README.md ("What scripts/test.sh runs"). Each build tree is
+# built once and serves every step that needs it; no step runs another's tests again.
+#   1. release build (gcc, -Werror) + every ctest test
+#   2. ASan+UBSan build (clang) of the library, unit tests, CLI and fuzz targets; the ctest
+#      tests that run C code (unit, kernels, CLI, fuzz-corpus replay, man examples)
+#   3. fuzz smoke: each libFuzzer target of the build of step 2 for a few seconds, in parallel
+#   4. benchmark smoke: each bench binary of step 1 in its tiny mode
+#   5. MPI build (-DMERKLE_MPI=ON, only the merkle binary) + tests/mpi under mpirun -np 2, 3
+#   6. Debian packages: build, unpack into a throw-away root, check (scripts/package-test.sh);
+#      nothing is installed into or removed from the system
+# MERKLE_TEST_QUICK=1: step 1 only. MERKLE_TEST_NO_PACKAGES=1: skip step 6.
+# MERKLE_FUZZ_SECONDS (default 10): seconds per fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh test
 jobs=$(nproc)
+[ "$jobs" -gt 2 ] || jobs=2
+t0=$SECONDS
+t_step=
+step() {  # step "TITLE": print the time the previous step took, open the next
+    [ -z "$t_step" ] || echo "   (step took $((SECONDS - t_step)) s)"
+    t_step=$SECONDS
+    echo "== $1"
+}
 
-echo "== [1/4] release build + tests"
+step "[1/6] release build + tests"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON >/dev/null
 cmake --build build/test -j "$jobs"
 (cd build/test && ctest --output-on-failure -j "$jobs")
-[ "${MERKLE_TEST_QUICK:-0}" = 1 ] && exit 0
+if [ "${MERKLE_TEST_QUICK:-0}" = 1 ]; then step "quick run passed ($((SECONDS - t0)) s)"; exit 0; fi
 
-echo "== [2/4] ASan+UBSan build + tests"
+step "[2/6] ASan+UBSan build (clang) + the tests that run C code"
+# One instrumented build serves the tests and the fuzz targets of step 3 (fuzzer-no-link
+# only adds coverage counters). Static library only: the shared one serves the install and
+# Python tests, which a sanitizer build skips (an ASan .so cannot load into python3).
+san="-fsanitize=address,undefined"
 CC=clang-14 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMERKLE_WERROR=ON \
-  -DMERKLE_BUILD_BENCH=OFF \
-  -DCMAKE_C_FLAGS="-O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-  -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  -DMERKLE_BUILD_BENCH=OFF -DMERKLE_BUILD_SHARED=OFF -DMERKLE_FUZZ=ON \
+  -DCMAKE_C_FLAGS="-O1 $san,fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+  -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build build/asan -j "$jobs"
-(cd build/asan && ASAN_OPTIONS=detect_leaks=1 MERKLE_SANITIZE=1 ctest --output-on-failure -j "$jobs" -E 'install|bench')
+# Not here: shell completions, man-page rendering, SPDX lines (no C code runs in them), and
+# the install test (its consumers are built without the sanitizer runtime).
+(cd build/asan && ASAN_OPTIONS=detect_leaks=1 MERKLE_SANITIZE=1 ctest --output-on-failure \
+  -j "$jobs" -E '^(meta_|completion_|man_merkle|cli_test_install$)')
 
-echo "== [3/4] fuzz smoke"
-CC=clang-14 cmake -S . -B build/fuzz -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMERKLE_FUZZ=ON \
-  -DMERKLE_BUILD_TESTS=OFF -DMERKLE_BUILD_BENCH=OFF -DMERKLE_BUILD_CLI=OFF \
-  -DCMAKE_C_FLAGS="-O1 -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" >/dev/null
-cmake --build build/fuzz -j "$jobs"
-for f in build/fuzz/fuzz/fuzz_*; do
-  [ -x "$f" ] || continue
-  name=$(basename "$f"); short=${name#fuzz_}
-  corpus=fuzz/corpus/$short; work=$(mktemp -d)
-  [ -d "$corpus" ] && cp -r "$corpus"/. "$work"/ 2>/dev/null || true
-  echo "-- $name (${MERKLE_FUZZ_SECONDS:-15} s)"
-  "$f" -max_total_time="${MERKLE_FUZZ_SECONDS:-15}" -print_final_stats=0 "$work" 2>&1 | tail -n 2
-  rm -rf "$work"
-done
+step "[3/6] fuzz smoke (${MERKLE_FUZZ_SECONDS:-10} s per target, $jobs at a time)"
+fuzz_one() {  # fuzz_one BINARY: run it on a scratch copy of its corpus
+    local f=$1 short work
+    short=$(basename "$f"); short=${short#fuzz_}
+    work=$(mktemp -d)
+    [ -d "fuzz/corpus/$short" ] && cp -r "fuzz/corpus/$short"/. "$work"/
+    if out=$("$f" -max_total_time="${MERKLE_FUZZ_SECONDS:-10}" -print_final_stats=0 "$work" 2>&1); then
+        echo "-- $(basename "$f"): $(tail -n 1 <<<"$out")"
+    else
+        echo "$out" | tail -n 40; echo "-- $(basename "$f"): FAILED"; rm -rf "$work"; return 1
+    fi
+    rm -rf "$work"
+}
+export -f fuzz_one
+export MERKLE_FUZZ_SECONDS
+# shellcheck disable=SC2016  # "$1" is expanded by the inner bash
+find build/asan/fuzz -maxdepth 1 -name 'fuzz_*' -type f -perm -u+x ! -name '*_replay' -print0 |
+  sort -z | xargs -0 -n 1 -P "$jobs" bash -c 'fuzz_one "$1"' fuzz_one
 
-echo "== [4/4] benchmark smoke"
+step "[4/6] benchmark smoke"
 for b in build/test/bench/bench_*; do
   [ -x "$b" ] || continue
   echo "-- $(basename "$b") --smoke"
@@ -54,14 +76,17 @@ echo "-- bench_manifest.sh --smoke"
 bench/bench_manifest.sh --smoke build/test/merkle
 echo "-- clvm_native_bench.py --smoke"
 bench/clvm_native_bench.py --smoke --merkle build/test/merkle
-echo "== [mpi] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
+
+step "[5/6] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
 cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
-  -DMERKLE_BUILD_BENCH=OFF >/dev/null
+  -DMERKLE_BUILD_BENCH=OFF -DMERKLE_BUILD_SHARED=OFF >/dev/null
 cmake --build build/mpi -j "$jobs" --target merkle_cli
 (cd build/mpi && ctest --output-on-failure --no-tests=error -R '^mpi_')
 
 if [ "${MERKLE_TEST_NO_PACKAGES:-0}" != 1 ]; then
-  echo "== [5] Debian packages: build, install, check, remove"
+  step "[6/6] Debian packages: build, unpack into a throw-away root, check"
   scripts/package-test.sh
+else
+  step "[6/6] Debian packages: skipped (MERKLE_TEST_NO_PACKAGES=1)"
 fi
-echo "== all test steps passed"
+step "all test steps passed ($((SECONDS - t0)) s)"

@@ -3,7 +3,7 @@
 
 Environment: MERKLE_LIBRARY (the libmerkle.so to test; unset = the installed one),
 MERKLE_VECTOR_DIR (default: tests/vectors of this source tree), MERKLE_BIN (the merkle
-command, for agreement checks; optional), MERKLE_EXPECT_INSTALLED=1 (fail unless the
+command, for agreement checks; optional), MERKLE_EXPECT_INSTALLED=1 or =ROOT (fail unless the
 imported module and library are the installed ones, used by the packaging step).
 """
 import hashlib
@@ -74,6 +74,10 @@ def ref_root_bytes(data, leaf_size, hash_name="sha256", profile="rfc6962"):
 
 
 def check_installed(testcase):
-    if os.environ.get("MERKLE_EXPECT_INSTALLED") == "1":
-        testcase.assertTrue(merkle.__file__.startswith("/usr/lib/python3/"), merkle.__file__)
+    # "1": the Debian package installed in the system; a directory: the packages unpacked
+    # into that root (scripts/package-test.sh).
+    expect = os.environ.get("MERKLE_EXPECT_INSTALLED")
+    if expect:
+        root = "" if expect == "1" else expect.rstrip("/")
+        testcase.assertTrue(merkle.__file__.startswith(root + "/usr/lib/python3/"), merkle.__file__)
         testcase.assertNotIn("MERKLE_LIBRARY", os.environ)
