@@ -16,6 +16,19 @@
 #include "merkle/export.h"
 #include "merkle/version.h"
 
+/* Alignment of a struct member, spelled for the language including the header: C11's
+** _Alignas is not C++ (whose alignas is a keyword from C++11 on), and older C or C++ get the
+** compiler's attribute. Every spelling gives the same layout. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define MERKLE_ALIGNAS(n) alignas(n)
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define MERKLE_ALIGNAS(n) _Alignas(n)
+#elif defined(_MSC_VER)
+#define MERKLE_ALIGNAS(n) __declspec(align(n))
+#else
+#define MERKLE_ALIGNAS(n) __attribute__((aligned(n)))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -109,7 +109,7 @@ MERKLE_API size_t merkle_sha256_backends(const char **names, size_t cap);
 /* Streaming BLAKE2b state (digest length fixed at init). Holds libsodium's generichash state
 ** by value: plain data, copyable, no interior pointers. */
 typedef struct merkle_blake2b {
-    _Alignas(64) unsigned char opaque[384];
+    MERKLE_ALIGNAS(64) unsigned char opaque[384];
     uint32_t out_len;
 } merkle_blake2b;
 

@@ -11,20 +11,9 @@
 #include "merkle/common.h"
 #include "merkle/hash.h"
 #include "merkle/tree.h"
-
-#if defined(__has_include)
-#if __has_include("merkle/proof.h")
 #include "merkle/proof.h"
-#endif
-#if __has_include("merkle/sexp.h")
 #include "merkle/sexp.h"
-#endif
-#if __has_include("merkle/trie.h")
 #include "merkle/trie.h"
-#endif
-#if __has_include("merkle/manifest.h")
 #include "merkle/manifest.h"
-#endif
-#endif
 
 #endif

@@ -1,7 +1,11 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Install the library into a temporary prefix and build docs/example.c against it, with
-pkg-config and with CMake's find_package(merkle); run both and check their output."""
+"""Install the library into a temporary prefix and build docs/example.c (C) and
+tests/install/consumer.cpp (C++17) against it, with pkg-config and with CMake's
+find_package(merkle); run them and check their output. Without a C++ compiler the C++
+consumer is skipped with a message."""
+import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -12,6 +16,8 @@ from cliutil import SRC, run  # noqa: E402
 
 BUILD = os.environ.get("MERKLE_BUILD_DIR")
 EXAMPLE = os.path.join(SRC, "docs", "example.c")
+CONSUMER_CPP = os.path.join(SRC, "tests", "install", "consumer.cpp")
+CXX = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++") or shutil.which("clang++")
 # MTH of ["0","1","2"] from the public vectors (rfc6962-root-n3)
 ROOT3 = "725d5230db68f557470dc35f1d8865813acd7ebb07ad152774141decbae71327"
 
@@ -33,16 +39,24 @@ class Install(unittest.TestCase):
         rc, out, err = run(["root", "-j", "1", cls.sample])
         assert rc == 0, err
         cls.want_file = out.decode()
+        rc, out, err = run(["root", "--leaf-size", "1"], b"abc")
+        assert rc == 0, err
+        # merkle root's line, and BLAKE2b-256("abc") as Python's hashlib computes it
+        cls.want_cpp = out.decode() + "blake2b-256 %s\n" % hashlib.blake2b(
+            b"abc", digest_size=32).hexdigest()
 
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def check_output(self, exe, shared):
+    def lib_env(self):
         env = dict(os.environ)
-        if shared:
-            libdir = os.path.dirname(self.pc_path)
-            env["LD_LIBRARY_PATH"] = os.path.dirname(libdir)
+        libdir = os.path.dirname(self.pc_path)
+        env["LD_LIBRARY_PATH"] = os.path.dirname(libdir)
+        return env
+
+    def check_output(self, exe, shared):
+        env = self.lib_env() if shared else dict(os.environ)
         out = sh([exe, self.sample], env=env)
         lines = out.splitlines()
         self.assertEqual(lines[0] + "\n", self.want_file)
@@ -75,6 +89,18 @@ class Install(unittest.TestCase):
            [f for f in sflags if f not in ("-lmerkle",) and not f.startswith("-I")], env=env)
         self.check_output(exe_s, shared=False)
 
+    def test_pkg_config_cpp(self):
+        if CXX is None:
+            self.skipTest("no C++ compiler (c++, g++, clang++): C++ consumer not built")
+        if not hasattr(Install, "pc_path"):
+            self.test_pkg_config()
+        env = dict(os.environ, PKG_CONFIG_PATH=os.path.dirname(self.pc_path))
+        flags = sh(["pkg-config", "--cflags", "--libs", "merkle"], env=env).split()
+        exe = os.path.join(self.tmp.name, "consumer_pc_cpp")
+        sh([CXX, "-std=c++17", "-Wall", "-Wextra", "-pedantic", "-Werror", CONSUMER_CPP,
+            "-o", exe] + flags, env=env)
+        self.assertEqual(sh([exe], env=self.lib_env()), self.want_cpp)
+
     def test_find_package(self):
         bdir = os.path.join(self.tmp.name, "consumer")
         sh(["cmake", "-S", os.path.join(SRC, "tests", "install"), "-B", bdir,
@@ -83,6 +109,11 @@ class Install(unittest.TestCase):
         if not hasattr(Install, "pc_path"):
             self.test_pkg_config()
         self.check_output(os.path.join(bdir, "example_cmake"), shared=True)
+        cpp = os.path.join(bdir, "consumer_cpp")
+        if CXX is None:
+            self.skipTest("no C++ compiler: the CMake C++ consumer was not built")
+        self.assertTrue(os.path.exists(cpp), "CMake found no C++ compiler but %s exists" % CXX)
+        self.assertEqual(sh([cpp], env=self.lib_env()), self.want_cpp)
 
 
 if __name__ == "__main__":
