@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Merkle radix trie: every merkledb node_id / trie_root / cb58 / uvarint vector; random key
-** sets against a slow reference that rebuilds the trie from scratch with the spec's build()
-** definition (OpenSSL SHA-256, its own preimage encoder, no library code); random insertion
+** sets against a slow reference that rebuilds the trie from scratch with the canonical
+** shape of docs/formats.md section 2 (OpenSSL SHA-256, its own preimage encoder, no library code); random insertion
 ** orders and deletions; threaded hashing; proofs for present and absent keys and every
 ** single-byte alteration of them; error paths.
 */
@@ -60,7 +60,7 @@ static unsigned ref_token(const uint8_t *k, size_t bit, unsigned ts)
     return t;
 }
 
-/* build(S, depth) of spec A.4, hashing with OpenSSL. S non-empty, keys distinct. */
+/* build(S, depth) of docs/formats.md section 2 (the canonical shape), hashing with OpenSSL. S non-empty, keys distinct. */
 static void ref_build(const kv *const *s, size_t n, unsigned ts, uint8_t out[32])
 {
     size_t p = s[0]->klen * 8;
@@ -269,7 +269,7 @@ static void test_node_id_vectors(void **state)
         assert_int_equal(merkle_trie_hash_node(out, key, bits, vh != NULL, val, vl, ch, kids->len),
                          MERKLE_OK);
         tu_assert_hex(out, 32, json_get_str(v, "expected_id_hex"), json_get_str(v, "id"));
-        /* And the preimage itself is what the spec says. */
+        /* And the preimage itself is what docs/formats.md section 2 says. */
         size_t pl;
         uint8_t *pre = tu_unhex(json_get_str(v, "preimage_hex"), &pl);
         uint8_t d[32];

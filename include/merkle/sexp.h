@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/sexp.h: CLVM trees (cons cells of atoms): tree hash, canonical serialization and
-** back-reference ("compressed") serialization. Byte-level rules: spec/tree-hashing.md part B.
+** back-reference ("compressed") serialization. Byte-level rules: docs/formats.md section 3.
 **
 ** A merkle_sexp_store is an arena of atoms and pairs. A pair refers to earlier nodes only, so
 ** identical subtrees can be shared (the store holds a DAG) and every walk is iterative. Nodes
@@ -173,7 +173,7 @@ MERKLE_API merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t 
 ** Back-reference serialization of node, in a buffer this function allocates (*out, release it
 ** with merkle_sexp_buffer_free) of length *out_len. Deterministic; decodes (B.3) to the same
 ** tree; never longer than the canonical serialization. It is the clvm_rs HEAD encoder
-** (ReadCacheLookup, spec B.4) over hash-consed node identities: its output equals clvm_rs
+** (ReadCacheLookup, docs/formats.md section 3) over hash-consed node identities: its output equals clvm_rs
 ** HEAD's byte for byte, except that the total path-search work is bounded (256 steps per
 ** node plus 2^22): inputs built to make that search quadratic get fewer back references
 ** past the bound instead of quadratic time. All tables are keyed with a per-process random

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** merkle/trie.h: a Merkle radix trie whose node IDs are byte-compatible with avalanchego
-** x/merkledb (spec: shared/spec/tree-hashing.md part A), proofs for one key, and cb58.
+** x/merkledb (byte-level rules: docs/formats.md section 2), proofs for one key, and cb58.
 **
 ** Keys are byte strings (bit strings of 8*len bits); the trie walks them in tokens of
 ** log2(branch factor) bits (branch factor 2, 4, 16 or 256). The trie is canonical and

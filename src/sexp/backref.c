@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** Back-reference serialization (spec B.4): the clvm_rs HEAD encoder, byte for byte, without
+** Back-reference serialization (docs/formats.md section 3): the clvm_rs HEAD encoder, byte for byte, without
 ** its quadratic search. docs/clvm.md ("Back-reference serialization") has the full argument;
 ** in short:
 **

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** Parser for canonical and back-reference serializations (spec B.2, B.3).
+** Parser for canonical and back-reference serializations (docs/formats.md section 3).
 **
 ** Iterative: an op stack of {Parse, Cons} and a value stack of finished nodes. A back
 ** reference resolves a path over the value stack viewed as a CLVM list (top first). That list

@@ -2,7 +2,8 @@
 """Install the library into a temporary prefix and build docs/example.c (C) and
 tests/install/consumer.cpp (C++17) against it, with pkg-config and with CMake's
 find_package(merkle); run them and check their output. Without a C++ compiler the C++
-consumer is skipped with a message."""
+consumer is skipped with a message. The build tree's own merkleConfig.cmake and merkle.pc
+are used the same way, without installing."""
 import hashlib
 import os
 import shutil
@@ -114,6 +115,26 @@ class Install(unittest.TestCase):
             self.skipTest("no C++ compiler: the CMake C++ consumer was not built")
         self.assertTrue(os.path.exists(cpp), "CMake found no C++ compiler but %s exists" % CXX)
         self.assertEqual(sh([cpp], env=self.lib_env()), self.want_cpp)
+
+
+    def test_build_tree_package_files(self):
+        """find_package(merkle) with merkle_DIR=BUILD and pkg-config with
+        PKG_CONFIG_PATH=BUILD work without an install."""
+        bdir = os.path.join(self.tmp.name, "consumer_build_tree")
+        sh(["cmake", "-S", os.path.join(SRC, "tests", "install"), "-B", bdir,
+            "-Dmerkle_DIR=" + BUILD, "-DEXAMPLE_SOURCE=" + EXAMPLE])
+        sh(["cmake", "--build", bdir])
+        env = dict(os.environ, LD_LIBRARY_PATH=BUILD)
+        out = sh([os.path.join(bdir, "example_cmake"), self.sample])
+        self.assertEqual(out.splitlines()[0] + "\n", self.want_file)
+        if CXX is not None:
+            self.assertEqual(sh([os.path.join(bdir, "consumer_cpp")]), self.want_cpp)
+        penv = dict(os.environ, PKG_CONFIG_PATH=BUILD)
+        flags = sh(["pkg-config", "--cflags", "--libs", "merkle"], env=penv).split()
+        exe = os.path.join(self.tmp.name, "example_build_tree_pc")
+        sh(["cc", "-std=c11", "-Wall", "-Werror", EXAMPLE, "-o", exe] + flags, env=penv)
+        out = sh([exe, self.sample], env=env)
+        self.assertEqual(out.splitlines()[0] + "\n", self.want_file)
 
 
 if __name__ == "__main__":

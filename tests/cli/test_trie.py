@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """End-to-end tests of `merkle trie root|prove|verify`: every merkledb trie_root vector
-through the CLI, random operation files against an independent Python reference (the spec's
-build() definition, hashlib only) for all branch factors, proofs and their tampered forms,
+through the CLI, random operation files against an independent Python reference (the
+canonical shape of docs/formats.md section 2, hashlib only) for all branch factors, proofs and their tampered forms,
 the operation-file syntax, and every error path with its exit code."""
 import hashlib
 import os
@@ -40,7 +40,7 @@ def bits(key):
 
 
 def ref_root(kv, bf):
-    """Root ID of the canonical trie of the dict kv (bytes -> bytes), spec A.4."""
+    """Root ID of the canonical trie of the dict kv (bytes -> bytes), docs/formats.md section 2."""
     ts = {2: 1, 4: 2, 16: 4, 256: 8}[bf]
     if not kv:
         return bytes(32)

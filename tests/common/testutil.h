@@ -35,7 +35,7 @@ uint64_t tu_rng_next(tu_rng *r);
 uint64_t tu_rng_below(tu_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len);
 
-/* Vector generators of the spec: leaf i = ASCII decimal of i; stream byte k = k mod 251. */
+/* Vector generators of tests/vectors (see their schema key): leaf i = ASCII decimal of i; stream byte k = k mod 251. */
 void tu_counter_bytes(uint8_t *buf, size_t len);
 
 /* Count heap allocations made through malloc/calloc/realloc in this process (tests link a

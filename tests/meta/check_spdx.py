@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 TAG = b"SPDX-License-Identifier: MIT OR Apache-2.0"
-SOURCE_SUFFIXES = (".c", ".h", ".in", ".py", ".pyi", ".sh", ".js", ".bash", ".fish", ".cmake",
+SOURCE_SUFFIXES = (".c", ".cpp", ".h", ".in", ".py", ".pyi", ".sh", ".js", ".bash", ".fish", ".cmake",
                    ".toml", ".cfg")
 SOURCE_NAMES = ("CMakeLists.txt", "_merkle", "run", "rules", "installed")
 EXEMPT_PREFIXES = ("fuzz/corpus/", "tests/vectors/", "samples/", "docs/", "LICENSE")
