@@ -2,7 +2,8 @@
 """Loading libmerkle and turning its status codes into Python exceptions.
 
 The shared library is found, in this order, at the path in the MERKLE_LIBRARY environment
-variable, by ctypes.util.find_library("merkle"), and by its soname libmerkle.so.0.
+variable, next to this file (the copy a pip install puts inside the package), by
+ctypes.util.find_library("merkle"), and by its soname libmerkle.so.0.
 Nothing here needs a compiler: every call goes through ctypes.
 """
 import ctypes
@@ -42,6 +43,9 @@ def _load():
     if path:
         # An explicit choice is final: a wrong path is an error, not a silent fallback.
         return ctypes.CDLL(path)
+    bundled = os.path.join(os.path.dirname(os.path.abspath(__file__)), SONAME)
+    if os.path.exists(bundled):
+        return ctypes.CDLL(bundled)
     name = ctypes.util.find_library("merkle")
     for candidate in ([name] if name else []) + [SONAME]:
         try:
