@@ -31,8 +31,37 @@ static void usage(FILE *out)
     fprintf(out, "Usage: merkle COMMAND [OPTIONS] [ARGS]\n\nCommands:\n");
     for (size_t i = 0; i < N_COMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nRun 'merkle COMMAND --help' for the options of a command.\n"
-                 "Options: --help, --version.\n");
+    fprintf(out, "\nRun 'merkle COMMAND --help' or 'merkle help COMMAND' for the options of a "
+                 "command.\nOptions: --help, --version.\n");
+}
+
+static int find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0) return (int)i;
+    return -1;
+}
+
+/* merkle help [COMMAND [SUBCOMMAND...]] = merkle COMMAND [SUBCOMMAND...] --help. */
+static int help(int argc, char **argv)
+{
+    if (argc < 3) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    int i = find_command(argv[2]);
+    if (i < 0) {
+        fprintf(stderr, "merkle: help: unknown command '%s'\n", argv[2]);
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    /* argv[2..] then "--help": the command sees argv[0] = its name, as when run directly. */
+    char *args[16];
+    int n = 0;
+    for (int k = 2; k < argc && n < 14; k++) args[n++] = argv[k];
+    args[n++] = (char *)"--help";
+    args[n] = NULL;
+    return commands[i].fn(n, args);
 }
 
 int main(int argc, char **argv)
@@ -42,7 +71,8 @@ int main(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+    if (strcmp(cmd, "help") == 0) return help(argc, argv);
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
         return CLI_OK;
     }
@@ -50,8 +80,8 @@ int main(int argc, char **argv)
         printf("merkle %s (SHA-256 backend: %s)\n", merkle_version(), merkle_sha256_backend());
         return CLI_OK;
     }
-    for (size_t i = 0; i < N_COMMANDS; i++)
-        if (strcmp(cmd, commands[i].name) == 0) return commands[i].fn(argc - 1, argv + 1);
+    int i = find_command(cmd);
+    if (i >= 0) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "merkle: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;
