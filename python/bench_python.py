@@ -4,10 +4,39 @@ a pure-hashlib reference, medians of several runs in one process. Not a test.
 
     MERKLE_LIBRARY=.../libmerkle.so.0 MERKLE_BIN=.../merkle PYTHONPATH=python \
         python3 python/bench_python.py
+    VENV/bin/python python/bench_python.py --calls     # per-call cost on 32-byte inputs
 """
 import hashlib, os, statistics, subprocess, sys, tempfile, time
+if sys.argv[1:] == ["--calls"] and sys.path[0] == os.path.dirname(os.path.abspath(__file__)):
+    sys.path.pop(0)  # the merkle being measured is the installed one (or PYTHONPATH's)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "tests"))
 import merkle, mtest
+if sys.argv[1:] == ["--calls"]:
+    # Per-call cost on small inputs (docs/python.md "Call overhead"): the compiled fast paths
+    # when this merkle has them (pip install), the ctypes code otherwise, against hashlib.
+    import timeit
+    d = bytes(range(32))
+    keys = [i.to_bytes(8, "big") for i in range(100000)]
+    def per_call(stmt, n=100000):
+        return statistics.median(timeit.repeat(stmt, globals=globals(), number=n, repeat=7)) / n * 1e9
+    def per_put(put):
+        def loop():
+            for k in keys:
+                put(k, d)
+        loop()  # first pass inserts; the timed passes replace (call cost, not node allocation)
+        return statistics.median(timeit.repeat(loop, number=1, repeat=5)) / len(keys) * 1e9
+    t = merkle.Trie()
+    print("merkle._speedups: %s" % ("yes" if merkle._speedups else "no (ctypes only)"))
+    rows = [("merkle.root(32 B)", per_call("merkle.root(d)")),
+            ("hashlib.sha256(32 B).digest()", per_call("hashlib.sha256(d).digest()")),
+            ("merkle.root(32 B, profile='sia')", per_call("merkle.root(d, profile='sia')")),
+            ("hashlib.blake2b(32 B, digest_size=32)", per_call("hashlib.blake2b(d, digest_size=32).digest()")),
+            ("Trie.put (replace, 8 B key, 32 B value)", per_put(t.put)),
+            ("dict[key] = value", per_put({}.__setitem__))]
+    for name, ns in rows:
+        print("%-42s %7.0f ns" % (name, ns))
+    print("ratio merkle.root / hashlib.sha256 = %.2f" % (rows[0][1] / rows[1][1]))
+    sys.exit(0)
 def med(f, n=5):
     t = []
     for _ in range(n):

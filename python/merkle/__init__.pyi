@@ -2,7 +2,8 @@
 # Type hints of the merkle package (the implementation is __init__.py). The proof, trie,
 # manifest and clvm names exist when the loaded libmerkle has those layers (it always does
 # in a pip install or the Debian package).
-from typing import List
+from types import ModuleType
+from typing import List, Optional
 
 from . import clvm as clvm, manifest as manifest, proof as proof, trie as trie
 from ._lib import (ERR_ARG as ERR_ARG, ERR_BUFFER as ERR_BUFFER, ERR_FORMAT as ERR_FORMAT,
@@ -28,6 +29,7 @@ from .trie import (Trie as Trie, TrieProof as TrieProof, cb58_decode as cb58_dec
 
 __all__: List[str]
 __version__: str
+_speedups: Optional[ModuleType]  # the compiled fast paths (pip install), else None
 
 def library_version() -> str: ...
 def library_path() -> str: ...

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """`pip install .` and `pip install ./python` in a fresh venv, offline: each builds libmerkle
 with CMake, puts it inside the package, and `import merkle` then works with no
-MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle0; the Python tests pass against
-the installed package.
+MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle0; the compiled fast paths
+(merkle._speedups) are built and loaded; the Python tests, test_speedups.py's differential
+checks among them, pass against the installed package.
 
 The venv is `python3 -m venv --system-site-packages` of an interpreter whose site packages
 hold the build backend (setuptools and wheel; on Debian python3-setuptools, python3-wheel),
@@ -33,6 +34,10 @@ def find_python():
 
 
 PYTHON = find_python()
+HAVE_HEADERS = PYTHON is not None and subprocess.run(
+    [PYTHON, "-c", "import os, sysconfig, sys; "
+     "sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"]
+).returncode == 0
 
 
 def copy_source(dest):
@@ -99,12 +104,17 @@ class PipInstall(unittest.TestCase):
            cwd=self.src, env=env)
         # Outside the source tree, nothing on the path but the venv.
         out = sh([py, "-c", "import merkle, sys; print(merkle.__file__); "
-                  "print(merkle.library_path()); print(merkle.root(b'abc', leaf_size=1).hex())"],
+                  "print(merkle.library_path()); print(merkle.root(b'abc', leaf_size=1).hex()); "
+                  "print(merkle._speedups is not None)"],
                  cwd=self.tmp.name, env=env).split("\n")
         site = os.path.join(venv, "lib")
         self.assertTrue(out[0].startswith(site), out)
         self.assertTrue(out[1].startswith(site) and out[1].endswith("libmerkle.so.0"), out)
         self.assertEqual(out[2], ref_root_abc())
+        # The compiled fast paths are optional for pip (no Python headers: ctypes only); with
+        # the headers present (Debian: python3-dev) they must have been built and loaded.
+        if HAVE_HEADERS:
+            self.assertEqual(out[3], "True", "merkle._speedups was not built")
         pkg = os.path.dirname(out[0])
         self.assertTrue(os.path.exists(os.path.join(pkg, "py.typed")))
         # The module's own tests against the installed package (no MERKLE_BIN: the CLI
