@@ -44,10 +44,11 @@ CC=clang-14 cmake -S . -B build/asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMERKLE_
   -DCMAKE_C_FLAGS="-O1 $san,fuzzer-no-link -fno-sanitize-recover=all -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$san" >/dev/null
 cmake --build build/asan -j "$jobs"
-# Not here: shell completions, man-page rendering, SPDX lines (no C code runs in them), and
-# the install test (its consumers are built without the sanitizer runtime).
+# Not here: shell completions, man-page rendering, SPDX lines, the header compile test (no C
+# code of ours runs in them), and the install test (its consumers are built without the
+# sanitizer runtime).
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 MERKLE_SANITIZE=1 ctest --output-on-failure \
-  -j "$jobs" -E '^(meta_|completion_|man_merkle|cli_test_install$)')
+  -j "$jobs" -E '^(meta_|completion_|man_merkle|headers_|cli_test_install$)')
 
 step "[3/7] portable build (MERKLE_SIMD=none) + unit and CLI tests"
 cmake -S . -B build/portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON \
