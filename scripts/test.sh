@@ -48,7 +48,7 @@ cmake --build build/asan -j "$jobs"
 # code of ours runs in them), and the install test (its consumers are built without the
 # sanitizer runtime).
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 MERKLE_SANITIZE=1 ctest --output-on-failure \
-  -j "$jobs" -E '^(meta_|completion_|man_merkle|headers_|cli_test_install$)')
+  -j "$jobs" -E '^(meta_|completion_|man_merkle|headers_|python_typecheck|cli_test_install$)')
 
 step "[3/7] portable build (MERKLE_SIMD=none) + unit and CLI tests"
 cmake -S . -B build/portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON \
@@ -56,7 +56,7 @@ cmake -S . -B build/portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR
 cmake --build build/portable -j "$jobs"
 # The tests of a forced SIMD backend skip (exit 77): this build has none.
 (cd build/portable && ctest --output-on-failure -j "$jobs" \
-  -E '^(meta_|completion_|man_merkle|headers_|cli_test_install$)')
+  -E '^(meta_|completion_|man_merkle|headers_|python_typecheck|cli_test_install$)')
 
 step "[4/7] fuzz smoke (${MERKLE_FUZZ_SECONDS:-10} s per target, $jobs at a time)"
 fuzz_one() {  # fuzz_one BINARY: run it on a scratch copy of its corpus
