@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Back-reference serialization (docs/formats.md section 3): the clvm_rs HEAD encoder, byte for
-** byte, without its quadratic search. docs/clvm.md ("Back-reference serialization") has the full argument;
-** in short:
+** byte, without its quadratic search. docs/clvm.md ("Back-reference serialization") has the
+** full argument; in short:
 **
 ** clvm_rs tracks the decoder's parse stack in a ReadCacheLookup (RCL): the stack seen as a
 ** list ("spine" T_0 = nil, T_i = (x_i . T_{i-1}), root T_m), a reference count per subtree
