@@ -88,9 +88,9 @@ MERKLE_API merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix
 MERKLE_API const char *merkle_sha256_backend(void);
 
 /*
-** Select a SHA-256 backend by name for this process ("auto": the calibrated automatic
-** choice). MERKLE_ERR_UNSUPPORTED when this CPU
-** or build lacks it, MERKLE_ERR_ARG for an unknown name. The chosen backend is self-tested
+** Select a SHA-256 backend by name for this process (NULL or "auto": the calibrated
+** automatic choice). MERKLE_ERR_UNSUPPORTED when this CPU lacks it, MERKLE_ERR_ARG for a name
+** this build does not know. The same rules hold for every kernel family (src/hash/dispatch.h). The chosen backend is self-tested
 ** against known answers first; a backend that fails is refused (MERKLE_ERR_VERIFY).
 ** Not thread-safe with respect to concurrent hashing: call it before starting threads.
 */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash/dispatch.h"
 #include "hash/blake2b_impl.h"
 
 _Static_assert(sizeof(crypto_generichash_state) <= sizeof(((merkle_blake2b *)0)->opaque),
@@ -140,12 +141,19 @@ static double b2_time(const merkle__blake2b_impl *impl)
     return best;
 }
 
-static const merkle__blake2b_impl *b2_find(const char *name)
+static const char *fam_name(size_t i)
 {
-    for (size_t i = 0; i < N_B2; i++)
-        if (strcmp(g_b2_all[i]->name, name) == 0) return g_b2_all[i];
-    return NULL;
+    return g_b2_all[i]->name;
 }
+static int fam_available(size_t i)
+{
+    return g_b2_all[i]->available();
+}
+static int fam_self_test(size_t i)
+{
+    return b2_self_test(g_b2_all[i]);
+}
+static const merkle__kernel_family g_family = {N_B2, fam_name, fam_available, fam_self_test};
 
 /* Per-message costs measured at the choice: a ragged remainder of a wide kernel goes to
 ** libsodium when rem * sodium < one padded group of the wide kernel. */
@@ -168,11 +176,8 @@ static void b2_choose(void)
     g_b2_auto = best;
     g_b2_ns_auto = best_t;
     const merkle__blake2b_impl *pick = best;
-    const char *env = getenv("MERKLE_BLAKE2B_BACKEND");
-    if (env && *env) {
-        const merkle__blake2b_impl *want = b2_find(env);
-        if (want && want->available() && b2_self_test(want)) pick = want;
-    }
+    long forced = merkle__dispatch_env(&g_family, "MERKLE_BLAKE2B_BACKEND");
+    if (forced >= 0) pick = g_b2_all[forced];
     atomic_store_explicit(&g_b2, pick, memory_order_release);
 }
 
@@ -208,27 +213,17 @@ const char *merkle__blake2b_backend(void)
 merkle_status merkle__blake2b_set_backend(const char *name)
 {
     (void)b2_get();
-    if (name == NULL || strcmp(name, "auto") == 0) {
-        atomic_store_explicit(&g_b2, g_b2_auto, memory_order_release);
-        return MERKLE_OK;
-    }
-    const merkle__blake2b_impl *want = b2_find(name);
-    if (!want) return MERKLE_ERR_ARG;
-    if (!want->available()) return MERKLE_ERR_UNSUPPORTED;
-    if (!b2_self_test(want)) return MERKLE_ERR_VERIFY;
-    atomic_store_explicit(&g_b2, want, memory_order_release);
+    size_t i = 0;
+    int automatic;
+    merkle_status s = merkle__dispatch_resolve(&g_family, name, &i, &automatic);
+    if (s != MERKLE_OK) return s;
+    atomic_store_explicit(&g_b2, automatic ? g_b2_auto : g_b2_all[i], memory_order_release);
     return MERKLE_OK;
 }
 
 size_t merkle__blake2b_backends(const char **names, size_t cap)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < N_B2; i++) {
-        if (!g_b2_all[i]->available()) continue;
-        if (names && n < cap) names[n] = g_b2_all[i]->name;
-        n++;
-    }
-    return n;
+    return merkle__dispatch_list(&g_family, names, cap);
 }
 
 void merkle__blake2b256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,

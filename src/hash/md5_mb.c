@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
 
@@ -256,18 +257,33 @@ const merkle__md5_mb_impl *merkle__md5_mb_find(const char *name)
     return NULL;
 }
 
+static const char *fam_name(size_t i)
+{
+    return g_all[i]->name;
+}
+static int fam_available(size_t i)
+{
+    return g_all[i]->available();
+}
+static int fam_self_test(size_t i)
+{
+    return self_test(g_all[i]);
+}
+static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
+
+/* Automatic choice: the widest kernel that runs here and passes its self-test. */
+static const merkle__md5_mb_impl *automatic(void)
+{
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (g_all[i]->available() && self_test(g_all[i])) return g_all[i];
+    return &merkle__md5_mb_portable;
+}
+
 static void choose(void)
 {
-    const merkle__md5_mb_impl *pick = NULL;
-    const char *env = getenv("MERKLE_MD5_BACKEND");
-    if (env && *env && strcmp(env, "auto") != 0) {
-        const merkle__md5_mb_impl *want = merkle__md5_mb_find(env);
-        if (want && want->available() && self_test(want)) pick = want;
-    }
-    for (size_t i = 0; !pick && i < N_IMPLS; i++)
-        if (g_all[i]->available() && self_test(g_all[i])) pick = g_all[i];
-    if (!pick) pick = &merkle__md5_mb_portable;
-    atomic_store_explicit(&g_impl, pick, memory_order_release);
+    long forced = merkle__dispatch_env(&g_family, "MERKLE_MD5_BACKEND");
+    atomic_store_explicit(&g_impl, forced >= 0 ? g_all[forced] : automatic(),
+                          memory_order_release);
 }
 
 const merkle__md5_mb_impl *merkle__md5_mb_get(void)
@@ -281,11 +297,11 @@ const merkle__md5_mb_impl *merkle__md5_mb_get(void)
 merkle_status merkle__md5_mb_set(const char *name)
 {
     (void)merkle__md5_mb_get();
-    const merkle__md5_mb_impl *want = merkle__md5_mb_find(name);
-    if (!want) return MERKLE_ERR_ARG;
-    if (!want->available()) return MERKLE_ERR_UNSUPPORTED;
-    if (!self_test(want)) return MERKLE_ERR_VERIFY;
-    atomic_store_explicit(&g_impl, want, memory_order_release);
+    size_t i = 0;
+    int autom;
+    merkle_status s = merkle__dispatch_resolve(&g_family, name, &i, &autom);
+    if (s != MERKLE_OK) return s;
+    atomic_store_explicit(&g_impl, autom ? automatic() : g_all[i], memory_order_release);
     return MERKLE_OK;
 }
 

@@ -127,8 +127,10 @@ extern const merkle__md5_mb_impl merkle__md5_mb_avx512;
 const merkle__md5_mb_impl *merkle__md5_mb_get(void);
 
 /*
-** Force a kernel by name (tests, benchmarks). MERKLE_ERR_UNSUPPORTED if this CPU or build
-** lacks it, MERKLE_ERR_ARG for an unknown name. Not thread-safe against concurrent hashing.
+** Force a kernel by name (tests, benchmarks); NULL or "auto" restores the automatic choice
+** (the widest kernel that passes its self-test). MERKLE_ERR_UNSUPPORTED if this CPU lacks it,
+** MERKLE_ERR_ARG for an unknown name, MERKLE_ERR_VERIFY if it fails its self-test (the rules
+** of src/hash/dispatch.h). Not thread-safe against concurrent hashing.
 */
 merkle_status merkle__md5_mb_set(const char *name);
 

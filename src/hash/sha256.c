@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hash/dispatch.h"
 #include "hash/impl.h"
 
 /* Preference order when calibration cannot decide (and the order of the backend list). */
@@ -82,12 +83,16 @@ int merkle__sha256_self_test(const merkle__sha256_impl *impl)
     return self_test(impl);
 }
 
-static const merkle__sha256_impl *find(const char *name)
+static const char *fam_name(size_t i)
 {
-    for (size_t i = 0; i < N_IMPLS; i++)
-        if (strcmp(g_all[i]->name, name) == 0) return g_all[i];
-    return NULL;
+    return g_all[i]->name;
 }
+static int fam_available(size_t i)
+{
+    return g_all[i]->available();
+}
+static int fam_self_test(size_t i);
+static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
 
 static double now_ns(void)
 {
@@ -142,6 +147,11 @@ static void auto_batch(uint8_t *out, const uint8_t *const *msgs, size_t n, const
     k->batch(out, msgs, n, prefix, prefix_len, len);
 }
 
+static int fam_self_test(size_t i)
+{
+    return self_test(g_all[i]);
+}
+
 /* Measure every usable kernel once (a few tens of microseconds) and fill g_auto. */
 static void calibrate(void)
 {
@@ -186,12 +196,8 @@ static void calibrate(void)
 static void choose(void)
 {
     const merkle__sha256_impl *pick = NULL;
-    const char *env = getenv("MERKLE_BACKEND");
-    if (env && *env && strcmp(env, "auto") != 0) {
-        const merkle__sha256_impl *want = find(env);
-        /* An unusable request falls back to automatic choice: the library never aborts. */
-        if (want && want->available() && self_test(want)) pick = want;
-    }
+    long forced = merkle__dispatch_env(&g_family, "MERKLE_BACKEND");
+    if (forced >= 0) pick = g_all[forced];
     if (!pick) {
         calibrate();
         pick = &g_auto;
@@ -220,8 +226,7 @@ static pthread_once_t g_scalar_once = PTHREAD_ONCE_INIT;
 static void choose_scalar(void)
 {
     merkle__sha256_compress_fn f = NULL;
-    const char *env = getenv("MERKLE_BACKEND");
-    if (env && *env && strcmp(env, "auto") != 0) {
+    if (merkle__dispatch_env(&g_family, "MERKLE_BACKEND") >= 0) {
         f = merkle__sha256_impl_get()->compress; /* a forced backend decides everything */
     } else {
         f = merkle__sha256_compress_portable;
@@ -259,30 +264,23 @@ const char *merkle_sha256_backend(void)
 
 merkle_status merkle_sha256_set_backend(const char *name)
 {
-    if (name == NULL) return MERKLE_ERR_ARG;
     (void)merkle__sha256_impl_get(); /* make sure the once-init has run */
-    if (strcmp(name, "auto") == 0) {
+    size_t i = 0;
+    int automatic;
+    merkle_status s = merkle__dispatch_resolve(&g_family, name, &i, &automatic);
+    if (s != MERKLE_OK) return s;
+    if (automatic) {
         if (g_auto.batch == NULL) calibrate();
         atomic_store_explicit(&g_impl, &g_auto, memory_order_release);
         return MERKLE_OK;
     }
-    const merkle__sha256_impl *want = find(name);
-    if (!want) return MERKLE_ERR_ARG;
-    if (!want->available()) return MERKLE_ERR_UNSUPPORTED;
-    if (!self_test(want)) return MERKLE_ERR_VERIFY;
-    atomic_store_explicit(&g_impl, want, memory_order_release);
+    atomic_store_explicit(&g_impl, g_all[i], memory_order_release);
     return MERKLE_OK;
 }
 
 size_t merkle_sha256_backends(const char **names, size_t cap)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < N_IMPLS; i++) {
-        if (!g_all[i]->available()) continue;
-        if (names && n < cap) names[n] = g_all[i]->name;
-        n++;
-    }
-    return n;
+    return merkle__dispatch_list(&g_family, names, cap);
 }
 
 /* ------------------------------------------------------------------ streaming */
