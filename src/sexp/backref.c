@@ -768,7 +768,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         }
         if (e->cut) return MERKLE_OK;
         if (bp == NONE) { /* cannot happen: every step has a parent one level closer */
-            MERKLE_ASSERT(!"indexed search: no parent one level closer");
+            MERKLE_ASSERT(bp != NONE); /* indexed search: no parent one level closer */
             e->o->internal_errors++;
             return MERKLE_OK;
         }
@@ -778,7 +778,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
         n = bp;
     }
     if (n != e->spine[e->m]) {
-        MERKLE_ASSERT(!"indexed search: the path does not end at the root");
+        MERKLE_ASSERT(n == e->spine[e->m]); /* indexed search: the path ends at the root */
         e->o->internal_errors++;
         return MERKLE_OK;
     }
