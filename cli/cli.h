@@ -41,6 +41,10 @@ int cli_parse_size(const char *s, uint64_t *out);
 /* Parse a non-negative decimal integer without sign; 0 on success, -1 if bad. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
+/* -j/--threads N of every command: 0..1024, 0 (the default everywhere) = one per online CPU.
+** 0 and *out, or -1 after printing the usage error ("merkle SUB: -j needs ..."). */
+int cli_parse_jobs(const char *sub, const char *arg, unsigned *out);
+
 /*
 ** Print "<digest>  <name>\n" (sha256sum style; " *" instead of "  " when binary_flag),
 ** escaping a name containing '\\', '\n' or '\r' the way coreutils does: the line starts

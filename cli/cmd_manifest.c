@@ -61,15 +61,11 @@ static int parse_alg(const char *sub, const char *arg, merkle_manifest_alg *alg)
     return 0;
 }
 
+/* The callers return their own usage status (1 in sum and check, as coreutils). */
 static int parse_jobs(const char *sub, const char *arg, unsigned *out)
 {
-    uint64_t j;
-    if (cli_parse_u64(arg, &j) != 0 || j > 1024) {
-        usage_err(sub, "-j needs a thread count 0..1024 (0 = all cores), got '%s'", arg);
-        return -1;
-    }
-    *out = (unsigned)j;
-    return 0;
+    fflush(stdout);
+    return cli_parse_jobs(sub, arg, out);
 }
 
 static int bad_option(const char *sub, char **argv)

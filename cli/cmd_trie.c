@@ -33,7 +33,7 @@ static void help(void)
            "  -b, --branch-factor N  2, 4, 16 (default) or 256\n"
            "  -k, --key HEX          the key to prove ('-' or '' for the empty key)\n"
            "  -r, --root ID          the trusted root ID for verify\n"
-           "  -j, --threads N        hash with N threads (0 = all cores; default 1)\n"
+           "  -j, --threads N        hash with N threads (0 = all cores, the default)\n"
            "  -h, --help             this help\n\n"
            "Exit status: root/prove: 0 success, 1 unreadable or malformed FILE, 2 usage error;\n"
            "verify: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n");
@@ -198,7 +198,7 @@ int cmd_trie(int argc, char **argv)
                                              {"threads", required_argument, NULL, 'j'},
                                              {"help", no_argument, NULL, 'h'},
                                              {NULL, 0, NULL, 0}};
-    unsigned bf = 16, threads = 1;
+    unsigned bf = 16, threads = 0; /* 0: all cores, as every command's -j */
     const char *key_s = NULL, *root_s = NULL;
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
@@ -221,14 +221,10 @@ int cmd_trie(int argc, char **argv)
             if (!is_verify) return cli_usage_error(sub, "--root is only for verify");
             root_s = optarg;
             break;
-        case 'j': {
-            uint64_t v;
+        case 'j':
             if (is_verify) return cli_usage_error(sub, "--threads is not used by verify");
-            if (cli_parse_u64(optarg, &v) != 0 || v > 1024)
-                return cli_usage_error(sub, "--threads: bad number '%s'", optarg);
-            threads = v == 0 ? cli_num_cpus() : (unsigned)v;
+            if (cli_parse_jobs(sub, optarg, &threads) != 0) return CLI_USAGE;
             break;
-        }
         case 'h':
             help();
             return CLI_OK;
@@ -273,6 +269,7 @@ int cmd_trie(int argc, char **argv)
     int rc = apply_ops(t, file);
     uint8_t root[MERKLE_TRIE_ID_LEN];
     merkle_error e;
+    if (threads == 0) threads = cli_num_cpus();
     if (rc == CLI_OK && merkle_trie_root(root, t, threads, &e) != MERKLE_OK) {
         cli_error("trie: %s", e.message);
         rc = CLI_FAIL;

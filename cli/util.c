@@ -35,6 +35,17 @@ int cli_usage_error(const char *sub, const char *fmt, ...)
     return CLI_USAGE;
 }
 
+int cli_parse_jobs(const char *sub, const char *arg, unsigned *out)
+{
+    uint64_t j;
+    if (cli_parse_u64(arg, &j) != 0 || j > 1024) {
+        cli_usage_error(sub, "-j needs a thread count 0..1024 (0 = all cores), got '%s'", arg);
+        return -1;
+    }
+    *out = (unsigned)j;
+    return 0;
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     if (!s || !*s) return -1;
