@@ -127,20 +127,20 @@ static merkle_sexp_node build_block(merkle_sexp_store *st, size_t nspends)
 
 static uint8_t *make_block(size_t target, size_t *len)
 {
-    merkle_sexp_store st;
-    merkle_sexp_store_init(&st);
+    merkle_sexp_store *st = NULL;
+    if (merkle_sexp_store_alloc(&st) != MERKLE_OK) abort();
     uint64_t l100;
-    merkle_status s = merkle_sexp_serialized_length(&l100, &st, build_block(&st, 100));
+    merkle_status s = merkle_sexp_serialized_length(&l100, st, build_block(st, 100));
     if (s) die("length", s);
     size_t n = (size_t)((double)target * 100.0 / (double)l100);
     if (n < 1) n = 1;
-    merkle_sexp_store_clear(&st);
-    merkle_sexp_node root = build_block(&st, n);
+    merkle_sexp_store_clear(st);
+    merkle_sexp_node root = build_block(st, n);
     uint64_t need;
-    if ((s = merkle_sexp_serialized_length(&need, &st, root))) die("length", s);
+    if ((s = merkle_sexp_serialized_length(&need, st, root))) die("length", s);
     uint8_t *buf = malloc((size_t)need);
-    if ((s = merkle_sexp_serialize(buf, (size_t)need, len, &st, root))) die("serialize", s);
-    merkle_sexp_store_free(&st);
+    if ((s = merkle_sexp_serialize(buf, (size_t)need, len, st, root))) die("serialize", s);
+    merkle_sexp_store_free(st);
     return buf;
 }
 
@@ -165,12 +165,12 @@ static void run_ours(const uint8_t *buf, size_t len, int reps, ours_t *r)
     for (int k = 0; k < 5; k++) t[k] = malloc((size_t)reps * sizeof(double));
     uint8_t h[32];
     for (int i = 0; i < reps; i++) {
-        merkle_sexp_store st;
-        merkle_sexp_store_init(&st);
+        merkle_sexp_store *st = NULL;
+        if (merkle_sexp_store_alloc(&st) != MERKLE_OK) abort();
         double t0 = bench_cpu_now();
-        merkle_sexp_node n = parse(&st, buf, len);
+        merkle_sexp_node n = parse(st, buf, len);
         double t1 = bench_cpu_now();
-        merkle_status s = merkle_sexp_tree_hash(h, &st, n);
+        merkle_status s = merkle_sexp_tree_hash(h, st, n);
         double t2 = bench_cpu_now();
         if (s) die("tree hash", s);
         t[0][i] = t1 - t0;
@@ -178,22 +178,22 @@ static void run_ours(const uint8_t *buf, size_t len, int reps, ours_t *r)
         t[2][i] = t2 - t0;
         /* back references, keyed and unkeyed alternately, each on a fresh parse */
         for (int mode = 0; mode < 2; mode++) {
-            merkle_sexp_store_clear(&st);
-            n = parse(&st, buf, len);
+            merkle_sexp_store_clear(st);
+            n = parse(st, buf, len);
             merkle__sexp_br_opts o;
             memset(&o, 0, sizeof o);
             o.unkeyed = (mode == 1) ^ (i & 1) ? 1 : 0;
             uint8_t *out;
             size_t olen;
             double a = bench_cpu_now();
-            s = merkle__sexp_serialize_backrefs(&out, &olen, &st, n, 0, &o, NULL);
+            s = merkle__sexp_serialize_backrefs(&out, &olen, st, n, 0, &o, NULL);
             double b = bench_cpu_now();
             if (s) die("backrefs", s);
             t[o.unkeyed ? 4 : 3][i] = b - a;
             r->br_len = olen;
             free(out);
         }
-        merkle_sexp_store_free(&st);
+        merkle_sexp_store_free(st);
     }
     r->parse = bench_median(t[0], reps);
     r->hash = bench_median(t[1], reps);

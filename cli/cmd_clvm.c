@@ -187,8 +187,12 @@ int cmd_clvm(int argc, char **argv)
         return CLI_FAIL;
     }
     int rc = CLI_FAIL;
-    merkle_sexp_store st;
-    merkle_sexp_store_init(&st);
+    merkle_sexp_store *st = NULL;
+    if (merkle_sexp_store_alloc(&st) != MERKLE_OK) {
+        free(text); /* bin points into it */
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
     if (bin_len == 0) {
         cli_error("clvm: %s: empty input (no serialization)", name);
         goto out;
@@ -198,7 +202,7 @@ int cmd_clvm(int argc, char **argv)
     merkle_sexp_node root;
     size_t used = 0;
     merkle_error err;
-    merkle_status s = merkle_sexp_parse(&root, &used, &st, bin, bin_len, MERKLE_SEXP_BACKREFS,
+    merkle_status s = merkle_sexp_parse(&root, &used, st, bin, bin_len, MERKLE_SEXP_BACKREFS,
                                         &lim, &err);
     if (s != MERKLE_OK) {
         cli_error("clvm: %s: %s", name, err.message);
@@ -212,7 +216,7 @@ int cmd_clvm(int argc, char **argv)
     if (is_hash) {
         uint8_t h[MERKLE_HASH_LEN];
         char hex[2 * MERKLE_HASH_LEN + 1];
-        if ((s = merkle_sexp_tree_hash(h, &st, root)) != MERKLE_OK) {
+        if ((s = merkle_sexp_tree_hash(h, st, root)) != MERKLE_OK) {
             cli_error("clvm: %s: %s", name, merkle_strerror(s));
             goto out;
         }
@@ -227,14 +231,14 @@ int cmd_clvm(int argc, char **argv)
     uint8_t *ser = NULL;
     size_t ser_len = 0;
     if (backrefs) {
-        s = merkle_sexp_serialize_backrefs_alloc(&ser, &ser_len, &st, root, CLVM_MAX_OUTPUT, &err);
+        s = merkle_sexp_serialize_backrefs_alloc(&ser, &ser_len, st, root, CLVM_MAX_OUTPUT, &err);
         if (s != MERKLE_OK) {
             cli_error("clvm: %s: %s", name, err.message);
             goto out;
         }
     } else {
         uint64_t need;
-        s = merkle_sexp_serialized_length(&need, &st, root);
+        s = merkle_sexp_serialized_length(&need, st, root);
         if (s == MERKLE_ERR_RANGE || (s == MERKLE_OK && need > CLVM_MAX_OUTPUT)) {
             if (s == MERKLE_OK)
                 cli_error("clvm: %s: canonical serialization would be %llu bytes, over the "
@@ -250,7 +254,7 @@ int cmd_clvm(int argc, char **argv)
             ser = malloc(need ? (size_t)need : 1);
             if (!ser) s = MERKLE_ERR_NOMEM;
         }
-        if (s == MERKLE_OK) s = merkle_sexp_serialize(ser, (size_t)need, &ser_len, &st, root);
+        if (s == MERKLE_OK) s = merkle_sexp_serialize(ser, (size_t)need, &ser_len, st, root);
         if (s != MERKLE_OK) {
             cli_error("clvm: %s: %s", name, merkle_strerror(s));
             free(ser);
@@ -267,7 +271,7 @@ int cmd_clvm(int argc, char **argv)
     else
         free(ser);
 out:
-    merkle_sexp_store_free(&st);
+    merkle_sexp_store_free(st);
     free(text);
     return rc;
 }

@@ -22,21 +22,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     merkle_sexp_limits_default(&lim);
     lim.max_nodes = 1 << 16;
     lim.max_depth = 1 << 12;
-    merkle_sexp_store st;
-    merkle_sexp_store_init(&st);
+    merkle_sexp_store *st = NULL;
+    if (merkle_sexp_store_alloc(&st) != MERKLE_OK) abort();
     merkle_sexp_node n;
     size_t used = 0;
     merkle_error err;
-    merkle_status s = merkle_sexp_parse(&n, &used, &st, data, size, flags, &lim, &err);
+    merkle_status s = merkle_sexp_parse(&n, &used, st, data, size, flags, &lim, &err);
     if (s == MERKLE_OK) {
         if (used > size) abort();
         uint8_t h[32];
-        if (merkle_sexp_tree_hash(h, &st, n) != MERKLE_OK) abort();
+        if (merkle_sexp_tree_hash(h, st, n) != MERKLE_OK) abort();
         uint64_t len;
-        if (merkle_sexp_serialized_length(&len, &st, n) != MERKLE_OK) abort();
+        if (merkle_sexp_serialized_length(&len, st, n) != MERKLE_OK) abort();
         uint8_t *buf = malloc(len ? (size_t)len : 1);
         size_t w;
-        if (merkle_sexp_serialize(buf, (size_t)len, &w, &st, n) != MERKLE_OK || w != len) abort();
+        if (merkle_sexp_serialize(buf, (size_t)len, &w, st, n) != MERKLE_OK || w != len) abort();
         if (flags & MERKLE_SEXP_STRICT) {
             if (w != used || memcmp(buf, data, w) != 0) abort();
         } else if (w > used) {
@@ -45,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(buf);
     } else {
         if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_LIMIT) abort();
-        if (merkle_sexp_store_count(&st) != 0) abort();
+        if (merkle_sexp_store_count(st) != 0) abort();
     }
-    merkle_sexp_store_free(&st);
+    merkle_sexp_store_free(st);
     return 0;
 }

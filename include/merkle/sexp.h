@@ -37,16 +37,8 @@ typedef uint32_t merkle_sexp_node;
 /* Most nodes (atoms plus pairs) one store can hold. */
 #define MERKLE_SEXP_MAX_NODES ((uint64_t)0x7fffffffULL)
 
-/* Arena of atoms and pairs. Treat the fields as private; it owns heap memory. */
-typedef struct merkle_sexp_store {
-    uint32_t *pairs;   /* 2 per pair: left, right */
-    uint64_t *atoms;   /* 2 per atom: offset into bytes, length */
-    uint8_t *bytes;    /* atom contents */
-    uint8_t *pair_hash, *atom_hash; /* memoised tree hashes, 32 bytes per node */
-    uint8_t *pair_done, *atom_done; /* 1 when the memo slot is filled */
-    size_t npairs, pairs_cap, natoms, atoms_cap, nbytes, bytes_cap;
-    size_t pair_hash_cap, atom_hash_cap;
-} merkle_sexp_store;
+/* Arena of atoms and pairs (opaque: merkle_sexp_store_alloc / merkle_sexp_store_free). */
+typedef struct merkle_sexp_store merkle_sexp_store;
 
 /*
 ** Limits for parsing. Every field must be set; merkle_sexp_limits_default() gives values fit
@@ -75,13 +67,13 @@ enum {
 MERKLE_API void merkle_sexp_limits_default(merkle_sexp_limits *limits);
 
 /*
-** Initialise an empty store. Allocates nothing until nodes are added. Cannot fail.
+** A new empty store (ALLOCATES: merkle_sexp_store_free). Nothing more is allocated until
+** nodes are added. MERKLE_ERR_ARG (out NULL), MERKLE_ERR_NOMEM.
 */
-MERKLE_API void merkle_sexp_store_init(merkle_sexp_store *store);
+MERKLE_API merkle_status merkle_sexp_store_alloc(merkle_sexp_store **out);
 
 /*
-** Release all memory of the store; every node handle becomes invalid. The store may be
-** initialised again. NULL is a no-op.
+** Free the store and all its memory; every node handle becomes invalid. NULL is a no-op.
 */
 MERKLE_API void merkle_sexp_store_free(merkle_sexp_store *store);
 

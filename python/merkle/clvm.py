@@ -20,7 +20,7 @@ _u8pp = ctypes.POINTER(ctypes.POINTER(ctypes.c_uint8))
 BACKREFS = 1
 STRICT = 2
 
-_init = fn("merkle_sexp_store_init", None, c_void_p)
+_alloc = fn("merkle_sexp_store_alloc", c_int, ctypes.POINTER(c_void_p))
 _free = fn("merkle_sexp_store_free", None, c_void_p)
 _count = fn("merkle_sexp_store_count", c_size_t, c_void_p)
 _atom_new = fn("merkle_sexp_atom_new", c_int, ctypes.POINTER(c_u32), c_void_p, c_char_p, c_size_t)
@@ -39,11 +39,7 @@ _ser_br = fn("merkle_sexp_serialize_backrefs_alloc", c_int, _u8pp, ctypes.POINTE
              c_void_p, c_u32, c_u64, _E)
 _buf_free = fn("merkle_sexp_buffer_free", None, c_void_p)
 
-AVAILABLE = _init is not None
-
-# merkle_sexp_store holds a handful of pointers and sizes; it is initialised by the library
-# and never read from Python, so a generous zeroed buffer stands in for it.
-_STORE_BYTES = 1024
+AVAILABLE = _alloc is not None
 
 # Largest canonical serialization serialize() will build (the C API's advice: query the
 # length first, a DAG can expand exponentially).
@@ -54,8 +50,9 @@ class Store(_lib.Owner):
     """A merkle_sexp_store: an arena of atoms and pairs owned by this object."""
 
     def __init__(self):
-        self._addr, self._keep = _lib.aligned(_STORE_BYTES, 64)
-        _init(self._addr)
+        p = c_void_p()
+        check(_alloc(ctypes.byref(p)))  # the store is opaque: the library allocates it
+        self._addr = p.value
         self._open = True
 
     def close(self):

@@ -9,6 +9,18 @@
 #include "merkle/hash.h"
 #include "merkle/sexp.h"
 
+/* The store behind the opaque merkle_sexp_store handle. */
+struct merkle_sexp_store {
+    uint32_t *pairs;   /* 2 per pair: left, right */
+    uint64_t *atoms;   /* 2 per atom: offset into bytes, length */
+    uint8_t *bytes;    /* atom contents */
+    uint8_t *pair_hash, *atom_hash; /* memoised tree hashes, 32 bytes per node */
+    uint8_t *pair_done, *atom_done; /* 1 when the memo slot is filled */
+    size_t npairs, pairs_cap, natoms, atoms_cap, nbytes, bytes_cap;
+    size_t pair_hash_cap, atom_hash_cap;
+};
+
+
 #define MERKLE__SEXP_ATOM_BIT 0x80000000u
 
 static inline int merkle__sexp_valid(const merkle_sexp_store *st, merkle_sexp_node n)

@@ -39,9 +39,11 @@ void merkle_sexp_limits_default(merkle_sexp_limits *limits)
     limits->max_depth = (uint64_t)1 << 20;
 }
 
-void merkle_sexp_store_init(merkle_sexp_store *store)
+merkle_status merkle_sexp_store_alloc(merkle_sexp_store **out)
 {
-    if (store) memset(store, 0, sizeof *store);
+    if (!out) return MERKLE_ERR_ARG;
+    *out = calloc(1, sizeof **out);
+    return *out ? MERKLE_OK : MERKLE_ERR_NOMEM;
 }
 
 void merkle_sexp_store_free(merkle_sexp_store *store)
@@ -54,7 +56,7 @@ void merkle_sexp_store_free(merkle_sexp_store *store)
     free(store->atom_hash);
     free(store->pair_done);
     free(store->atom_done);
-    memset(store, 0, sizeof *store);
+    free(store);
 }
 
 void merkle_sexp_store_clear(merkle_sexp_store *store)
