@@ -36,10 +36,17 @@ static void help_proof(const char *sub)
     else
         printf("Usage: merkle proof --index I [OPTIONS] [FILE]\n"
                "       merkle proof --range START:END [OPTIONS] [FILE]\n"
+               "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
+               "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
                "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
-               "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n\n");
+               "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n"
+               "bitcoin: the SPV merkle branch of transaction I (hashes in display order);\n"
+               "ssz: the branch of a generalized index, or a multiproof for several;\n"
+               "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags).\n\n");
     printf("  --binary         write the binary proof encoding instead of JSON\n"
-           "  --profile P      rfc6962 (default) or sia (BLAKE2b-256, 64-byte segments)\n"
+           "  --profile P      rfc6962 (default), sia (BLAKE2b-256, 64-byte segments), bitcoin,\n"
+           "                   ssz or openzeppelin (options as for merkle root)\n"
+           "  --gindex G[,G]   ssz: prove the nodes at these generalized indices\n"
            "  --hash H         sha256 (rfc6962 default) or blake2b-256 (sia default)\n"
            "  --leaf-size N    cut the byte stream into N-byte leaves (default 4096 for rfc6962,\n"
            "                   64 for sia); the last leaf may be short\n"
@@ -105,7 +112,7 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
 
 /* Take our own options out of argv; the rest goes to root_parse_common. */
 typedef struct own_opts {
-    const char *index, *range, *old_size;
+    const char *index, *range, *old_size, *gindex;
     int binary, help;
 } own_opts;
 
@@ -143,7 +150,8 @@ static int split_args(int argc, char **argv, const char *sub, own_opts *own, cha
         int r;
         if ((r = take_value(argc, argv, &i, "--index", &own->index, sub)) != 0 ||
             (r = take_value(argc, argv, &i, "--range", &own->range, sub)) != 0 ||
-            (r = take_value(argc, argv, &i, "--old-size", &own->old_size, sub)) != 0) {
+            (r = take_value(argc, argv, &i, "--old-size", &own->old_size, sub)) != 0 ||
+            (r = take_value(argc, argv, &i, "--gindex", &own->gindex, sub)) != 0) {
             if (r < 0) return -1;
             continue;
         }
@@ -159,6 +167,7 @@ static int split_args(int argc, char **argv, const char *sub, own_opts *own, cha
         rest[n++] = argv[i];
         if ((strcmp(a, "--profile") == 0 || strcmp(a, "--hash") == 0 ||
              strcmp(a, "--leaf-size") == 0 || strcmp(a, "--threads") == 0 ||
+             strcmp(a, "--limit") == 0 || strcmp(a, "--values") == 0 ||
              strcmp(a, "-j") == 0) &&
             i + 1 < argc)
             rest[n++] = argv[++i];
@@ -314,6 +323,13 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
     free(rest);
     if (extra) return cli_usage_error(sub, "only one input FILE is allowed");
     if (o.mpi) return cli_usage_error(sub, "--mpi is not supported for proofs");
+    if (!root_profile_classic(o.profile)) {
+        if (consistency || own.range || own.old_size)
+            return cli_usage_error(sub, "the %s profile has inclusion proofs and multiproofs only",
+                                   merkle_profile_name(o.profile));
+        return shaped_prove(&o, name, own.index, own.gindex, own.binary);
+    }
+    if (own.gindex) return cli_usage_error(sub, "--gindex belongs to the ssz profile");
 
     merkle_proof_kind kind;
     uint64_t a = 0, b = 0;
@@ -651,6 +667,60 @@ static int hl_add_cb(void *ctx, const uint8_t *leaf, size_t len)
     return hl_add((hash_list *)ctx, leaf, len);
 }
 
+static void reverse32(uint8_t *b)
+{
+    for (int i = 0; i < MERKLE_HASH_LEN / 2; i++) {
+        uint8_t t = b[i];
+        b[i] = b[MERKLE_HASH_LEN - 1 - i];
+        b[MERKLE_HASH_LEN - 1 - i] = t;
+    }
+}
+
+/* The leaf hash of raw leaf bytes under the proof's profile: H(0x00 || leaf) for rfc6962
+** and sia, the txid SHA-256d(tx) for bitcoin, the chunk itself for ssz. 0, or -1. */
+static int leaf_hash_of(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p, const uint8_t *d,
+                        size_t n)
+{
+    switch (p->profile) {
+    case MERKLE_PROFILE_BITCOIN:
+        merkle_sha256_hash(out, d, n);
+        merkle_sha256_hash(out, out, MERKLE_HASH_LEN);
+        return 0;
+    case MERKLE_PROFILE_SSZ:
+    case MERKLE_PROFILE_OPENZEPPELIN:
+        if (n != MERKLE_HASH_LEN) return -1;
+        memcpy(out, d, MERKLE_HASH_LEN);
+        return 0;
+    default: return merkle_leaf_hash(out, p->hash, d, n) == MERKLE_OK ? 0 : -1;
+    }
+}
+
+static int verify_multiproof(const char *pname, const char *text, size_t len, const uint8_t *root,
+                             int leaf_opts)
+{
+    if (leaf_opts)
+        return cli_usage_error("verify", "a multiproof carries its leaves: only --root applies");
+    merkle_multiproof *m = NULL;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status s = merkle_multiproof_alloc_json(&m, text, len, &err);
+    if (s == MERKLE_ERR_VERIFY) return verify_failed("%s", err.message);
+    if (s != MERKLE_OK) {
+        cli_error("%s: malformed proof: %s", pname, err.message[0] ? err.message : merkle_strerror(s));
+        return CLI_USAGE;
+    }
+    s = merkle_multiproof_verify(m, root, &err);
+    merkle_multiproof_free(m);
+    if (s == MERKLE_ERR_ARG && !root)
+        return cli_usage_error("verify", "the proof has no root: give --root HEX");
+    if (s != MERKLE_OK) return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
+    printf("OK\n");
+    if (!root)
+        fprintf(stderr, "merkle verify: note: checked against the root stored in the proof; "
+                        "pass --root to check against a trusted root\n");
+    return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
+}
+
 int cmd_verify(int argc, char **argv)
 {
     enum { OPT_ROOT = 256, OPT_OLD_ROOT, OPT_LEAF, OPT_LEAF_HEX, OPT_LEAF_HASH };
@@ -721,6 +791,13 @@ int cmd_verify(int argc, char **argv)
         free(leaf_data);
         return CLI_USAGE;
     }
+    if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
+        int st = verify_multiproof(pname, (const char *)file, flen, root_hex ? root : NULL,
+                                   !!(leaf_file || leaf_hex || leaf_hash_hex || old_root_hex));
+        free(file);
+        free(leaf_data);
+        return st;
+    }
     merkle_proof *p = malloc(sizeof *p);
     uint8_t *stored_leaf = malloc(flen + 1); /* a binary leaf may be nearly the whole file */
     size_t stored_leaf_len = 0;
@@ -758,6 +835,11 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
 
+    if (p->profile == MERKLE_PROFILE_BITCOIN) {
+        /* --root and --leaf-hash are in display order, as the proof's JSON. */
+        reverse32(root);
+        reverse32(given_leaf_hash);
+    }
     const uint8_t *lh = NULL;
     const uint8_t(*lhs)[MERKLE_HASH_LEN] = NULL;
     uint8_t computed[MERKLE_HASH_LEN];
@@ -787,7 +869,10 @@ int cmd_verify(int argc, char **argv)
                 dlen = stored_leaf_len;
             }
             if (data) {
-                (void)merkle_leaf_hash(computed, p->hash, data, dlen);
+                if (leaf_hash_of(computed, p, data, dlen) != 0) {
+                    status = verify_failed("%s", "an ssz leaf is a 32-byte chunk");
+                    goto out;
+                }
                 lh = computed;
             }
         }

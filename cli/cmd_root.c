@@ -2,6 +2,7 @@
 /*
 ** merkle root [--profile rfc6962|sia] [--hash sha256|blake2b-256] [--leaf-size N] [FILE...]
 ** merkle root --leaves [--profile ...] [--hash ...] [FILE...]
+** merkle root --profile bitcoin|ssz|openzeppelin|bittorrent-v2 ... (cli/shaped.c)
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,11 +19,20 @@ static void help(void)
     printf("Usage: merkle root [OPTIONS] [FILE...]\n"
            "Print the Merkle root of each FILE (or standard input) as '<hex>  <name>'.\n\n"
            "  --profile P      rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256,\n"
-           "                   64-byte segments, empty input -> 32 zero bytes)\n"
-           "  --hash H         sha256 (rfc6962 default) or blake2b-256 (sia default)\n"
+           "                   64-byte segments, empty input -> 32 zero bytes); bitcoin, ssz,\n"
+           "                   openzeppelin (each with --leaves, one 32-byte hash per line) or\n"
+           "                   bittorrent-v2 (BEP 52 pieces root of each FILE)\n"
+           "  --hash H         sha256 (rfc6962 default), blake2b-256 (sia default), keccak256\n"
            "  --leaf-size N    cut the byte stream into N-byte leaves (the last may be short);\n"
            "                   default 4096 for rfc6962, 64 for sia; K/M/G suffixes allowed\n"
            "  --leaves         each input line is one leaf in hex (an empty line is an empty leaf)\n"
+           "  --internal-order bitcoin: txids and root in internal byte order (default: display\n"
+           "                   order, byte-reversed, as block explorers show them)\n"
+           "  --strict         bitcoin: exit 1 when the list is mutated (CVE-2012-2459)\n"
+           "  --limit N        ssz: pad to the next power of two of N chunks (a list limit)\n"
+           "  --mix-in-length  ssz: mix the number of chunks into the root (SSZ lists)\n"
+           "  --values TYPES   openzeppelin: each line is a row of comma-separated values of\n"
+           "                   the ABI types TYPES (e.g. address,uint256): StandardMerkleTree\n"
            "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
            "  -q, --quiet      no progress line on a terminal\n"
            "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
@@ -33,7 +43,10 @@ static void help(void)
 
 int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int *first_arg)
 {
-    enum { OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI };
+    enum {
+        OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI, OPT_INTERNAL, OPT_STRICT,
+        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES
+    };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"hash", required_argument, NULL, OPT_HASH},
@@ -41,6 +54,11 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         {"leaves", no_argument, NULL, OPT_LEAVES},
         {"threads", required_argument, NULL, 'j'},
         {"mpi", no_argument, NULL, OPT_MPI},
+        {"internal-order", no_argument, NULL, OPT_INTERNAL},
+        {"strict", no_argument, NULL, OPT_STRICT},
+        {"limit", required_argument, NULL, OPT_LIMIT},
+        {"mix-in-length", no_argument, NULL, OPT_MIX_IN},
+        {"values", required_argument, NULL, OPT_VALUES},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -57,7 +75,8 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         switch (c) {
         case OPT_PROFILE:
             if (merkle_profile_from_name(&o->profile, optarg) != MERKLE_OK)
-                return cli_usage_error(sub, "unknown profile '%s' (rfc6962 or sia)", optarg);
+                return cli_usage_error(sub, "unknown profile '%s' (rfc6962, sia, bitcoin, ssz, "
+                                            "openzeppelin or bittorrent-v2)", optarg);
             break;
         case OPT_HASH:
             hash_name = optarg;
@@ -68,6 +87,14 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
                 return cli_usage_error(sub, "--leaf-size must be a positive integer, got '%s'", optarg);
             break;
         case OPT_LEAVES: o->leaves = 1; break;
+        case OPT_INTERNAL: o->internal_order = 1; break;
+        case OPT_STRICT: o->strict = 1; break;
+        case OPT_LIMIT:
+            if (cli_parse_u64(optarg, &o->limit) != 0 || o->limit == 0 || o->limit > ((uint64_t)1 << 62))
+                return cli_usage_error(sub, "--limit needs a chunk count 1..2^62, got '%s'", optarg);
+            break;
+        case OPT_MIX_IN: o->mix_in = 1; break;
+        case OPT_VALUES: o->values = optarg; break;
         case 'j': {
             uint64_t j;
             if (cli_parse_u64(optarg, &j) != 0 || j > 1024)
@@ -91,7 +118,12 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
     merkle_profile_defaults(o->profile, &def_hash, &def_leaf);
     o->hash = def_hash;
     if (have_hash && merkle_hash_alg_from_name(&o->hash, hash_name) != MERKLE_OK)
-        return cli_usage_error(sub, "unknown hash '%s' (sha256 or blake2b-256)", hash_name);
+        return cli_usage_error(sub, "unknown hash '%s' (sha256, blake2b-256 or keccak256)", hash_name);
+    o->have_hash = have_hash;
+    if (shaped_check_opts(o, sub) != 0) return CLI_USAGE;
+    if (!root_profile_classic(o->profile) && leaf_size && o->profile != MERKLE_PROFILE_BITTORRENT_V2)
+        return cli_usage_error(sub, "--leaf-size does not apply to the %s profile",
+                               merkle_profile_name(o->profile));
     o->leaf_size = leaf_size ? (size_t)leaf_size : def_leaf;
     if (o->leaves && leaf_size)
         return cli_usage_error(sub, "--leaves and --leaf-size cannot be used together");
@@ -110,15 +142,20 @@ int cmd_root(int argc, char **argv)
     static const char *stdin_only[] = {"-"};
     const char **names = first < argc ? (const char **)argv + first : stdin_only;
     int n = first < argc ? argc - first : 1;
+    if (o.mpi && !root_profile_classic(o.profile))
+        return cli_usage_error("root", "--mpi serves the rfc6962 and sia profiles only");
     if (o.mpi) return root_run_mpi(&o, names, n);
     int status = CLI_OK;
     for (int i = 0; i < n; i++) {
         uint8_t root[MERKLE_HASH_LEN];
         root_result res;
-        if (root_compute(&o, names[i], root, &res) != 0) {
+        int r = root_profile_classic(o.profile) ? root_compute(&o, names[i], root, &res)
+                                                : shaped_root(&o, names[i], root, &res);
+        if (r != 0) {
             status = CLI_FAIL;
             continue;
         }
+        if ((res.shape_flags & MERKLE_SHAPE_MUTATED) && o.strict) status = CLI_FAIL;
         char hex[2 * MERKLE_HASH_LEN + 1];
         merkle_hex_encode(hex, root, MERKLE_HASH_LEN);
         cli_print_digest_line(stdout, hex, names[i], 0, 0);

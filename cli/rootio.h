@@ -17,12 +17,20 @@ typedef struct root_opts {
     int threads_given; /* -j N with N > 0 (else threads is the core count) */
     int quiet;
     int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
+    /* Shaped profiles (cli/shaped.c). */
+    int have_hash;      /* --hash given */
+    int internal_order; /* bitcoin: hashes in internal byte order, not display order */
+    int strict;         /* bitcoin: a mutated transaction list is an error */
+    uint64_t limit;     /* ssz: --limit N (0: none) */
+    int mix_in;         /* ssz: --mix-in-length */
+    const char *values; /* openzeppelin: --values TYPES */
 } root_opts;
 
 typedef struct root_result {
     uint64_t leaf_count;
     uint64_t bytes;
     int is_empty;
+    uint32_t shape_flags; /* MERKLE_SHAPE_MUTATED of a bitcoin tree */
 } root_result;
 
 /*
@@ -46,6 +54,27 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
 */
 int root_read_leaves(const char *name, int fd, int (*fn)(void *ctx, const uint8_t *leaf, size_t len),
                      void *ctx);
+
+/* rfc6962 or sia: the profiles served by the streaming code above. */
+static inline int root_profile_classic(merkle_profile p)
+{
+    return p == MERKLE_PROFILE_RFC6962 || p == MERKLE_PROFILE_SIA;
+}
+
+/*
+** Shaped profiles (bitcoin, ssz, openzeppelin, bittorrent-v2), cli/shaped.c.
+** shaped_root: the root of one input as it is printed (bitcoin: display order unless
+** --internal-order); warns on stderr about a mutated bitcoin tree (res->shape_flags).
+** shaped_prove: `merkle proof` for these profiles; idx / gidx are the --index / --gindex
+** arguments (comma-separated lists give a multiproof). Return 0 / -1 (message printed) for
+** shaped_root, an exit status for shaped_prove.
+*/
+int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
+                root_result *res);
+int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
+                 int binary);
+/* Validate the shaped options against the profile; CLI_USAGE after a message, else 0. */
+int shaped_check_opts(const root_opts *o, const char *sub);
 
 /*
 ** `merkle root --mpi`: run under mpirun; every rank hashes an aligned range of leaves of each

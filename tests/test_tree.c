@@ -346,7 +346,8 @@ static void test_errors(void **state)
     assert_int_equal(merkle_profile_from_name(&p, "sia"), MERKLE_OK);
     assert_int_equal(p, MERKLE_PROFILE_SIA);
     assert_int_equal(merkle_profile_from_name(&p, "rfc6962"), MERKLE_OK);
-    assert_int_equal(merkle_profile_from_name(&p, "bitcoin"), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_profile_from_name(&p, "bitcoin-cash"), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_profile_from_name(&p, "bitcoin"), MERKLE_OK); /* a shaped profile */
     merkle_hash_alg a;
     size_t ls;
     assert_int_equal(merkle_profile_defaults(MERKLE_PROFILE_SIA, &a, &ls), MERKLE_OK);

@@ -83,7 +83,7 @@ _merkle()
     # Values of options.
     case $prev in
         --profile)
-            mapfile -t COMPREPLY < <(compgen -W "rfc6962 sia" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2" -- "$cur")
             return 0
             ;;
         --hash)
@@ -104,7 +104,8 @@ _merkle()
             ;;
         --leaf-size | -j | --threads | --num-threads | --index | --size | --old-size | \
             --new-size | --start | --end | -n | --count | -k | --key | -r | --root | \
-            --range | --old-root | --leaf-hex | --leaf-hash | -l | --length)
+            --range | --old-root | --leaf-hex | --leaf-hash | -l | --length | --limit | --gindex | \
+            --values)
             return 0
             ;;
     esac

@@ -45,7 +45,11 @@ bash)
     [[ -n $func ]] || { echo "FAIL: completion is not a function: $spec" >&2; exit 1; }
     expect_bash "merkle ro" "root"
     expect_bash "merkle root --pro" "--profile"
-    expect_bash "merkle root --profile " "rfc6962 sia"
+    expect_bash "merkle root --profile " "bitcoin bittorrent-v2 openzeppelin rfc6962 sia ssz"
+    expect_bash "merkle root --str" "--strict"
+    expect_bash "merkle root --mix" "--mix-in-length"
+    expect_bash "merkle proof --gi" "--gindex"
+    expect_bash "merkle root --limit " ""
     expect_bash "merkle root --hash b" "blake2b-256"
     expect_bash "merkle root --le" "--leaf-size --leaves"
     expect_bash "merkle --v" "--version"
@@ -87,7 +91,8 @@ fish)
     }
     check_fish "merkle ro" "root"
     check_fish "merkle root --pro" "--profile"
-    check_fish "merkle root --profile " "rfc6962 sia"
+    check_fish "merkle root --profile " "bitcoin bittorrent-v2 openzeppelin rfc6962 sia ssz"
+    check_fish "merkle root --inter" "--internal-order"
     check_fish "merkle trie " "prove root verify"
     check_fish "merkle trie root --branch-factor " "16 2 256 4"
     check_fish "merkle check --algorithm " "blake2b md5 sha1 sha256 sha512"

@@ -29,7 +29,8 @@ extern "C" {
 
 typedef enum merkle_hash_alg {
     MERKLE_HASH_SHA256 = 1,
-    MERKLE_HASH_BLAKE2B_256 = 2
+    MERKLE_HASH_BLAKE2B_256 = 2,
+    MERKLE_HASH_KECCAK256 = 7 /* Keccak-256, original padding (Ethereum), not SHA3-256 */
 } merkle_hash_alg;
 
 /* Parse "sha256" / "blake2b-256" (also "blake2b256"). MERKLE_ERR_ARG for anything else. */

@@ -2,7 +2,8 @@
 /*
 ** merkle.h: umbrella header of libmerkle.
 **
-** Layers: digests (hash.h), binary trees (tree.h), proofs (proof.h), structured data
+** Layers: digests (hash.h), binary trees (tree.h), other tree shapes (shape.h), proofs
+** (proof.h), structured data
 ** (trie.h, sexp.h), manifests (manifest.h). See docs/ and the header of each module.
 */
 #ifndef MERKLE_H
@@ -11,6 +12,7 @@
 #include "merkle/common.h"
 #include "merkle/hash.h"
 #include "merkle/tree.h"
+#include "merkle/shape.h"
 #include "merkle/proof.h"
 #include "merkle/sexp.h"
 #include "merkle/trie.h"

@@ -31,7 +31,12 @@ extern "C" {
 
 typedef enum merkle_profile {
     MERKLE_PROFILE_RFC6962 = 1,
-    MERKLE_PROFILE_SIA = 2
+    MERKLE_PROFILE_SIA = 2,
+    /* Other shapes (merkle/shape.h): not accepted by the streaming builder below. */
+    MERKLE_PROFILE_BITCOIN = 3,      /* block transaction tree: SHA-256d, odd node duplicated */
+    MERKLE_PROFILE_SSZ = 4,          /* Ethereum hash_tree_root: SHA-256, zero-hash padding */
+    MERKLE_PROFILE_OPENZEPPELIN = 5, /* @openzeppelin/merkle-tree: Keccak-256, sorted pairs */
+    MERKLE_PROFILE_BITTORRENT_V2 = 6 /* BEP 52 pieces root: SHA-256 of 16 KiB blocks, padded */
 } merkle_profile;
 
 /* Default leaf size of a byte stream for the rfc6962 profile (sia: 64). */
@@ -41,11 +46,13 @@ typedef enum merkle_profile {
 /* Leaf hashes buffered before a chunk is reduced level by level (a power of two). */
 #define MERKLE_TREE_CHUNK 128
 
-/* Parse "rfc6962" / "sia". MERKLE_ERR_ARG otherwise. */
+/* Parse "rfc6962" / "sia" / "bitcoin" / "ssz" / "openzeppelin" / "bittorrent-v2".
+** MERKLE_ERR_ARG otherwise. */
 MERKLE_API merkle_status merkle_profile_from_name(merkle_profile *out, const char *name);
 /* Canonical name; NULL for an invalid value. */
 MERKLE_API const char *merkle_profile_name(merkle_profile profile);
-/* The default hash and stream leaf size of a profile. MERKLE_ERR_ARG for a bad profile. */
+/* The default hash and stream leaf size of a profile (bitcoin, ssz, openzeppelin: 32, the
+** size of a level-0 node; bittorrent-v2: 16384). MERKLE_ERR_ARG for a bad profile. */
 MERKLE_API merkle_status merkle_profile_defaults(merkle_profile profile, merkle_hash_alg *hash,
                                                  size_t *leaf_size);
 
@@ -82,6 +89,7 @@ typedef struct merkle_tree {
 /*
 ** Initialise a builder. leaf_size is the leaf size used by merkle_tree_write (must be > 0
 ** even when only whole leaves are pushed; merkle_profile_defaults gives the profile's).
+** Only the rfc6962 and sia profiles (see merkle/shape.h for the others).
 ** Errors: MERKLE_ERR_ARG for a bad profile or hash, or leaf_size == 0 (a stream cut into
 ** empty leaves never ends). Never allocates.
 */

@@ -25,6 +25,7 @@ const char *merkle_hash_alg_name(merkle_hash_alg alg)
     switch (alg) {
     case MERKLE_HASH_SHA256: return "sha256";
     case MERKLE_HASH_BLAKE2B_256: return "blake2b-256";
+    default: break;
     }
     return NULL;
 }
@@ -40,6 +41,7 @@ merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg)
     case MERKLE_HASH_BLAKE2B_256:
         h->alg = alg;
         return merkle_blake2b_init(&h->u.blake2b, 32);
+    default: break;
     }
     return MERKLE_ERR_ARG;
 }
@@ -67,6 +69,7 @@ merkle_status merkle_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg alg, con
     switch (alg) {
     case MERKLE_HASH_SHA256: merkle_sha256_hash(out, data, len); return MERKLE_OK;
     case MERKLE_HASH_BLAKE2B_256: merkle_blake2b_256(out, data, len); return MERKLE_OK;
+    default: break;
     }
     return MERKLE_ERR_ARG;
 }

@@ -207,7 +207,7 @@ merkle_status merkle__root_parallel_ex(uint8_t out[MERKLE_HASH_LEN], int *is_emp
                                        unsigned threads, uint64_t piece_target)
 {
     if (!out || (!read_at && !mem && total_len) || leaf_size == 0 ||
-        !merkle_profile_name(profile) || !merkle_hash_alg_name(hash))
+        !merkle__profile_classic(profile) || !merkle_hash_alg_name(hash))
         return MERKLE_ERR_ARG;
     job j;
     memset(&j, 0, sizeof j);

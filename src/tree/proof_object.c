@@ -6,8 +6,10 @@
 */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "merkle/shape.h"
 #include "tree/proof_impl.h"
 
 #define HDR_LEN 43u
@@ -30,6 +32,45 @@ static const char *kind_name(merkle_proof_kind k)
 
 /* ------------------------------------------------------------------ verification */
 
+/*
+** Inclusion proofs of the other shapes: bitcoin (index in a tree of tree_size txids; the
+** branch length must be ceil(log2 tree_size)), ssz (index = generalized index), openzeppelin
+** (index = position in the tree array; pairs are sorted, so only the hashes count).
+*/
+static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
+                                   const uint8_t *leaf_hash, merkle_error *err)
+{
+    merkle_shape sh;
+    if (merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, p->profile) != MERKLE_OK ||
+        p->profile == MERKLE_PROFILE_BITTORRENT_V2)
+        return merkle__fail(err, MERKLE_ERR_UNSUPPORTED, 0, 0, "no proofs for profile %s",
+                            merkle_profile_name(p->profile));
+    sh.hash = p->hash;
+    if (p->kind != MERKLE_PROOF_INCLUSION)
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "profile %s has inclusion proofs only",
+                            merkle_profile_name(p->profile));
+    const uint8_t *lh = leaf_hash ? leaf_hash
+                        : (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) ? p->leaf_hash
+                                                                  : NULL;
+    if (!lh) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no leaf hash to verify");
+    uint64_t pos = p->index;
+    if (p->profile == MERKLE_PROFILE_BITCOIN) {
+        unsigned depth;
+        if (p->index >= p->tree_size)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "leaf index %llu is out of range for tree size %llu",
+                                (ull)p->index, (ull)p->tree_size);
+        (void)merkle_shape_depth(&depth, &sh, p->tree_size);
+        if (p->path_len != depth)
+            return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                                "branch has %zu hashes; a tree of %llu needs %u", p->path_len,
+                                (ull)p->tree_size, depth);
+        pos = ((uint64_t)1 << depth) + p->index;
+    }
+    return merkle_shape_verify(&sh, rt, pos, lh, (const uint8_t(*)[MERKLE_HASH_LEN])p->path,
+                               p->path_len, err);
+}
+
 merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                   const uint8_t *old_root, const uint8_t *leaf_hash,
                                   const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
@@ -43,6 +84,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
     const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])p->path;
     uint64_t n = p->tree_size;
     merkle_status s;
+    if (!merkle__profile_classic(p->profile)) return shaped_verify(p, rt, leaf_hash, err);
     switch (p->kind) {
     case MERKLE_PROOF_INCLUSION: {
         const uint8_t *lh = leaf_hash ? leaf_hash
@@ -278,6 +320,18 @@ static void put_hex(sbuf *b, const uint8_t *d, size_t n)
     put(b, "\"", 1);
 }
 
+/* A tree hash: bitcoin's are written in display (byte-reversed) order. */
+static void put_hash(sbuf *b, const merkle_proof *p, const uint8_t *d)
+{
+    if (p->profile != MERKLE_PROFILE_BITCOIN) {
+        put_hex(b, d, MERKLE_HASH_LEN);
+        return;
+    }
+    uint8_t r[MERKLE_HASH_LEN];
+    for (int i = 0; i < MERKLE_HASH_LEN; i++) r[i] = d[MERKLE_HASH_LEN - 1 - i];
+    put_hex(b, r, MERKLE_HASH_LEN);
+}
+
 static void put_path(sbuf *b, const char *key, const merkle_proof *p, const uint8_t *leaf,
                      size_t leaf_len, int with_leaf)
 {
@@ -290,7 +344,7 @@ static void put_path(sbuf *b, const char *key, const merkle_proof *p, const uint
     }
     for (size_t i = 0; i < p->path_len; i++, k++) {
         puts_(b, k ? ",\n    " : "\n    ");
-        put_hex(b, p->path[i], MERKLE_HASH_LEN);
+        put_hash(b, p, p->path[i]);
     }
     puts_(b, k ? "\n  ]" : "]");
 }
@@ -321,7 +375,8 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
     } else {
         putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
         if (p->kind == MERKLE_PROOF_INCLUSION)
-            putf(&b, "  \"index\": %llu,\n", (ull)p->index);
+            putf(&b, "  \"%s\": %llu,\n", p->profile == MERKLE_PROFILE_SSZ ? "gindex" : "index",
+                 (ull)p->index);
         else
             putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index, (ull)p->end);
         if (p->leaf_size) putf(&b, "  \"leaf_size\": %llu,\n", (ull)p->leaf_size);
@@ -332,13 +387,13 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
         }
         if (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) {
             puts_(&b, "  \"leaf_hash\": ");
-            put_hex(&b, p->leaf_hash, MERKLE_HASH_LEN);
+            put_hash(&b, p, p->leaf_hash);
             puts_(&b, ",\n");
         }
         put_path(&b, "path", p, NULL, 0, 0);
         if (p->flags & MERKLE_PROOF_HAS_ROOT) {
             puts_(&b, ",\n  \"root\": ");
-            put_hex(&b, p->root, MERKLE_HASH_LEN);
+            put_hash(&b, p, p->root);
         }
         if (p->kind == MERKLE_PROOF_INCLUSION && leaf && p->profile == MERKLE_PROFILE_SIA) {
             puts_(&b, ",\n");
@@ -516,6 +571,10 @@ static merkle_status jhex(jp *j, uint8_t *out, size_t cap, size_t *n, const char
     size_t at = j->pos;
     merkle_status s = jstring(j, &a, &len);
     if (s != MERKLE_OK) return s;
+    if (len >= 2 && a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) {
+        a += 2;
+        len -= 2;
+    }
     if (len % 2) {
         j->pos = at;
         return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex (odd length)",
@@ -618,7 +677,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
             else if (key_is(k, kn, "tree_size") || key_is(k, kn, "total") ||
                      key_is(k, kn, "new_size") || key_is(k, kn, "size2"))
                 f = F_SIZE;
-            else if (key_is(k, kn, "index")) f = F_INDEX;
+            else if (key_is(k, kn, "index") || key_is(k, kn, "gindex")) f = F_INDEX;
             else if (key_is(k, kn, "start")) f = F_START;
             else if (key_is(k, kn, "end")) f = F_END;
             else if (key_is(k, kn, "old_size") || key_is(k, kn, "size1")) f = F_OLD;
@@ -765,10 +824,247 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
         return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: missing \"%s\"", miss);
     }
     if (!(seen & F_LEAF)) p->flags &= ~MERKLE_PROOF_HAS_LEAF;
+    if (p->profile == MERKLE_PROFILE_BITCOIN) {
+        /* Display order in JSON, internal order in the object. */
+        uint8_t *hs[MERKLE_PROOF_MAX_PATH + 3];
+        size_t nh = 0;
+        hs[nh++] = p->root;
+        hs[nh++] = p->old_root;
+        hs[nh++] = p->leaf_hash;
+        for (size_t i = 0; i < p->path_len; i++) hs[nh++] = p->path[i];
+        for (size_t k = 0; k < nh; k++)
+            for (int i = 0; i < MERKLE_HASH_LEN / 2; i++) {
+                uint8_t t = hs[k][i];
+                hs[k][i] = hs[k][MERKLE_HASH_LEN - 1 - i];
+                hs[k][MERKLE_HASH_LEN - 1 - i] = t;
+            }
+    }
     if (seen & F_ROOT) p->flags |= MERKLE_PROOF_HAS_ROOT;
     if (seen & F_OLDROOT) p->flags |= MERKLE_PROOF_HAS_OLD_ROOT;
     if (seen & F_LEAFHASH) p->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
     if (j.bad_len)
         return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "%s", j.bad_len_msg);
     return MERKLE_OK;
+}
+
+/* ------------------------------------------------------------------ multiproof documents */
+
+struct merkle_multiproof {
+    merkle_profile profile;
+    merkle_hash_alg hash;
+    int has_root;
+    uint8_t root[MERKLE_HASH_LEN];
+    uint64_t *gindices;
+    size_t ngindices;
+    uint8_t (*leaves)[MERKLE_HASH_LEN];
+    size_t nleaves;
+    uint8_t (*proof)[MERKLE_HASH_LEN];
+    size_t nproof;
+    uint8_t *flags;
+    size_t nflags;
+};
+
+void merkle_multiproof_free(merkle_multiproof *m)
+{
+    if (!m) return;
+    free(m->gindices);
+    free(m->leaves);
+    free(m->proof);
+    free(m->flags);
+    free(m);
+}
+
+merkle_profile merkle_multiproof_profile(const merkle_multiproof *m)
+{
+    return m->profile;
+}
+
+/* Grow *buf (elements of size el) to hold one more than *n; -1 on overflow or no memory. */
+static int grow1(void **buf, size_t *cap, size_t n, size_t el)
+{
+    if (n < *cap) return 0;
+    size_t nc = *cap ? *cap * 2 : 16;
+    if (nc > SIZE_MAX / el) return -1;
+    void *nb = realloc(*buf, nc * el);
+    if (!nb) return -1;
+    *buf = nb;
+    *cap = nc;
+    return 0;
+}
+
+/* An array of hashes (kind 'h'), unsigned integers ('u') or booleans ('b'). */
+static merkle_status jarray(jp *j, char kind, void **buf, size_t *n, const char *what)
+{
+    size_t cap = 0;
+    if (peek(j) != '[') return jfail(j, "expected an array");
+    j->pos++;
+    if (peek(j) == ']') {
+        j->pos++;
+        return MERKLE_OK;
+    }
+    size_t el = kind == 'h' ? MERKLE_HASH_LEN : kind == 'u' ? sizeof(uint64_t) : 1;
+    for (;;) {
+        if (grow1(buf, &cap, *n, el) != 0)
+            return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        merkle_status s;
+        uint8_t *slot = (uint8_t *)*buf + *n * el;
+        if (kind == 'h') {
+            char w[48];
+            snprintf(w, sizeof w, "%s[%zu]", what, *n);
+            s = jhash(j, slot, w, 0);
+        } else if (kind == 'u') {
+            uint64_t v;
+            s = juint(j, &v);
+            memcpy(slot, &v, sizeof v);
+        } else if (peek(j) == 't') {
+            s = jliteral(j, "true");
+            *slot = 1;
+        } else {
+            s = jliteral(j, "false");
+            *slot = 0;
+        }
+        if (s != MERKLE_OK) return s;
+        (*n)++;
+        int c = peek(j);
+        if (c == ',') {
+            j->pos++;
+            continue;
+        }
+        if (c == ']') {
+            j->pos++;
+            return MERKLE_OK;
+        }
+        return jfail(j, "expected ',' or ']'");
+    }
+}
+
+static merkle_status mp_parse(merkle_multiproof *m, jp *j)
+{
+    const char *type = NULL, *prof = NULL, *hashn = NULL;
+    size_t type_n = 0, prof_n = 0, hash_n = 0;
+    int have_leaves = 0, have_proof = 0, have_flags = 0, have_g = 0;
+    merkle_status s;
+    if (peek(j) != '{') return jfail(j, "expected a JSON object");
+    j->pos++;
+    if (peek(j) == '}') return jfail(j, "empty multiproof");
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if ((s = jstring(j, &k, &kn)) != MERKLE_OK) return s;
+        if (peek(j) != ':') return jfail(j, "expected ':'");
+        j->pos++;
+        int *dup = NULL;
+        int dummy = 0;
+        if (key_is(k, kn, "type")) s = jstring(j, &type, &type_n);
+        else if (key_is(k, kn, "profile")) s = jstring(j, &prof, &prof_n);
+        else if (key_is(k, kn, "hash")) s = jstring(j, &hashn, &hash_n);
+        else if (key_is(k, kn, "root")) {
+            dup = &m->has_root;
+            dummy = m->has_root;
+            s = jhash(j, m->root, "root", 1);
+        } else if (key_is(k, kn, "gindices")) {
+            dup = &have_g;
+            dummy = have_g;
+            s = jarray(j, 'u', (void **)&m->gindices, &m->ngindices, "gindices");
+        } else if (key_is(k, kn, "leaves")) {
+            dup = &have_leaves;
+            dummy = have_leaves;
+            s = jarray(j, 'h', (void **)&m->leaves, &m->nleaves, "leaves");
+        } else if (key_is(k, kn, "proof")) {
+            dup = &have_proof;
+            dummy = have_proof;
+            s = jarray(j, 'h', (void **)&m->proof, &m->nproof, "proof");
+        } else if (key_is(k, kn, "proofFlags") || key_is(k, kn, "proof_flags")) {
+            dup = &have_flags;
+            dummy = have_flags;
+            s = jarray(j, 'b', (void **)&m->flags, &m->nflags, "proofFlags");
+        } else
+            s = jskip(j, 1);
+        if (s != MERKLE_OK) return s;
+        if (dup) {
+            if (dummy) return jfail(j, "duplicate key");
+            *dup = 1;
+        }
+        int c = peek(j);
+        if (c == ',') {
+            j->pos++;
+            continue;
+        }
+        if (c == '}') {
+            j->pos++;
+            break;
+        }
+        return jfail(j, "expected ',' or '}'");
+    }
+    if (peek(j) != -1) return jfail(j, "trailing data after the JSON object");
+    if (type && !key_is(type, type_n, "multiproof"))
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: type is not \"multiproof\"");
+    char name[16];
+    m->profile = have_g ? MERKLE_PROFILE_SSZ : MERKLE_PROFILE_OPENZEPPELIN;
+    if (prof) {
+        if (prof_n >= sizeof name)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown profile");
+        memcpy(name, prof, prof_n);
+        name[prof_n] = 0;
+        if (merkle_profile_from_name(&m->profile, name) != MERKLE_OK ||
+            (m->profile != MERKLE_PROFILE_SSZ && m->profile != MERKLE_PROFILE_OPENZEPPELIN))
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                                "multiproof JSON: no multiproofs for profile '%s'", name);
+    }
+    (void)merkle_profile_defaults(m->profile, &m->hash, NULL);
+    if (hashn) {
+        if (hash_n >= sizeof name)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown hash");
+        memcpy(name, hashn, hash_n);
+        name[hash_n] = 0;
+        if (merkle_hash_alg_from_name(&m->hash, name) != MERKLE_OK)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown hash '%s'", name);
+    }
+    const char *miss = !have_leaves ? "leaves" : !have_proof ? "proof" : NULL;
+    if (!miss && m->profile == MERKLE_PROFILE_SSZ && !have_g) miss = "gindices";
+    if (!miss && m->profile == MERKLE_PROFILE_OPENZEPPELIN && !have_flags) miss = "proofFlags";
+    if (miss) return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: missing \"%s\"", miss);
+    if (m->profile == MERKLE_PROFILE_SSZ && m->ngindices != m->nleaves)
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                            "multiproof JSON: %zu gindices for %zu leaves", m->ngindices, m->nleaves);
+    if (j->bad_len) return merkle__fail(j->err, MERKLE_ERR_VERIFY, 0, 0, "%s", j->bad_len_msg);
+    return MERKLE_OK;
+}
+
+merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *json, size_t len,
+                                           merkle_error *err)
+{
+    if (!out || (!json && len)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no input");
+    *out = NULL;
+    merkle_multiproof *m = calloc(1, sizeof *m);
+    if (!m) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    merkle_status s = mp_parse(m, &j);
+    if (s != MERKLE_OK) {
+        merkle_multiproof_free(m);
+        return s;
+    }
+    *out = m;
+    return MERKLE_OK;
+}
+
+merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t *root,
+                                       merkle_error *err)
+{
+    if (!m) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no multiproof");
+    const uint8_t *rt = root ? root : m->has_root ? m->root : NULL;
+    if (!rt) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no root to verify against");
+    merkle_shape sh;
+    merkle_status s = merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, m->profile);
+    if (s != MERKLE_OK) return merkle__fail(err, s, 0, 0, "bad profile");
+    sh.hash = m->hash;
+    if (m->profile == MERKLE_PROFILE_SSZ)
+        return merkle_shape_multiproof_verify(&sh, rt, m->gindices,
+                                               (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves,
+                                               m->nleaves,
+                                               (const uint8_t(*)[MERKLE_HASH_LEN])m->proof,
+                                               m->nproof, err);
+    return merkle_shape_flag_multiproof_verify(&sh, rt, (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves,
+                                         m->nleaves, (const uint8_t(*)[MERKLE_HASH_LEN])m->proof,
+                                         m->nproof, m->flags, m->nflags, err);
 }

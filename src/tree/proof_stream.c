@@ -250,7 +250,7 @@ merkle_status merkle_prover_finish(merkle_prover *p, merkle_proof *out, merkle_p
 {
     merkle_status s = check(p);
     if (s != MERKLE_OK) return s;
-    if (!out || !merkle_profile_name(profile)) return MERKLE_ERR_ARG;
+    if (!out || !merkle__profile_classic(profile)) return MERKLE_ERR_ARG;
     if (p->partial_len && (s = close_partial(p)) != MERKLE_OK) return s;
     p->finished = 1;
     uint64_t c = p->count, m = p->pending, n = c + m;

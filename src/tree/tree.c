@@ -24,9 +24,19 @@ merkle_status merkle_profile_from_name(merkle_profile *out, const char *name)
         *out = MERKLE_PROFILE_RFC6962;
         return MERKLE_OK;
     }
-    if (strcmp(name, "sia") == 0) {
-        *out = MERKLE_PROFILE_SIA;
-        return MERKLE_OK;
+    static const struct {
+        const char *name;
+        merkle_profile p;
+    } names[] = {{"sia", MERKLE_PROFILE_SIA},
+                 {"bitcoin", MERKLE_PROFILE_BITCOIN},
+                 {"ssz", MERKLE_PROFILE_SSZ},
+                 {"openzeppelin", MERKLE_PROFILE_OPENZEPPELIN},
+                 {"bittorrent-v2", MERKLE_PROFILE_BITTORRENT_V2}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(name, names[i].name) == 0) {
+            *out = names[i].p;
+            return MERKLE_OK;
+        }
     }
     return MERKLE_ERR_ARG;
 }
@@ -36,6 +46,10 @@ const char *merkle_profile_name(merkle_profile profile)
     switch (profile) {
     case MERKLE_PROFILE_RFC6962: return "rfc6962";
     case MERKLE_PROFILE_SIA: return "sia";
+    case MERKLE_PROFILE_BITCOIN: return "bitcoin";
+    case MERKLE_PROFILE_SSZ: return "ssz";
+    case MERKLE_PROFILE_OPENZEPPELIN: return "openzeppelin";
+    case MERKLE_PROFILE_BITTORRENT_V2: return "bittorrent-v2";
     }
     return NULL;
 }
@@ -54,6 +68,19 @@ merkle_status merkle_profile_defaults(merkle_profile profile, merkle_hash_alg *h
         h = MERKLE_HASH_BLAKE2B_256;
         ls = MERKLE_SIA_SEGMENT_SIZE;
         break;
+    case MERKLE_PROFILE_BITCOIN:
+    case MERKLE_PROFILE_SSZ:
+        h = MERKLE_HASH_SHA256;
+        ls = MERKLE_HASH_LEN;
+        break;
+    case MERKLE_PROFILE_OPENZEPPELIN:
+        h = MERKLE_HASH_KECCAK256;
+        ls = MERKLE_HASH_LEN;
+        break;
+    case MERKLE_PROFILE_BITTORRENT_V2:
+        h = MERKLE_HASH_SHA256;
+        ls = 16384;
+        break;
     default: return MERKLE_ERR_ARG;
     }
     if (hash) *hash = h;
@@ -68,6 +95,7 @@ merkle_status merkle_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile pro
     switch (profile) {
     case MERKLE_PROFILE_RFC6962: return merkle_hash(out, hash, NULL, 0);
     case MERKLE_PROFILE_SIA: memset(out, 0, MERKLE_HASH_LEN); return MERKLE_OK;
+    default: break;
     }
     return MERKLE_ERR_ARG;
 }
@@ -130,7 +158,7 @@ void merkle__reduce(merkle_hash_alg hash, uint8_t (*a)[MERKLE_HASH_LEN],
 merkle_status merkle_tree_init(merkle_tree *t, merkle_profile profile, merkle_hash_alg hash,
                                size_t leaf_size)
 {
-    if (!t || !merkle_profile_name(profile) || leaf_size == 0) return MERKLE_ERR_ARG;
+    if (!t || !merkle__profile_classic(profile) || leaf_size == 0) return MERKLE_ERR_ARG;
     t->version = MERKLE_TREE_VERSION;
     t->profile = profile;
     t->leaf_size = leaf_size;

@@ -12,6 +12,12 @@
 #define MERKLE_TREE_CHUNK_LOG2 7
 _Static_assert((1u << MERKLE_TREE_CHUNK_LOG2) == MERKLE_TREE_CHUNK, "chunk size");
 
+/* rfc6962 or sia: the profiles the streaming builder, prover and threaded roots serve. */
+static inline int merkle__profile_classic(merkle_profile p)
+{
+    return p == MERKLE_PROFILE_RFC6962 || p == MERKLE_PROFILE_SIA;
+}
+
 /* out[i] = H(0x01 || in[2i] || in[2i+1]) for i < npairs: one batch call per level. */
 void merkle__node_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
                         const uint8_t (*in)[MERKLE_HASH_LEN], size_t npairs);

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** `merkle root` and `merkle proof` for the shaped profiles (merkle/shape.h): bitcoin, ssz,
+** openzeppelin, bittorrent-v2. The input is a list of 32-byte hashes, one per line in hex
+** (bitcoin: display order unless --internal-order); the tree is built by the library.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "rootio.h"
+
+typedef unsigned long long ull;
+typedef uint8_t node_t[MERKLE_HASH_LEN];
+
+static void rev32(uint8_t *b)
+{
+    for (int i = 0; i < MERKLE_HASH_LEN / 2; i++) {
+        uint8_t t = b[i];
+        b[i] = b[MERKLE_HASH_LEN - 1 - i];
+        b[MERKLE_HASH_LEN - 1 - i] = t;
+    }
+}
+
+/* Hashes are shown byte-reversed (bitcoin's display order)? */
+static int display_order(const root_opts *o)
+{
+    return o->profile == MERKLE_PROFILE_BITCOIN && !o->internal_order;
+}
+
+int shaped_check_opts(const root_opts *o, const char *sub)
+{
+    merkle_profile p = o->profile;
+    const char *pn = merkle_profile_name(p);
+    if ((o->internal_order || o->strict) && p != MERKLE_PROFILE_BITCOIN)
+        return cli_usage_error(sub, "--internal-order and --strict belong to the bitcoin profile");
+    if ((o->limit || o->mix_in) && p != MERKLE_PROFILE_SSZ)
+        return cli_usage_error(sub, "--limit and --mix-in-length belong to the ssz profile");
+    if (o->values && p != MERKLE_PROFILE_OPENZEPPELIN)
+        return cli_usage_error(sub, "--values belongs to the openzeppelin profile");
+    if (root_profile_classic(p)) return 0;
+    if (o->values && o->leaves)
+        return cli_usage_error(sub, "give either --leaves or --values, not both");
+    if (!o->leaves && !o->values && p != MERKLE_PROFILE_BITTORRENT_V2)
+        return cli_usage_error(sub, "the %s profile reads --leaves (one 32-byte hash per line)%s", pn,
+                               p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES" : "");
+    return 0;
+}
+
+static void shape_from_opts(const root_opts *o, merkle_shape *s)
+{
+    (void)merkle_shape_init(s, MERKLE_SHAPE_VERSION, o->profile);
+    s->hash = o->hash;
+    if (o->profile == MERKLE_PROFILE_SSZ) {
+        s->limit = o->limit;
+        if (o->mix_in) s->flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
+    }
+}
+
+/* ------------------------------------------------------------------ reading hashes */
+
+typedef struct node_list {
+    const char *name;
+    int reverse;
+    uint64_t line;
+    node_t *v;
+    size_t n, cap;
+} node_list;
+
+static int add_node_cb(void *ctx, const uint8_t *leaf, size_t len)
+{
+    node_list *l = (node_list *)ctx;
+    l->line++;
+    if (len != MERKLE_HASH_LEN) {
+        cli_error("%s:%llu: expected a 32-byte hash (64 hex digits), got %zu bytes", l->name,
+                  (ull)l->line, len);
+        return -1;
+    }
+    if (l->n == l->cap) {
+        size_t nc = l->cap ? l->cap * 2 : 1024;
+        node_t *nv = realloc(l->v, nc * sizeof *nv);
+        if (!nv) {
+            cli_error("%s: out of memory", l->name);
+            return -1;
+        }
+        l->v = nv;
+        l->cap = nc;
+    }
+    memcpy(l->v[l->n], leaf, MERKLE_HASH_LEN);
+    if (l->reverse) rev32(l->v[l->n]);
+    l->n++;
+    return 0;
+}
+
+/* Read the level-0 nodes of the named input. 0, or -1 after a message. */
+static int read_nodes(const root_opts *o, const char *name, node_list *l)
+{
+    memset(l, 0, sizeof *l);
+    l->name = name;
+    l->reverse = display_order(o);
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        return -1;
+    }
+    int rc = root_read_leaves(name, fd, add_node_cb, l);
+    if (fd != STDIN_FILENO) close(fd);
+    if (rc != 0) {
+        free(l->v);
+        l->v = NULL;
+    }
+    return rc;
+}
+
+static void warn_mutated(const char *name)
+{
+    fprintf(stderr,
+            "%s: warning: %s: mutated transaction list (CVE-2012-2459): two equal sibling "
+            "hashes; Bitcoin Core rejects a block with this list\n",
+            cli_progname, name);
+}
+
+/* ------------------------------------------------------------------ root */
+
+int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
+                root_result *res)
+{
+    memset(res, 0, sizeof *res);
+    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
+        cli_error("%s: the bittorrent-v2 profile is not available yet", name);
+        return -1;
+    }
+    if (o->values) {
+        cli_error("%s: --values is not available yet", name);
+        return -1;
+    }
+    node_list l;
+    if (read_nodes(o, name, &l) != 0) return -1;
+    merkle_shape s;
+    shape_from_opts(o, &s);
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status st = merkle_shape_root(root, &res->shape_flags, &s, (const node_t *)l.v, l.n, &err);
+    free(l.v);
+    if (st != MERKLE_OK) {
+        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+        return -1;
+    }
+    res->leaf_count = l.n;
+    res->is_empty = l.n == 0;
+    if (res->shape_flags & MERKLE_SHAPE_MUTATED) warn_mutated(name);
+    if (display_order(o)) rev32(root);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ proofs */
+
+/* Parse "A,B,C" into a fresh array. 0, or -1 for a bad list. */
+static int parse_list(const char *s, uint64_t **out, size_t *n)
+{
+    *n = 0;
+    *out = NULL;
+    size_t cap = 1;
+    for (const char *p = s; *p; p++) cap += *p == ',';
+    uint64_t *v = malloc(cap * sizeof *v);
+    if (!v) return -1;
+    char buf[32];
+    const char *p = s;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == 0 || len >= sizeof buf) break;
+        memcpy(buf, p, len);
+        buf[len] = 0;
+        if (cli_parse_u64(buf, &v[*n]) != 0) break;
+        (*n)++;
+        if (!e) {
+            *out = v;
+            return 0;
+        }
+        p = e + 1;
+    }
+    free(v);
+    return -1;
+}
+
+static void put_hex_json(const uint8_t *h, int rev, int last)
+{
+    uint8_t b[MERKLE_HASH_LEN];
+    memcpy(b, h, MERKLE_HASH_LEN);
+    if (rev) rev32(b);
+    char hex[2 * MERKLE_HASH_LEN + 1];
+    merkle_hex_encode(hex, b, MERKLE_HASH_LEN);
+    printf("    \"%s\"%s\n", hex, last ? "" : ",");
+}
+
+static void put_hash_array(const char *key, const node_t *v, size_t n, int trailing_comma)
+{
+    if (n == 0) {
+        printf("  \"%s\": []%s\n", key, trailing_comma ? "," : "");
+        return;
+    }
+    printf("  \"%s\": [\n", key);
+    for (size_t i = 0; i < n; i++) put_hex_json(v[i], 0, i + 1 == n);
+    printf("  ]%s\n", trailing_comma ? "," : "");
+}
+
+static int write_out(const void *buf, size_t len)
+{
+    if (len && fwrite(buf, 1, len, stdout) != len) return -1;
+    return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
+}
+
+/* One branch as a merkle_proof (JSON or binary). */
+static int single_proof(const root_opts *o, const merkle_shape_tree *t, uint64_t index,
+                        uint64_t pos, int binary)
+{
+    merkle_proof *p = calloc(1, sizeof *p);
+    if (!p) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    p->version = MERKLE_PROOF_VERSION;
+    p->kind = MERKLE_PROOF_INCLUSION;
+    p->profile = o->profile;
+    p->hash = o->hash;
+    p->tree_size = merkle_shape_tree_count(t);
+    p->index = o->profile == MERKLE_PROFILE_BITCOIN ? index : pos;
+    p->end = p->index + 1;
+    p->flags = MERKLE_PROOF_HAS_ROOT | MERKLE_PROOF_HAS_LEAF_HASH;
+    merkle_shape_tree_root(p->root, t);
+    merkle_status s = merkle_shape_tree_node(p->leaf_hash, t, pos);
+    if (s == MERKLE_OK)
+        s = merkle_shape_tree_branch(p->path, MERKLE_PROOF_MAX_PATH, &p->path_len, t, pos);
+    if (s != MERKLE_OK) {
+        free(p);
+        cli_error("position %llu: %s", (ull)pos,
+                  s == MERKLE_ERR_RANGE ? "not a node of this tree" : merkle_strerror(s));
+        return CLI_FAIL;
+    }
+    size_t need = 0;
+    (void)(binary ? merkle_proof_encode(NULL, 0, &need, p, NULL, 0)
+                  : merkle_proof_to_json(NULL, 0, &need, p, NULL, 0));
+    char *buf = malloc(need);
+    int rc = CLI_FAIL;
+    if (buf && (binary ? merkle_proof_encode((uint8_t *)buf, need, &need, p, NULL, 0)
+                       : merkle_proof_to_json(buf, need, &need, p, NULL, 0)) == MERKLE_OK) {
+        if (!binary) need--; /* the NUL */
+        rc = write_out(buf, need) == 0 ? CLI_OK : CLI_FAIL;
+        if (rc != CLI_OK) cli_error("write error: %s", strerror(errno));
+    } else {
+        cli_error("out of memory");
+    }
+    free(buf);
+    free(p);
+    return rc;
+}
+
+static int ssz_multiproof(const root_opts *o, const merkle_shape_tree *t, const uint64_t *g,
+                          size_t n)
+{
+    size_t need = 0;
+    merkle_status s = merkle_shape_tree_multiproof(NULL, 0, &need, NULL, t, g, n);
+    if (s != MERKLE_OK && s != MERKLE_ERR_BUFFER) {
+        cli_error("%s", s == MERKLE_ERR_ARG ? "generalized indices must be distinct and none an "
+                                              "ancestor of another"
+                        : s == MERKLE_ERR_RANGE ? "a generalized index is not a node of this tree"
+                                                : merkle_strerror(s));
+        return CLI_FAIL;
+    }
+    node_t *proof = malloc((need ? need : 1) * sizeof *proof), *leaves = malloc(n * sizeof *leaves);
+    if (!proof || !leaves) {
+        free(proof);
+        free(leaves);
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    s = merkle_shape_tree_multiproof(proof, need, &need, leaves, t, g, n);
+    if (s != MERKLE_OK) {
+        free(proof);
+        free(leaves);
+        cli_error("%s", s == MERKLE_ERR_RANGE ? "a generalized index is not a node of this tree"
+                                              : merkle_strerror(s));
+        return CLI_FAIL;
+    }
+    uint8_t root[MERKLE_HASH_LEN];
+    merkle_shape_tree_root(root, t);
+    printf("{\n  \"type\": \"multiproof\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n",
+           merkle_profile_name(o->profile), merkle_hash_alg_name(o->hash));
+    printf("  \"gindices\": [");
+    for (size_t i = 0; i < n; i++) printf("%s%llu", i ? ", " : "", (ull)g[i]);
+    printf("],\n");
+    put_hash_array("leaves", (const node_t *)leaves, n, 1);
+    put_hash_array("proof", (const node_t *)proof, need, 1);
+    char hex[2 * MERKLE_HASH_LEN + 1];
+    merkle_hex_encode(hex, root, MERKLE_HASH_LEN);
+    printf("  \"root\": \"%s\"\n}\n", hex);
+    free(proof);
+    free(leaves);
+    return write_out(NULL, 0) == 0 ? CLI_OK : CLI_FAIL;
+}
+
+static int flag_multiproof(const root_opts *o, const merkle_shape_tree *t, const uint64_t *pos,
+                           size_t n)
+{
+    size_t cap = n * 66 + 1, np = 0, nf = 0;
+    node_t *leaves = malloc(cap * sizeof *leaves), *proof = malloc(cap * sizeof *proof);
+    uint8_t *flags = malloc(cap);
+    merkle_status s = MERKLE_ERR_NOMEM;
+    if (leaves && proof && flags)
+        s = merkle_shape_tree_flag_multiproof(leaves, proof, &np, flags, &nf, cap, t, pos, n);
+    if (s != MERKLE_OK) {
+        cli_error("%s", s == MERKLE_ERR_ARG ? "indices must be distinct" : merkle_strerror(s));
+        free(leaves);
+        free(proof);
+        free(flags);
+        return CLI_FAIL;
+    }
+    uint8_t root[MERKLE_HASH_LEN];
+    merkle_shape_tree_root(root, t);
+    printf("{\n  \"type\": \"multiproof\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n",
+           merkle_profile_name(o->profile), merkle_hash_alg_name(o->hash));
+    put_hash_array("leaves", (const node_t *)leaves, n, 1);
+    put_hash_array("proof", (const node_t *)proof, np, 1);
+    printf("  \"proofFlags\": [");
+    for (size_t i = 0; i < nf; i++) printf("%s%s", i ? ", " : "", flags[i] ? "true" : "false");
+    printf("],\n");
+    char hex[2 * MERKLE_HASH_LEN + 1];
+    merkle_hex_encode(hex, root, MERKLE_HASH_LEN);
+    printf("  \"root\": \"%s\"\n}\n", hex);
+    free(leaves);
+    free(proof);
+    free(flags);
+    return write_out(NULL, 0) == 0 ? CLI_OK : CLI_FAIL;
+}
+
+int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx, int binary)
+{
+    const char *sub = "proof";
+    merkle_profile p = o->profile;
+    if (p == MERKLE_PROFILE_BITTORRENT_V2)
+        return cli_usage_error(sub, "the bittorrent-v2 profile has no proofs here");
+    if (o->values) return cli_usage_error(sub, "--values is not available yet");
+    if (gidx && p != MERKLE_PROFILE_SSZ) return cli_usage_error(sub, "--gindex belongs to the ssz profile");
+    if (!idx == !gidx) return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
+    uint64_t *list;
+    size_t n;
+    if (parse_list(idx ? idx : gidx, &list, &n) != 0)
+        return cli_usage_error(sub, "%s needs a comma-separated list of non-negative integers, got '%s'",
+                               idx ? "--index" : "--gindex", idx ? idx : gidx);
+    if (n > 1 && p == MERKLE_PROFILE_BITCOIN) {
+        free(list);
+        return cli_usage_error(sub, "the bitcoin profile proves one transaction at a time");
+    }
+    if (n > 1 && binary) {
+        free(list);
+        return cli_usage_error(sub, "multiproofs are written as JSON only");
+    }
+    node_list l;
+    if (read_nodes(o, name, &l) != 0) {
+        free(list);
+        return CLI_FAIL;
+    }
+    merkle_shape s;
+    shape_from_opts(o, &s);
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_shape_tree *t = NULL;
+    uint32_t flags = 0;
+    merkle_status st = merkle_shape_tree_alloc(&t, &flags, &s, (const node_t *)l.v, l.n, &err);
+    free(l.v);
+    if (st != MERKLE_OK) {
+        free(list);
+        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+        return CLI_FAIL;
+    }
+    if (flags & MERKLE_SHAPE_MUTATED) warn_mutated(name);
+    int rc = CLI_OK;
+    /* Leaf indices become positions (gindex / array index). */
+    uint64_t *pos = malloc(n * sizeof *pos);
+    for (size_t i = 0; pos && i < n; i++) {
+        if (gidx) {
+            pos[i] = list[i];
+        } else if (merkle_shape_tree_position(&pos[i], t, list[i]) != MERKLE_OK) {
+            cli_error("%s: index %llu was not reached: the input has %llu leaves", name,
+                      (ull)list[i], (ull)merkle_shape_tree_count(t));
+            rc = CLI_FAIL;
+            break;
+        }
+    }
+    if (!pos) {
+        cli_error("out of memory");
+        rc = CLI_FAIL;
+    }
+    if (rc == CLI_OK) {
+        if ((flags & MERKLE_SHAPE_MUTATED) && o->strict)
+            rc = CLI_FAIL;
+        else if (n == 1)
+            rc = single_proof(o, t, idx ? list[0] : 0, pos[0], binary);
+        else if (p == MERKLE_PROFILE_SSZ)
+            rc = ssz_multiproof(o, t, pos, n);
+        else
+            rc = flag_multiproof(o, t, pos, n);
+    }
+    free(pos);
+    free(list);
+    merkle_shape_tree_free(t);
+    return rc;
+}

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** merkle/shape.h: Merkle trees of other shapes than RFC 6962, described by a small profile
+** description (a merkle_shape) instead of code per format.
+**
+** A shape says how a tree is made from its level-0 nodes (the leaf hashes, txids or chunks):
+**
+**   hash         the digest (SHA-256, Keccak-256, ...)
+**   node         H(node_prefix || left || right), with the options
+**                  MERKLE_SHAPE_DOUBLE_NODE   H(H(...)) (Bitcoin's SHA-256d)
+**                  MERKLE_SHAPE_SORTED_PAIRS  the smaller child first (OpenZeppelin)
+**   odd node     what the last node of a level with an odd count pairs with:
+**                  MERKLE_SHAPE_ODD_PROMOTE    nothing: it moves up unchanged (rfc6962, sia)
+**                  MERKLE_SHAPE_ODD_DUPLICATE  itself (Bitcoin)
+**                  MERKLE_SHAPE_ODD_PAD        the root of an all-zero subtree of its height:
+**                                              the leaves are padded with 32-byte zero chunks
+**                                              to the next power of two of the count, or of
+**                                              `limit` when set (SSZ, BitTorrent v2)
+**   layout       MERKLE_SHAPE_LAYOUT_LEVELS  leaves left to right, paired level by level
+**                MERKLE_SHAPE_LAYOUT_HEAP    the complete binary tree in an array of 2n-1
+**                                            nodes, leaf i at [2n-2-i], children of k at
+**                                            2k+1 and 2k+2 (@openzeppelin/merkle-tree)
+**   leaves       MERKLE_SHAPE_SORT_LEAVES     level-0 nodes sorted (bytewise) first
+**   root         MERKLE_SHAPE_MIX_IN_LENGTH   root = H(root || uint256_le(n)) (SSZ lists)
+**                MERKLE_SHAPE_DETECT_MUTATION report two equal sibling nodes (Bitcoin's
+**                                             CVE-2012-2459 `mutated` flag)
+**
+** merkle_shape_init gives the description of a profile; callers may change it (another hash,
+** a limit) or build their own. The rfc6962 and sia profiles keep their own streaming code
+** (tree.h, proof.h); the functions here accept their description as well.
+**
+** Positions: in a LEVELS tree a node is named by its generalized index (gindex) as in the
+** Ethereum consensus specs: the root is 1, the children of g are 2g and 2g+1, leaf i of a
+** tree of depth d is 2^d + i. In a HEAP tree a node is named by its array index.
+*/
+#ifndef MERKLE_SHAPE_H
+#define MERKLE_SHAPE_H
+
+#include "merkle/tree.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum merkle_shape_odd {
+    MERKLE_SHAPE_ODD_PROMOTE = 1,
+    MERKLE_SHAPE_ODD_DUPLICATE = 2,
+    MERKLE_SHAPE_ODD_PAD = 3
+} merkle_shape_odd;
+
+typedef enum merkle_shape_layout {
+    MERKLE_SHAPE_LAYOUT_LEVELS = 1,
+    MERKLE_SHAPE_LAYOUT_HEAP = 2
+} merkle_shape_layout;
+
+typedef enum merkle_shape_flag {
+    MERKLE_SHAPE_SORTED_PAIRS = 1u,
+    MERKLE_SHAPE_DOUBLE_NODE = 2u,
+    MERKLE_SHAPE_SORT_LEAVES = 4u,
+    MERKLE_SHAPE_MIX_IN_LENGTH = 8u,
+    MERKLE_SHAPE_DETECT_MUTATION = 16u
+} merkle_shape_flag;
+#define MERKLE_SHAPE_FLAGS_ALL 31u
+
+/* Out flags of the root functions. */
+typedef enum merkle_shape_result {
+    MERKLE_SHAPE_MUTATED = 1u /* two equal sibling nodes were seen (with DETECT_MUTATION) */
+} merkle_shape_result;
+
+#define MERKLE_SHAPE_VERSION 1u
+
+/* A profile description: plain data, copyable. */
+typedef struct merkle_shape {
+    uint32_t version;          /* MERKLE_SHAPE_VERSION */
+    merkle_profile profile;    /* the profile it was made from (informational) */
+    merkle_hash_alg hash;
+    uint32_t flags;            /* merkle_shape_flag bits */
+    merkle_shape_odd odd;
+    merkle_shape_layout layout;
+    uint32_t node_prefix_len;  /* 0 or 1 */
+    uint8_t node_prefix[1];
+    uint64_t limit;            /* ODD_PAD: pad to this many leaves (0: next power of two) */
+} merkle_shape;
+
+/* Exported size of merkle_shape (bindings). */
+MERKLE_API size_t merkle_shape_size(void);
+
+/*
+** The description of a profile: rfc6962 / sia (prefix 0x01, promote), bitcoin (SHA-256,
+** DOUBLE_NODE, DUPLICATE, DETECT_MUTATION), ssz (SHA-256, PAD), openzeppelin (Keccak-256,
+** SORTED_PAIRS, SORT_LEAVES, HEAP), bittorrent-v2 (SHA-256, PAD). MERKLE_ERR_ARG for an
+** unknown profile or a version other than MERKLE_SHAPE_VERSION.
+*/
+MERKLE_API merkle_status merkle_shape_init(merkle_shape *shape, uint32_t version,
+                                           merkle_profile profile);
+
+/* Interior node of a shape: H([prefix] || left || right), sorted / doubled as it says. */
+MERKLE_API merkle_status merkle_shape_node(uint8_t out[MERKLE_HASH_LEN], const merkle_shape *shape,
+                                           const uint8_t left[MERKLE_HASH_LEN],
+                                           const uint8_t right[MERKLE_HASH_LEN]);
+
+/*
+** Depth of the tree of n level-0 nodes: the length of a leaf's branch (without the mix-in).
+** LEVELS: ceil(log2 n), or ceil(log2 limit) when padding to a limit. HEAP: the depth of the
+** deepest leaf. MERKLE_ERR_RANGE when a limit is smaller than n.
+*/
+MERKLE_API merkle_status merkle_shape_depth(unsigned *out, const merkle_shape *shape, uint64_t n);
+
+/*
+** Root of the tree of n level-0 nodes (leaf hashes, txids, chunks). *out_flags (may be NULL)
+** receives MERKLE_SHAPE_MUTATED bits. The empty tree: bitcoin's root of no transactions is
+** 32 zero bytes (Bitcoin Core's ComputeMerkleRoot), a padded tree's is the zero root of its
+** depth; a HEAP tree has none (MERKLE_ERR_RANGE, as @openzeppelin/merkle-tree throws).
+** LEVELS trees are built in chunks with O(log n) memory and no allocation unless
+** SORT_LEAVES is set; HEAP trees allocate 2n-1 nodes. Errors: MERKLE_ERR_ARG (bad shape),
+** MERKLE_ERR_RANGE (limit < n), MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_shape_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flags,
+                                           const merkle_shape *shape,
+                                           const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n,
+                                           merkle_error *err);
+
+/* SSZ mix_in_length: out = SHA-256(root || uint256_le(length)). out may alias root. */
+MERKLE_API void merkle_shape_mix_in_length(uint8_t out[MERKLE_HASH_LEN],
+                                           const uint8_t root[MERKLE_HASH_LEN], uint64_t length);
+
+/* ------------------------------------------------------------------ trees with proofs */
+
+/* A whole tree in memory (all levels, or the heap array), for proofs. Opaque. */
+typedef struct merkle_shape_tree merkle_shape_tree;
+
+/*
+** Build the tree of n level-0 nodes (copied; sorted first with SORT_LEAVES). *out_flags as
+** for merkle_shape_root. Allocates about 2n nodes. Errors as merkle_shape_root.
+*/
+MERKLE_API merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_flags,
+                                                 const merkle_shape *shape,
+                                                 const uint8_t (*nodes)[MERKLE_HASH_LEN],
+                                                 uint64_t n, merkle_error *err);
+MERKLE_API void merkle_shape_tree_free(merkle_shape_tree *t);
+
+/* The root (with the mix-in when the shape has it). */
+MERKLE_API void merkle_shape_tree_root(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_tree *t);
+/* Number of level-0 nodes. */
+MERKLE_API uint64_t merkle_shape_tree_count(const merkle_shape_tree *t);
+
+/*
+** Node at a position: LEVELS: generalized index g >= 1 (padding nodes are zero roots; with
+** MIX_IN_LENGTH, g = 3 is the length chunk and the data tree hangs under g = 2); HEAP: array
+** index < 2n-1. MERKLE_ERR_RANGE for a position outside the tree.
+*/
+MERKLE_API merkle_status merkle_shape_tree_node(uint8_t out[MERKLE_HASH_LEN],
+                                                const merkle_shape_tree *t, uint64_t pos);
+
+/*
+** Position of level-0 node `index` (input order): its gindex (LEVELS), or its array index
+** (HEAP; with SORT_LEAVES the input node's place after sorting). MERKLE_ERR_RANGE when
+** index >= n.
+*/
+MERKLE_API merkle_status merkle_shape_tree_position(uint64_t *out, const merkle_shape_tree *t,
+                                                    uint64_t index);
+
+/*
+** Branch of the node at position pos: the siblings from the node up to the root (bottom-up;
+** Bitcoin's merkle branch, the SSZ single proof, OpenZeppelin getProof). Writes up to cap
+** hashes and their number to *path_len (MERKLE_ERR_BUFFER with the needed count when cap
+** is too small). MERKLE_ERR_RANGE for a bad position.
+*/
+MERKLE_API merkle_status merkle_shape_tree_branch(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                                  size_t *path_len, const merkle_shape_tree *t,
+                                                  uint64_t pos);
+
+/*
+** Verify a branch: the node `leaf` at position pos (gindex for LEVELS; ignored with
+** SORTED_PAIRS, where order comes from the bytes) hashes with path[0..path_len) up to root.
+** LEVELS requires path_len == floor(log2 pos). Returns MERKLE_OK or MERKLE_ERR_VERIFY;
+** MERKLE_ERR_ARG for a bad shape or NULL pointers. Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_shape_verify(const merkle_shape *shape,
+                                             const uint8_t root[MERKLE_HASH_LEN], uint64_t pos,
+                                             const uint8_t leaf[MERKLE_HASH_LEN],
+                                             const uint8_t (*path)[MERKLE_HASH_LEN],
+                                             size_t path_len, merkle_error *err);
+
+/* ------------------------------------------------------------------ multiproofs */
+
+/*
+** Generalized-index multiproofs (Ethereum consensus specs, LEVELS trees).
+**
+** merkle_shape_helpers: the helper gindices of a set of gindices -- every sibling on the
+** paths to the root that is not itself on a path -- sorted in decreasing order (the spec's
+** get_helper_indices). Writes up to cap into out, the count to *out_len (MERKLE_ERR_BUFFER
+** when cap is too small). MERKLE_ERR_ARG for a gindex of 0, a duplicate, or one gindex
+** being an ancestor of another. Allocates a work array.
+*/
+MERKLE_API merkle_status merkle_shape_helpers(uint64_t *out, size_t cap, size_t *out_len,
+                                               const uint64_t *gindices, size_t n);
+
+/*
+** The proof of gindices[0..n) from a LEVELS tree: the nodes at merkle_shape_helpers' order.
+** leaves (may be NULL) receives the n nodes at the gindices. Buffer rules as above.
+*/
+MERKLE_API merkle_status merkle_shape_tree_multiproof(uint8_t (*proof)[MERKLE_HASH_LEN],
+                                                      size_t cap, size_t *proof_len,
+                                                      uint8_t (*leaves)[MERKLE_HASH_LEN],
+                                                      const merkle_shape_tree *t,
+                                                      const uint64_t *gindices, size_t n);
+
+/*
+** The spec's verify_merkle_multiproof: the nodes leaves[i] at gindices[i] and the helper
+** nodes proof[0..proof_len) (in merkle_shape_helpers order) hash up to root. MERKLE_OK,
+** MERKLE_ERR_VERIFY (wrong proof length, root mismatch), MERKLE_ERR_ARG (bad gindex set).
+*/
+MERKLE_API merkle_status merkle_shape_multiproof_verify(const merkle_shape *shape,
+                                                         const uint8_t root[MERKLE_HASH_LEN],
+                                                         const uint64_t *gindices,
+                                                         const uint8_t (*leaves)[MERKLE_HASH_LEN],
+                                                         size_t n,
+                                                         const uint8_t (*proof)[MERKLE_HASH_LEN],
+                                                         size_t proof_len, merkle_error *err);
+
+/*
+** OpenZeppelin multiproofs (HEAP trees; the format of MerkleProof.multiProofVerify):
+** for array positions pos[0..n), writes the leaves (in the order the verifier consumes them:
+** decreasing position) to leaves, the proof nodes to proof (*proof_len) and the flags (1 =
+** take the next hash from the leaves/computed queue, 0 = from the proof) to flags
+** (*flags_len = n + proof_len - 1). Each of the three arrays holds at most `cap` entries;
+** n * (depth + 1) is always enough.
+** MERKLE_ERR_ARG for a duplicate or non-leaf position, MERKLE_ERR_BUFFER when cap is small.
+*/
+MERKLE_API merkle_status merkle_shape_tree_flag_multiproof(uint8_t (*leaves)[MERKLE_HASH_LEN],
+                                                           uint8_t (*proof)[MERKLE_HASH_LEN],
+                                                           size_t *proof_len, uint8_t *flags,
+                                                           size_t *flags_len, size_t cap,
+                                                           const merkle_shape_tree *t,
+                                                           const uint64_t *pos, size_t n);
+
+/*
+** processMultiProof of OpenZeppelin: leaves[0..n), proof[0..proof_len), flags[0..flags_len)
+** hash to root with the shape's node function. MERKLE_ERR_VERIFY when the counts do not
+** fit (n + proof_len != flags_len + 1), a queue runs dry, or the root differs.
+** Allocates a queue of n + flags_len nodes.
+*/
+MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape *shape,
+                                                       const uint8_t root[MERKLE_HASH_LEN],
+                                                       const uint8_t (*leaves)[MERKLE_HASH_LEN],
+                                                       size_t n,
+                                                       const uint8_t (*proof)[MERKLE_HASH_LEN],
+                                                       size_t proof_len, const uint8_t *flags,
+                                                       size_t flags_len, merkle_error *err);
+
+/* ------------------------------------------------------------------ multiproof documents */
+
+/*
+** A multiproof read from JSON (what `merkle proof` writes for several positions):
+**   ssz:          {"type": "multiproof", "profile": "ssz", "hash": "sha256",
+**                  "gindices": [...], "leaves": [hex...], "proof": [hex...], "root": hex}
+**   openzeppelin: {"type": "multiproof", "profile": "openzeppelin", "hash": "keccak256",
+**                  "leaves": [...], "proof": [...], "proofFlags": [true, ...], "root": hex}
+** Keys in any order, unknown keys ignored, hex with or without 0x (the proof/proofFlags/leaves
+** triple of @openzeppelin/merkle-tree's getMultiProof reads as it is, with a "root" added).
+** Opaque; merkle_multiproof_free releases it.
+*/
+typedef struct merkle_multiproof merkle_multiproof;
+
+/* Parse. MERKLE_ERR_FORMAT (detail in err) for a malformed document, MERKLE_ERR_NOMEM. */
+MERKLE_API merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *json,
+                                                      size_t len, merkle_error *err);
+MERKLE_API void merkle_multiproof_free(merkle_multiproof *m);
+/* The profile the document names. */
+MERKLE_API merkle_profile merkle_multiproof_profile(const merkle_multiproof *m);
+/*
+** Verify against root (NULL: the root stored in the document; MERKLE_ERR_ARG when there is
+** none). MERKLE_OK or MERKLE_ERR_VERIFY, as merkle_shape_multiproof_verify and
+** merkle_shape_flag_multiproof_verify.
+*/
+MERKLE_API merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t *root,
+                                                  merkle_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""CLI tests for the shaped profiles (bitcoin, ssz, openzeppelin, bittorrent-v2): every peer
+vector through `merkle root`, `merkle proof` and `merkle verify`, tampered proofs, and the
+usage errors of the new options."""
+import json
+import unittest
+
+from cliutil import TempDirCase, run, vectors
+
+
+def lines(hexes):
+    return "".join(h + "\n" for h in hexes).encode()
+
+
+def rev(h):
+    return bytes.fromhex(h)[::-1].hex()
+
+
+class Bitcoin(TempDirCase):
+    @classmethod
+    def setUpClass(cls):
+        v = vectors("bitcoin.json")
+        cls.trees = v["blocks"] + v["synthetic"]
+
+    def test_block_100000(self):
+        txids = [t for b in vectors("bitcoin.json")["blocks"] if b["name"] == "block 100000"
+                 for t in b["txids"]]
+        rc, out, err = run(["root", "--profile", "bitcoin", "--leaves"], stdin=lines(txids))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, b"f3e94742aca4b5ef85488dc37c06c3282295ffec960994b2c0d5ac2a25a95766  -\n")
+
+    def test_roots(self):
+        for t in self.trees:
+            f = self.path("tx", lines(t["txids"]))
+            rc, out, err = run(["root", "--profile", "bitcoin", "--leaves", f])
+            self.assertEqual(rc, 0, (t["name"], err))
+            self.assertEqual(out.split()[0].decode(), t["root"], t["name"])
+            self.assertEqual(b"mutated" in err, t["mutated"], t["name"])
+            rc, out, err = run(["root", "--profile", "bitcoin", "--leaves", "--strict", f])
+            self.assertEqual(rc, 1 if t["mutated"] else 0, t["name"])
+            # Internal byte order in and out.
+            rc, out, _ = run(["root", "--profile", "bitcoin", "--leaves", "--internal-order"],
+                             stdin=lines(rev(x) for x in t["txids"]))
+            self.assertEqual(rc, 0)
+            self.assertEqual(out.split()[0].decode(), rev(t["root"]), t["name"])
+            w = t.get("witness")
+            if w:
+                rc, out, _ = run(["root", "--profile", "bitcoin", "--leaves"], stdin=lines(w["wtxids"]))
+                self.assertEqual(out.split()[0].decode(), w["root"])
+
+    def test_proofs(self):
+        for t in self.trees:
+            f = self.path("tx", lines(t["txids"]))
+            for p in t.get("proofs", []):
+                i = p["index"]
+                rc, out, err = run(["proof", "--profile", "bitcoin", "--leaves", "--index", str(i), f])
+                self.assertEqual(rc, 0, (t["name"], err))
+                j = json.loads(out)
+                self.assertEqual(j["path"], p["branch"], (t["name"], i))
+                self.assertEqual(j["root"], t["root"])
+                self.assertEqual(j["leaf_hash"], t["txids"][i])
+                self.assertEqual(j["tree_size"], len(t["txids"]))
+                pf = self.path("p.json", out)
+                rc, out, _ = run(["verify", pf, "--root", t["root"]])
+                self.assertEqual((rc, out), (0, b"OK\n"))
+                rc, out, _ = run(["verify", pf, "--root", rev(t["root"])])
+                self.assertEqual(rc, 1)
+                # A tampered branch fails.
+                if j["path"]:
+                    j["path"][-1] = ("0" if j["path"][-1][0] != "0" else "1") + j["path"][-1][1:]
+                    rc, out, _ = run(["verify", self.path("bad.json", json.dumps(j).encode())])
+                    self.assertEqual(rc, 1)
+                    self.assertTrue(out.startswith(b"FAILED"))
+                    # A branch one hash short is refused even though it may hash somewhere.
+                    j["path"] = j["path"][:-1]
+                    rc, out, _ = run(["verify", self.path("bad.json", json.dumps(j).encode())])
+                    self.assertEqual(rc, 1)
+                # Binary round trip.
+                rc, b, _ = run(["proof", "--profile", "bitcoin", "--leaves", "--binary", "--index", str(i), f])
+                self.assertEqual(rc, 0)
+                rc, out, _ = run(["verify", self.path("p.bin", b), "--root", t["root"]])
+                self.assertEqual((rc, out), (0, b"OK\n"))
+
+    def test_leaf_is_the_raw_transaction(self):
+        # The genesis coinbase: its txid is SHA-256d of the raw transaction.
+        g = [b for b in vectors("bitcoin.json")["blocks"] if b["name"] == "Genesis Block"][0]
+        f = self.path("tx", lines(g["txids"]))
+        rc, out, _ = run(["proof", "--profile", "bitcoin", "--leaves", "--index", "0", f])
+        pf = self.path("p.json", out)
+        rc, out, _ = run(["verify", pf, "--leaf-hash", g["txids"][0], "--root", g["root"]])
+        self.assertEqual((rc, out), (0, b"OK\n"))
+        rc, out, _ = run(["verify", pf, "--leaf-hex", "00"])
+        self.assertEqual(rc, 1)
+
+    def test_errors(self):
+        rc, _, err = run(["root", "--profile", "bitcoin"], stdin=b"")
+        self.assertEqual(rc, 2)
+        self.assertIn(b"--leaves", err)
+        rc, _, err = run(["root", "--profile", "bitcoin", "--leaves"], stdin=b"abcd\n")
+        self.assertEqual(rc, 1)
+        self.assertIn(b"-:1: expected a 32-byte hash", err)
+        rc, _, err = run(["root", "--profile", "bitcoin", "--leaves"], stdin=b"zz\n")
+        self.assertEqual(rc, 1)
+        rc, _, err = run(["root", "--profile", "bitcoin", "--leaves", "--limit", "4"], stdin=b"")
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["root", "--internal-order", "--leaves"], stdin=b"")
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["root", "--profile", "nope"], stdin=b"")
+        self.assertEqual(rc, 2)
+        rc, out, err = run(["root", "--profile", "bitcoin", "--leaves"], stdin=b"")
+        self.assertEqual((rc, out), (0, b"0" * 64 + b"  -\n"))
+        tx = lines(["11" * 32, "22" * 32])
+        rc, _, err = run(["proof", "--profile", "bitcoin", "--leaves", "--index", "2"], stdin=tx)
+        self.assertEqual(rc, 1)
+        self.assertIn(b"not reached", err)
+        rc, _, err = run(["proof", "--profile", "bitcoin", "--leaves", "--index", "0,1"], stdin=tx)
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["proof", "--profile", "bitcoin", "--leaves", "--gindex", "2"], stdin=tx)
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["proof", "--profile", "bitcoin", "--leaves", "--range", "0:1"], stdin=tx)
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["consistency", "--profile", "bitcoin", "--leaves", "--old-size", "1"], stdin=tx)
+        self.assertEqual(rc, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** Shaped trees (merkle/shape.h): the peers' vectors (bitcoin.json, ssz.json, ...), the chunked
+** root against a naive level-by-level reference built on OpenSSL (no library code) for every
+** odd-node rule and many sizes, the whole-tree object against the chunked root, branches and
+** multiproofs round-tripped and tampered with, and the error paths.
+*/
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merkle/shape.h"
+#include "testutil.h"
+
+typedef uint8_t node_t[32];
+
+/* ------------------------------------------------------------------ helpers */
+
+static void rev32(uint8_t *b)
+{
+    for (int i = 0; i < 16; i++) {
+        uint8_t t = b[i];
+        b[i] = b[31 - i];
+        b[31 - i] = t;
+    }
+}
+
+/* 32-byte hex (display order when rev) into out. */
+static void hex32(uint8_t out[32], const char *hex, int rev)
+{
+    size_t n;
+    uint8_t *b = tu_unhex(hex, &n);
+    assert_int_equal(n, 32);
+    memcpy(out, b, 32);
+    free(b);
+    if (rev) rev32(out);
+}
+
+static node_t *hex_list(const json *arr, size_t *n, int rev)
+{
+    assert_non_null(arr);
+    *n = arr->len;
+    node_t *v = malloc((arr->len ? arr->len : 1) * 32);
+    for (size_t i = 0; i < arr->len; i++) hex32(v[i], json_at(arr, i)->str, rev);
+    return v;
+}
+
+static void ref_sha256(uint8_t out[32], const void *a, size_t alen, const void *b, size_t blen)
+{
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    EVP_DigestUpdate(ctx, a, alen);
+    EVP_DigestUpdate(ctx, b, blen);
+    EVP_DigestFinal_ex(ctx, out, NULL);
+    EVP_MD_CTX_free(ctx);
+}
+
+/* Reference node for SHA-256 shapes: [0x01 prefix] H(l || r), doubled for bitcoin. */
+static void ref_node(const merkle_shape *s, uint8_t out[32], const uint8_t l[32], const uint8_t r[32])
+{
+    uint8_t buf[65];
+    size_t o = 0;
+    if (s->node_prefix_len) buf[o++] = s->node_prefix[0];
+    memcpy(buf + o, l, 32);
+    memcpy(buf + o + 32, r, 32);
+    ref_sha256(out, buf, o + 64, NULL, 0);
+    if (s->flags & MERKLE_SHAPE_DOUBLE_NODE) ref_sha256(out, out, 32, NULL, 0);
+}
+
+/* Naive reference root: level by level over a copy, with the odd rule. */
+static void ref_root(const merkle_shape *s, uint8_t out[32], const node_t *nodes, size_t n,
+                     uint32_t *mutated)
+{
+    *mutated = 0;
+    size_t depth = 0;
+    uint64_t w = s->limit ? s->limit : n;
+    while (((uint64_t)1 << depth) < w) depth++;
+    node_t z[65];
+    memset(z[0], 0, 32);
+    for (int h = 0; h < 64; h++) ref_node(s, z[h + 1], z[h], z[h]);
+    if (n == 0) {
+        if (s->odd == MERKLE_SHAPE_ODD_PAD)
+            memcpy(out, z[depth], 32);
+        else
+            memset(out, 0, 32);
+        return;
+    }
+    node_t *lv = malloc((n + 1) * 32);
+    memcpy(lv, nodes, n * 32);
+    size_t h = 0;
+    while (n > 1 || (s->odd == MERKLE_SHAPE_ODD_PAD && h < depth)) {
+        if (n & 1) {
+            if (s->odd == MERKLE_SHAPE_ODD_DUPLICATE) memcpy(lv[n], lv[n - 1], 32);
+            if (s->odd == MERKLE_SHAPE_ODD_PAD) memcpy(lv[n], z[h], 32);
+        }
+        size_t m = 0;
+        for (size_t i = 0; i < n; i += 2, m++) {
+            if (i + 1 < n && memcmp(lv[i], lv[i + 1], 32) == 0) *mutated = MERKLE_SHAPE_MUTATED;
+            if (i + 1 == n && s->odd == MERKLE_SHAPE_ODD_PROMOTE)
+                memcpy(lv[m], lv[i], 32);
+            else
+                ref_node(s, lv[m], lv[i], lv[i + 1]);
+        }
+        n = m;
+        h++;
+    }
+    memcpy(out, lv[0], 32);
+    free(lv);
+}
+
+static merkle_shape shape_of(merkle_profile p)
+{
+    merkle_shape s;
+    assert_int_equal(merkle_shape_init(&s, MERKLE_SHAPE_VERSION, p), MERKLE_OK);
+    return s;
+}
+
+/* ------------------------------------------------------------------ bitcoin */
+
+static void check_bitcoin_tree(const json *t)
+{
+    merkle_shape s = shape_of(MERKLE_PROFILE_BITCOIN);
+    size_t n;
+    node_t *tx = hex_list(json_get(t, "txids"), &n, 1);
+    uint8_t want[32], root[32];
+    hex32(want, json_get_str(t, "root"), 1);
+    int mutated = json_get(t, "mutated")->boolean;
+    uint32_t flags = 99;
+    assert_int_equal(merkle_shape_root(root, &flags, &s, (const node_t *)tx, n, NULL), MERKLE_OK);
+    assert_memory_equal(root, want, 32);
+    assert_int_equal(flags, mutated ? MERKLE_SHAPE_MUTATED : 0);
+
+    merkle_shape_tree *tree;
+    assert_int_equal(merkle_shape_tree_alloc(&tree, &flags, &s, (const node_t *)tx, n, NULL), MERKLE_OK);
+    assert_int_equal(flags, mutated ? MERKLE_SHAPE_MUTATED : 0);
+    merkle_shape_tree_root(root, tree);
+    assert_memory_equal(root, want, 32);
+
+    const json *proofs = json_get(t, "proofs");
+    for (size_t k = 0; proofs && k < proofs->len; k++) {
+        const json *p = json_at(proofs, k);
+        uint64_t index = (uint64_t)json_get(p, "index")->integer;
+        size_t bl;
+        node_t *branch = hex_list(json_get(p, "branch"), &bl, 1);
+        uint64_t pos;
+        assert_int_equal(merkle_shape_tree_position(&pos, tree, index), MERKLE_OK);
+        node_t path[64];
+        size_t len;
+        assert_int_equal(merkle_shape_tree_branch(path, 64, &len, tree, pos), MERKLE_OK);
+        assert_int_equal(len, bl);
+        if (bl) assert_memory_equal(path, branch, bl * 32);
+        assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
+                         MERKLE_OK);
+        /* Tampering: another leaf, a flipped path byte, a short path, another position. */
+        uint8_t other[32];
+        memcpy(other, tx[index], 32);
+        other[0] ^= 1;
+        assert_int_equal(merkle_shape_verify(&s, want, pos, other, (const node_t *)path, len, NULL),
+                         MERKLE_ERR_VERIFY);
+        if (len) {
+            path[len - 1][31] ^= 0x80;
+            assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
+                             MERKLE_ERR_VERIFY);
+            path[len - 1][31] ^= 0x80;
+            assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len - 1, NULL),
+                             MERKLE_ERR_VERIFY);
+            /* The neighbour's position: fails unless the sibling is the leaf itself. */
+            assert_int_equal(merkle_shape_verify(&s, want, pos ^ 1, tx[index], (const node_t *)path, len, NULL),
+                             memcmp(path[0], tx[index], 32) == 0 ? MERKLE_OK : MERKLE_ERR_VERIFY);
+        }
+        free(branch);
+    }
+    merkle_shape_tree_free(tree);
+    free(tx);
+}
+
+static void test_bitcoin_vectors(void **state)
+{
+    (void)state;
+    json *v = tu_load_vectors("bitcoin.json");
+    const json *blocks = json_get(v, "blocks"), *syn = json_get(v, "synthetic");
+    assert_true(blocks->len >= 6);
+    for (size_t i = 0; i < blocks->len; i++) {
+        const json *b = json_at(blocks, i);
+        check_bitcoin_tree(b);
+        if (json_get_str(b, "header_root")) /* the root is the block header's */
+            assert_string_equal(json_get_str(b, "root"), json_get_str(b, "header_root"));
+        const json *w = json_get(b, "witness");
+        if (w) {
+            /* Witness root: the same tree over the wtxids (coinbase's zero). */
+            merkle_shape s = shape_of(MERKLE_PROFILE_BITCOIN);
+            size_t n;
+            node_t *wt = hex_list(json_get(w, "wtxids"), &n, 1);
+            uint8_t root[32], want[32];
+            hex32(want, json_get_str(w, "root"), 1);
+            assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)wt, n, NULL), MERKLE_OK);
+            assert_memory_equal(root, want, 32);
+            /* commitment = SHA-256d(root || reserved), in internal order. */
+            uint8_t res[32], buf[64], c[32], want_c[32];
+            hex32(res, json_get_str(w, "reserved"), 0);
+            memcpy(buf, root, 32);
+            memcpy(buf + 32, res, 32);
+            ref_sha256(c, buf, 64, NULL, 0);
+            ref_sha256(c, c, 32, NULL, 0);
+            hex32(want_c, json_get_str(w, "commitment"), 0);
+            assert_memory_equal(c, want_c, 32);
+            free(wt);
+        }
+    }
+    for (size_t i = 0; i < syn->len; i++) check_bitcoin_tree(json_at(syn, i));
+    json_free(v);
+}
+
+/* ------------------------------------------------------------------ differential */
+
+static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
+{
+    uint8_t a[32], b[32], c[32];
+    uint32_t fa, fb = 0, fc;
+    assert_int_equal(merkle_shape_root(a, &fa, s, nodes, n, NULL), MERKLE_OK);
+    ref_root(s, b, nodes, n, &fb);
+    if (!(s->flags & MERKLE_SHAPE_DETECT_MUTATION)) fb = 0;
+    if (memcmp(a, b, 32) != 0) fail_msg("odd rule %d, n = %zu: chunked root differs from reference", s->odd, n);
+    assert_int_equal(fa, fb);
+    if (s->odd == MERKLE_SHAPE_ODD_PROMOTE) return;
+    merkle_shape_tree *t;
+    assert_int_equal(merkle_shape_tree_alloc(&t, &fc, s, nodes, n, NULL), MERKLE_OK);
+    merkle_shape_tree_root(c, t);
+    assert_memory_equal(a, c, 32);
+    assert_int_equal(fa, fc);
+    /* Every branch of a few leaves verifies. */
+    for (size_t i = 0; i < n; i += 1 + n / 5) {
+        uint64_t pos;
+        node_t path[64];
+        size_t len;
+        assert_int_equal(merkle_shape_tree_position(&pos, t, i), MERKLE_OK);
+        assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, pos), MERKLE_OK);
+        assert_int_equal(merkle_shape_verify(s, a, pos, nodes[i], (const node_t *)path, len, NULL), MERKLE_OK);
+    }
+    merkle_shape_tree_free(t);
+}
+
+static void test_differential(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 14);
+    size_t cap = 3000;
+    node_t *nodes = malloc(cap * 32);
+    tu_rng_fill(&r, nodes[0], cap * 32);
+    static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 511, 512, 513, 767, 1023, 1024, 1025, 2999};
+    merkle_profile profiles[] = {MERKLE_PROFILE_BITCOIN, MERKLE_PROFILE_SSZ, MERKLE_PROFILE_RFC6962};
+    for (size_t p = 0; p < 3; p++) {
+        merkle_shape s = shape_of(profiles[p]);
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            if (sizes[i] == 0 && s.odd == MERKLE_SHAPE_ODD_PROMOTE) continue;
+            diff_one(&s, (const node_t *)nodes, sizes[i]);
+        }
+        for (int k = 0; k < 30; k++) diff_one(&s, (const node_t *)nodes, 1 + (size_t)tu_rng_below(&r, cap - 1));
+    }
+    /* A limit pads further; a repeated chunk marks bitcoin trees mutated at any chunk. */
+    merkle_shape s = shape_of(MERKLE_PROFILE_SSZ);
+    s.limit = 4096;
+    diff_one(&s, (const node_t *)nodes, 1000);
+    diff_one(&s, (const node_t *)nodes, 0);
+    s.limit = 1000;
+    diff_one(&s, (const node_t *)nodes, 1000);
+    merkle_shape b = shape_of(MERKLE_PROFILE_BITCOIN);
+    memcpy(nodes[701], nodes[700], 32);
+    diff_one(&b, (const node_t *)nodes, 1500);
+    memcpy(nodes[1499], nodes[1498], 32); /* equal pair at the end */
+    diff_one(&b, (const node_t *)nodes, 1500);
+    free(nodes);
+}
+
+/* The rfc6962 description gives the classic builder's root over leaf hashes. */
+static void test_promote_matches_rfc6962(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 6962);
+    node_t *nodes = malloc(1000 * 32);
+    tu_rng_fill(&r, nodes[0], 1000 * 32);
+    merkle_shape s = shape_of(MERKLE_PROFILE_RFC6962);
+    for (size_t n = 1; n < 1000; n += 37) {
+        merkle_tree t;
+        assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 32), MERKLE_OK);
+        for (size_t i = 0; i < n; i++) assert_int_equal(merkle_tree_push_leaf_hash(&t, nodes[i]), MERKLE_OK);
+        uint8_t a[32], b[32];
+        assert_int_equal(merkle_tree_root(&t, a, NULL), MERKLE_OK);
+        assert_int_equal(merkle_shape_root(b, NULL, &s, (const node_t *)nodes, n, NULL), MERKLE_OK);
+        assert_memory_equal(a, b, 32);
+    }
+    free(nodes);
+}
+
+/* ------------------------------------------------------------------ errors */
+
+static void test_errors(void **state)
+{
+    (void)state;
+    merkle_shape s;
+    uint8_t out[32], leaf[32] = {0};
+    assert_int_equal(merkle_shape_init(&s, 2, MERKLE_PROFILE_BITCOIN), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_init(&s, MERKLE_SHAPE_VERSION, (merkle_profile)99), MERKLE_ERR_ARG);
+    s = shape_of(MERKLE_PROFILE_BITCOIN);
+    merkle_error e;
+    /* 32 zero bytes for no transactions, as Bitcoin Core. */
+    assert_int_equal(merkle_shape_root(out, NULL, &s, NULL, 0, &e), MERKLE_OK);
+    assert_memory_equal(out, leaf, 32);
+    assert_int_equal(merkle_shape_root(out, NULL, &s, NULL, 3, &e), MERKLE_ERR_ARG);
+    merkle_shape bad = s;
+    bad.flags |= 1u << 20;
+    assert_int_equal(merkle_shape_root(out, NULL, &bad, NULL, 0, &e), MERKLE_ERR_ARG);
+    bad = s;
+    bad.odd = (merkle_shape_odd)7;
+    assert_int_equal(merkle_shape_root(out, NULL, &bad, NULL, 0, &e), MERKLE_ERR_ARG);
+    bad = s;
+    bad.limit = 8; /* a limit only with padding */
+    assert_int_equal(merkle_shape_root(out, NULL, &bad, NULL, 0, &e), MERKLE_ERR_ARG);
+    merkle_shape z = shape_of(MERKLE_PROFILE_SSZ);
+    z.limit = 2;
+    node_t three[3] = {{1}, {2}, {3}};
+    assert_int_equal(merkle_shape_root(out, NULL, &z, (const node_t *)three, 3, &e), MERKLE_ERR_RANGE);
+    merkle_shape_tree *t;
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &z, (const node_t *)three, 3, &e), MERKLE_ERR_RANGE);
+    assert_null(t);
+    /* Positions outside the tree. */
+    s = shape_of(MERKLE_PROFILE_BITCOIN);
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)three, 3, &e), MERKLE_OK);
+    uint64_t pos;
+    assert_int_equal(merkle_shape_tree_position(&pos, t, 3), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_shape_tree_node(out, t, 0), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_shape_tree_node(out, t, 8), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_shape_tree_node(out, t, 7), MERKLE_OK); /* the duplicate of 6 */
+    assert_int_equal(merkle_shape_tree_node(leaf, t, 6), MERKLE_OK);
+    assert_memory_equal(out, leaf, 32);
+    node_t path[4];
+    size_t len;
+    assert_int_equal(merkle_shape_tree_branch(path, 1, &len, t, 4), MERKLE_ERR_BUFFER);
+    assert_int_equal(len, 2);
+    merkle_shape_tree_free(t);
+    merkle_shape_tree_free(NULL);
+    assert_int_equal(merkle_shape_verify(&s, out, 0, leaf, NULL, 0, &e), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_shape_verify(&s, NULL, 1, leaf, NULL, 0, &e), MERKLE_ERR_ARG);
+    /* The classic builder refuses the new profiles. */
+    merkle_tree mt;
+    assert_int_equal(merkle_tree_init(&mt, MERKLE_PROFILE_BITCOIN, MERKLE_HASH_SHA256, 32), MERKLE_ERR_ARG);
+    merkle_profile p;
+    assert_int_equal(merkle_profile_from_name(&p, "bitcoin"), MERKLE_OK);
+    assert_int_equal(p, MERKLE_PROFILE_BITCOIN);
+    assert_string_equal(merkle_profile_name(MERKLE_PROFILE_BITTORRENT_V2), "bittorrent-v2");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bitcoin_vectors),
+        cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_promote_matches_rfc6962),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
