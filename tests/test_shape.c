@@ -212,6 +212,127 @@ static void test_bitcoin_vectors(void **state)
     json_free(v);
 }
 
+/* ------------------------------------------------------------------ ssz */
+
+static uint64_t u64_of(const json *j)
+{
+    return strtoull(j->str, NULL, 10);
+}
+
+static void test_ssz_vectors(void **state)
+{
+    (void)state;
+    json *v = tu_load_vectors("ssz.json");
+    const json *cases = json_get(v, "cases");
+    assert_true(cases->len >= 15);
+    for (size_t ci = 0; ci < cases->len; ci++) {
+        const json *c = json_at(cases, ci);
+        uint64_t n = (uint64_t)json_get(c, "n")->integer;
+        merkle_shape s = shape_of(MERKLE_PROFILE_SSZ);
+        s.limit = (uint64_t)json_get(c, "limit")->integer;
+        if (json_get(c, "mix_in_length")->boolean) s.flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
+        node_t *chunks = malloc((n ? n : 1) * 32);
+        for (uint64_t i = 0; i < n; i++) {
+            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            ref_sha256(chunks[i], le, 4, NULL, 0);
+        }
+        uint8_t want[32], root[32];
+        hex32(want, json_get_str(c, "root"), 0);
+        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)chunks, n, NULL), MERKLE_OK);
+        assert_memory_equal(root, want, 32);
+        merkle_shape_tree *t;
+        assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)chunks, n, NULL), MERKLE_OK);
+        merkle_shape_tree_root(root, t);
+        assert_memory_equal(root, want, 32);
+        const json *br = json_get(c, "branches");
+        for (size_t k = 0; br && k < br->len; k++) {
+            const json *b = json_at(br, k);
+            uint64_t g = u64_of(json_get(b, "gindex"));
+            uint8_t leaf[32], node[32];
+            hex32(leaf, json_get_str(b, "leaf"), 0);
+            assert_int_equal(merkle_shape_tree_node(node, t, g), MERKLE_OK);
+            assert_memory_equal(node, leaf, 32);
+            size_t bl, len;
+            node_t *want_path = hex_list(json_get(b, "branch"), &bl, 0);
+            node_t path[64];
+            assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, g), MERKLE_OK);
+            assert_int_equal(len, bl);
+            if (bl) assert_memory_equal(path, want_path, bl * 32);
+            assert_int_equal(merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL), MERKLE_OK);
+            if (len) {
+                assert_int_equal(merkle_shape_verify(&s, want, g * 2, leaf, (const node_t *)path, len, NULL),
+                                 MERKLE_ERR_VERIFY);
+                path[0][0] ^= 1;
+                assert_int_equal(merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL),
+                                 MERKLE_ERR_VERIFY);
+            }
+            free(want_path);
+        }
+        const json *mps = json_get(c, "multiproofs");
+        for (size_t k = 0; mps && k < mps->len; k++) {
+            const json *m = json_at(mps, k);
+            const json *gj = json_get(m, "gindices"), *hj = json_get(m, "helpers");
+            size_t ng = gj->len, nh = hj->len;
+            uint64_t g[8], h[256], got[256];
+            assert_true(ng <= 8 && nh <= 256);
+            for (size_t i = 0; i < ng; i++) g[i] = u64_of(json_at(gj, i));
+            for (size_t i = 0; i < nh; i++) h[i] = u64_of(json_at(hj, i));
+            size_t len;
+            assert_int_equal(merkle_shape_helpers(got, 256, &len, g, ng), MERKLE_OK);
+            assert_int_equal(len, nh);
+            if (nh) assert_memory_equal(got, h, nh * sizeof h[0]);
+            size_t nl, np;
+            node_t *leaves = hex_list(json_get(m, "leaves"), &nl, 0);
+            node_t *proof = hex_list(json_get(m, "proof"), &np, 0);
+            node_t mine[256], my_leaves[8];
+            assert_int_equal(merkle_shape_tree_multiproof(mine, 256, &len, my_leaves, t, g, ng), MERKLE_OK);
+            assert_int_equal(len, np);
+            if (np) assert_memory_equal(mine, proof, np * 32);
+            assert_memory_equal(my_leaves, leaves, nl * 32);
+            assert_int_equal(merkle_shape_multiproof_verify(&s, want, g, (const node_t *)leaves, nl,
+                                                            (const node_t *)proof, np, NULL),
+                             MERKLE_OK);
+            /* A changed leaf, a missing helper, an extra helper: refused. */
+            leaves[0][5] ^= 4;
+            assert_int_equal(merkle_shape_multiproof_verify(&s, want, g, (const node_t *)leaves, nl,
+                                                            (const node_t *)proof, np, NULL),
+                             MERKLE_ERR_VERIFY);
+            leaves[0][5] ^= 4;
+            if (np) {
+                assert_int_equal(merkle_shape_multiproof_verify(&s, want, g, (const node_t *)leaves, nl,
+                                                                (const node_t *)proof, np - 1, NULL),
+                                 MERKLE_ERR_VERIFY);
+            }
+            free(leaves);
+            free(proof);
+        }
+        merkle_shape_tree_free(t);
+        free(chunks);
+    }
+    json_free(v);
+}
+
+static void test_gindex_sets(void **state)
+{
+    (void)state;
+    uint64_t out[16];
+    size_t n;
+    uint64_t dup[2] = {9, 9}, anc[2] = {9, 4}, zero[1] = {0};
+    assert_int_equal(merkle_shape_helpers(out, 16, &n, dup, 2), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_helpers(out, 16, &n, anc, 2), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_helpers(out, 16, &n, zero, 1), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_helpers(out, 16, &n, NULL, 0), MERKLE_ERR_ARG);
+    uint64_t two[2] = {8, 11};
+    assert_int_equal(merkle_shape_helpers(out, 1, &n, two, 2), MERKLE_ERR_BUFFER);
+    assert_int_equal(n, 3);
+    assert_int_equal(merkle_shape_helpers(out, 16, &n, two, 2), MERKLE_OK);
+    /* Spec: helpers of {8, 11} in a depth-3 tree are 10, 9, 3 (decreasing). */
+    assert_int_equal(n, 3);
+    assert_int_equal(out[0], 10);
+    assert_int_equal(out[1], 9);
+    assert_int_equal(out[2], 3);
+}
+
 /* ------------------------------------------------------------------ differential */
 
 static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
@@ -246,10 +367,10 @@ static void test_differential(void **state)
     (void)state;
     tu_rng r;
     tu_rng_seed(&r, 14);
-    size_t cap = 3000;
+    size_t cap = 7000;
     node_t *nodes = malloc(cap * 32);
     tu_rng_fill(&r, nodes[0], cap * 32);
-    static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 511, 512, 513, 767, 1023, 1024, 1025, 2999};
+    static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 511, 512, 513, 767, 1023, 1024, 1025, 2047, 2048, 2049, 2999, 4095, 4096, 4097, 6149, 6999};
     merkle_profile profiles[] = {MERKLE_PROFILE_BITCOIN, MERKLE_PROFILE_SSZ, MERKLE_PROFILE_RFC6962};
     for (size_t p = 0; p < 3; p++) {
         merkle_shape s = shape_of(profiles[p]);
@@ -257,7 +378,7 @@ static void test_differential(void **state)
             if (sizes[i] == 0 && s.odd == MERKLE_SHAPE_ODD_PROMOTE) continue;
             diff_one(&s, (const node_t *)nodes, sizes[i]);
         }
-        for (int k = 0; k < 30; k++) diff_one(&s, (const node_t *)nodes, 1 + (size_t)tu_rng_below(&r, cap - 1));
+        for (int k = 0; k < 20; k++) diff_one(&s, (const node_t *)nodes, 1 + (size_t)tu_rng_below(&r, cap - 1));
     }
     /* A limit pads further; a repeated chunk marks bitcoin trees mutated at any chunk. */
     merkle_shape s = shape_of(MERKLE_PROFILE_SSZ);
@@ -271,6 +392,12 @@ static void test_differential(void **state)
     diff_one(&b, (const node_t *)nodes, 1500);
     memcpy(nodes[1499], nodes[1498], 32); /* equal pair at the end */
     diff_one(&b, (const node_t *)nodes, 1500);
+    tu_rng_fill(&r, nodes[0], cap * 32);
+    memcpy(nodes[4097], nodes[4096], 32); /* inside a later full chunk */
+    diff_one(&b, (const node_t *)nodes, 6999);
+    tu_rng_fill(&r, nodes[0], cap * 32);
+    memcpy(nodes[6145], nodes[6144], 32); /* in the partial chunk after three full ones */
+    diff_one(&b, (const node_t *)nodes, 6149);
     free(nodes);
 }
 
@@ -355,8 +482,16 @@ static void test_errors(void **state)
 
 int main(void)
 {
+    const char *need = getenv("MERKLE_REQUIRE_BACKEND");
+    if (need && strcmp(merkle_sha256_backend(), need) != 0) {
+        printf("backend %s not available on this CPU: skipped\n", need);
+        return 77;
+    }
+    printf("SHA-256 backend: %s\n", merkle_sha256_backend());
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bitcoin_vectors),
+        cmocka_unit_test(test_ssz_vectors),
+        cmocka_unit_test(test_gindex_sets),
         cmocka_unit_test(test_differential),
         cmocka_unit_test(test_promote_matches_rfc6962),
         cmocka_unit_test(test_errors),

@@ -16,7 +16,8 @@
 **   S_LANES               the number of lanes
 **   V_STORE_BE(p,v)       store v's lanes to the 64-byte aligned p, each word byte-swapped
 ** and gets simd_blocks(V st[8], ptrs, nblocks): the lane-driver block function,
-** simd_msg65(st, ptrs, prefix): the whole of a 1 + 64-byte message per lane, and
+** simd_msg65(st, ptrs, prefix): the whole of a 1 + 64-byte message per lane,
+** simd_msg64(st, ptrs): the whole of a 64-byte message per lane, and
 ** simd_batch: the kernel's merkle__sha256_batch_fn (hash/lanes.h must be included).
 */
 #ifndef MERKLE_HASH_SHA256_SIMD_H
@@ -74,6 +75,52 @@ static inline void simd_compress(V st[8], V w[16])
     st[7] = V_ADD(st[7], h);
 }
 
+/*
+** W[t] + K[t] of the padding block of a 64-byte message (0x80, zeros, bit length 512): the
+** block is the same for every such message, so its whole schedule is a constant (generated
+** once from the FIPS 180-4 recurrence; a known-answer self-test covers it).
+*/
+static const uint32_t simd_pad64_wk[64] = {
+    0xc28a2f98u, 0x71374491u, 0xb5c0fbcfu, 0xe9b5dba5u, 0x3956c25bu, 0x59f111f1u,
+    0x923f82a4u, 0xab1c5ed5u, 0xd807aa98u, 0x12835b01u, 0x243185beu, 0x550c7dc3u,
+    0x72be5d74u, 0x80deb1feu, 0x9bdc06a7u, 0xc19bf374u, 0x649b69c1u, 0xf0fe4786u,
+    0x0fe1edc6u, 0x240cf254u, 0x4fe9346fu, 0x6cc984beu, 0x61b9411eu, 0x16f988fau,
+    0xf2c65152u, 0xa88e5a6du, 0xb019fc65u, 0xb9d99ec7u, 0x9a1231c3u, 0xe70eeaa0u,
+    0xfdb1232bu, 0xc7353eb0u, 0x3069bad5u, 0xcb976d5fu, 0x5a0f118fu, 0xdc1eeefdu,
+    0x0a35b689u, 0xde0b7a04u, 0x58f4ca9du, 0xe15d5b16u, 0x007f3e86u, 0x37088980u,
+    0xa507ea32u, 0x6fab9537u, 0x17406110u, 0x0d8cd6f1u, 0xcdaa3b6du, 0xc0bbbe37u,
+    0x83613bdau, 0xdb48a363u, 0x0b02e931u, 0x6fd15ca7u, 0x521afacau, 0x31338431u,
+    0x6ed41a95u, 0x6d437890u, 0xc39c91f2u, 0x9eccabbdu, 0xb5c9a0e6u, 0x532fb63cu,
+    0xd2c741c6u, 0x07237ea3u, 0xa4954b68u, 0x4c191d76u,
+};
+
+#define S_WK_PAD64(t) V_SET1(simd_pad64_wk[t])
+
+/* The second compression of a 64-byte message: the constant padding block. */
+static inline void simd_compress_pad64(V st[8])
+{
+    V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
+    for (int t = 0; t < 64; t += 8) S_EIGHT(t, S_WK_PAD64);
+    st[0] = V_ADD(st[0], a);
+    st[1] = V_ADD(st[1], b);
+    st[2] = V_ADD(st[2], c);
+    st[3] = V_ADD(st[3], d);
+    st[4] = V_ADD(st[4], e);
+    st[5] = V_ADD(st[5], f);
+    st[6] = V_ADD(st[6], g);
+    st[7] = V_ADD(st[7], h);
+}
+
+/* A whole 64-byte message per lane (SSZ and Bitcoin nodes, BitTorrent v2 nodes): the block
+** is read in place, the padding block's schedule is the constant above. */
+static inline void simd_msg64(V st[8], const uint8_t *const *ptrs)
+{
+    V w[16];
+    simd_load_words(w, ptrs, 0);
+    simd_compress(st, w);
+    simd_compress_pad64(st);
+}
+
 static inline void simd_blocks(V st[8], const uint8_t *const *ptrs, size_t nblocks)
 {
     size_t off = 0;
@@ -123,6 +170,10 @@ static void simd_batch(uint8_t *out, const uint8_t *const *msgs, size_t n, const
             const uint8_t *ptrs[S_LANES];
             for (size_t i = 0; i < S_LANES; i++) ptrs[i] = msgs[i < k ? i : 0];
             simd_msg65(st, ptrs, prefix[0]);
+        } else if (prefix_len == 0 && len == 64) {
+            const uint8_t *ptrs[S_LANES];
+            for (size_t i = 0; i < S_LANES; i++) ptrs[i] = msgs[i < k ? i : 0];
+            simd_msg64(st, ptrs);
         } else {
             merkle__sha256_lanes_run(S_LANES, simd_lanes_fn, st, scratch, msgs, k, prefix,
                                      prefix_len, len);

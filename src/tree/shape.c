@@ -3,7 +3,7 @@
 ** Trees described by a merkle_shape (merkle/shape.h): Bitcoin, SSZ, OpenZeppelin,
 ** BitTorrent v2 and anything else made of the same parts.
 **
-** LEVELS roots are computed like merkle_tree does: level-0 nodes collect in chunks of CH,
+** LEVELS roots are computed like merkle_tree does: level-0 nodes are taken in chunks of CH,
 ** each full chunk is reduced level by level (one batch call per level) into the root of a
 ** perfect subtree, and these roots merge like a binary counter. The odd-node rule only
 ** matters at the right edge of each level, which the finish step walks the way Bitcoin
@@ -17,8 +17,8 @@
 #include "merkle/shape.h"
 #include "tree/tree_impl.h"
 
-#define CH 256
-#define CH_LOG2 8
+#define CH 2048
+#define CH_LOG2 11
 #define BLK 128 /* pairs hashed per batch call where a scratch copy is needed */
 
 typedef uint8_t node_t[MERKLE_HASH_LEN];
@@ -267,8 +267,11 @@ static merkle_status levels_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *flags,
     b->flags = 0;
     uint64_t full = n / CH;
     for (uint64_t c = 0; c < full; c++) {
-        memcpy(b->lvl, nodes[c * CH], CH * MERKLE_HASH_LEN);
-        reduce_chunk(b, CH, z);
+        /* The first level straight from the caller's nodes (no copy). */
+        const node_t *in = nodes + c * CH;
+        b->flags |= detect(s, in, CH / 2);
+        pair_level(s, b->lvl, in, CH / 2);
+        reduce_chunk(b, CH / 2, z);
         push_subtree(b, CH_LOG2, b->lvl[0]);
     }
     size_t m = (size_t)(n - full * CH);

@@ -123,5 +123,100 @@ class Bitcoin(TempDirCase):
         self.assertEqual(rc, 2)
 
 
+def ssz_chunks(n):
+    import hashlib
+    return [hashlib.sha256(i.to_bytes(4, "little")).hexdigest() for i in range(n)]
+
+
+class Ssz(TempDirCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.cases = vectors("ssz.json")["cases"]
+
+    def opts(self, c):
+        o = ["--profile", "ssz", "--leaves"]
+        if c["limit"]:
+            o += ["--limit", str(c["limit"])]
+        if c["mix_in_length"]:
+            o += ["--mix-in-length"]
+        return o
+
+    def test_roots(self):
+        for c in self.cases:
+            f = self.path("chunks", lines(ssz_chunks(c["n"])))
+            rc, out, err = run(["root"] + self.opts(c) + [f])
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out.split()[0].decode(), c["root"], c)
+
+    def test_branches_and_multiproofs(self):
+        for c in self.cases:
+            f = self.path("chunks", lines(ssz_chunks(c["n"])))
+            for b in c.get("branches", []):
+                rc, out, err = run(["proof"] + self.opts(c) + ["--gindex", b["gindex"], f])
+                self.assertEqual(rc, 0, err)
+                j = json.loads(out)
+                self.assertEqual((j["gindex"], j["leaf_hash"], j["path"], j["root"]),
+                                 (int(b["gindex"]), b["leaf"], b["branch"], c["root"]))
+                rc, out, _ = run(["verify", self.path("p.json", json.dumps(j).encode()), "--root", c["root"]])
+                self.assertEqual((rc, out), (0, b"OK\n"))
+                j["gindex"] ^= 1
+                rc, out, _ = run(["verify", self.path("p.json", json.dumps(j).encode())])
+                self.assertEqual(rc, 0 if b["branch"] and b["branch"][0] == b["leaf"] else 1)
+            for m in c.get("multiproofs", []):
+                if len(m["gindices"]) < 2:
+                    continue
+                rc, out, err = run(["proof"] + self.opts(c) + ["--gindex", ",".join(m["gindices"]), f])
+                self.assertEqual(rc, 0, err)
+                j = json.loads(out)
+                self.assertEqual(j["type"], "multiproof")
+                self.assertEqual(j["gindices"], [int(g) for g in m["gindices"]])
+                self.assertEqual(j["leaves"], m["leaves"])
+                self.assertEqual(j["proof"], m["proof"])
+                pf = self.path("m.json", out)
+                rc, out, _ = run(["verify", pf, "--root", c["root"]])
+                self.assertEqual((rc, out), (0, b"OK\n"))
+                rc, out, _ = run(["verify", pf, "--root", "00" * 32])
+                self.assertEqual(rc, 1)
+                if j["proof"]:
+                    j["proof"] = j["proof"][1:]
+                    rc, out, _ = run(["verify", self.path("m2.json", json.dumps(j).encode())])
+                    self.assertEqual(rc, 1)
+                    self.assertTrue(out.startswith(b"FAILED"))
+
+    def test_index_is_leaf_gindex(self):
+        f = self.path("chunks", lines(ssz_chunks(5)))
+        rc, a, _ = run(["proof", "--profile", "ssz", "--leaves", "--limit", "8", "--mix-in-length", "--index", "3", f])
+        rc2, b, _ = run(["proof", "--profile", "ssz", "--leaves", "--limit", "8", "--mix-in-length", "--gindex", "19", f])
+        self.assertEqual((rc, rc2), (0, 0))
+        self.assertEqual(a, b)
+
+    def test_errors(self):
+        f = self.path("chunks", lines(ssz_chunks(5)))
+        rc, _, err = run(["root", "--profile", "ssz", "--leaves", "--limit", "4", f])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"limit", err)
+        for bad in (["--limit", "0"], ["--limit", "x"], ["--internal-order"], ["--values", "uint256"]):
+            rc, _, _ = run(["root", "--profile", "ssz", "--leaves"] + bad + [f])
+            self.assertEqual(rc, 2, bad)
+        rc, _, err = run(["proof", "--profile", "ssz", "--leaves", "--gindex", "64", f])
+        self.assertEqual(rc, 1)
+        rc, _, err = run(["proof", "--profile", "ssz", "--leaves", "--gindex", "8,4", f])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"ancestor", err)
+        rc, _, err = run(["proof", "--profile", "ssz", "--leaves", "--gindex", "8,9", "--binary", f])
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["proof", "--profile", "ssz", "--leaves", "--gindex", "8,x", f])
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["root", "--limit", "4", "--leaves"], stdin=b"")
+        self.assertEqual(rc, 2)
+        # Malformed multiproofs.
+        for doc in (b'{"type": "multiproof", "profile": "ssz", "leaves": []}',
+                    b'{"type": "multiproof", "profile": "ssz", "gindices": [8], "leaves": [], "proof": []}',
+                    b'{"type": "multiproof", "profile": "sia", "gindices": [], "leaves": [], "proof": []}',
+                    b'{"type": "multiproof", "profile": "ssz", "gindices": [8], "leaves": ["zz"], "proof": []}'):
+            rc, _, _ = run(["verify", self.path("bad.json", doc), "--root", "00" * 32])
+            self.assertEqual(rc, 2, doc)
+
+
 if __name__ == "__main__":
     unittest.main()

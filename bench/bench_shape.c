@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** bench_shape: roots of the shaped profiles against their peers, in one run.
+**
+**   bench_shape [--ssz N] [--btc N] [--reps R] [--peers DIR] [--smoke]
+**
+** ours   merkle_shape_root (one thread): ssz List[Bytes32, N] of N chunks (limit N, length
+**        mixed in; default N = 2^20), bitcoin root of N txids (default 1,000,000).
+** peers  with --peers DIR (a directory whose node_modules has @chainsafe/hashtree,
+**        @chainsafe/ssz, merkle-lib and bitcoinjs-lib): bench/shape_peers.js run by node on
+**        the same inputs -- hashtree's hashInto over each whole level, @chainsafe/ssz
+**        ListCompositeType.hashTreeRoot, merkle-lib fastRoot and bitcoinjs-lib
+**        Block.calculateMerkleRoot with Node's native SHA-256. The roots must agree.
+** Figures are medians of --reps runs (wall clock); ratios compare medians of the same run.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "merkle/shape.h"
+
+typedef uint8_t node_t[32];
+
+static double time_root(const merkle_shape *s, const node_t *v, uint64_t n, int reps, uint8_t out[32])
+{
+    double *t = malloc((size_t)reps * sizeof *t);
+    for (int r = 0; r < reps; r++) {
+        double a = bench_now();
+        if (merkle_shape_root(out, NULL, s, v, n, NULL) != MERKLE_OK) {
+            fprintf(stderr, "bench_shape: root failed\n");
+            exit(1);
+        }
+        t[r] = bench_now() - a;
+    }
+    double m = bench_median(t, reps);
+    free(t);
+    return m * 1e3;
+}
+
+typedef struct peer {
+    char name[64];
+    double ms;
+    char root[65];
+} peer;
+
+static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, peer *p, int cap)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "node '%s/shape_peers.js' '%s' %llu %llu %d", MERKLE_BENCH_DIR, dir,
+             (unsigned long long)nssz, (unsigned long long)nbtc, reps);
+    FILE *f = popen(cmd, "r");
+    if (!f) return 0;
+    int n = 0;
+    while (n < cap && fscanf(f, "%63s %lf %64s", p[n].name, &p[n].ms, p[n].root) == 3) n++;
+    pclose(f);
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t nssz = 1u << 20, nbtc = 1000000;
+    int reps = 5;
+    const char *peers = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--ssz") && i + 1 < argc) nssz = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--btc") && i + 1 < argc) nbtc = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peers = argv[++i];
+        else if (!strcmp(argv[i], "--smoke")) {
+            nssz = 1024;
+            nbtc = 1000;
+            reps = 1;
+        } else {
+            fprintf(stderr, "usage: bench_shape [--ssz N] [--btc N] [--reps R] [--peers DIR] [--smoke]\n");
+            return 2;
+        }
+    }
+    if (reps < 1) reps = 1;
+    uint64_t nmax = nssz > nbtc ? nssz : nbtc;
+    node_t *v = malloc((size_t)(nmax ? nmax : 1) * 32);
+    if (!v) return 1;
+    char hex[65];
+    printf("bench_shape: median of %d, SHA-256 backend %s\n\n", reps, merkle_sha256_backend());
+    printf("%-40s %10s %12s\n", "case", "ms", "ours faster");
+
+    uint8_t ssz_root[32], btc_root[32];
+    double ssz_ms = 0, btc_ms = 0;
+    if (nssz) {
+        for (uint64_t i = 0; i < nssz; i++) {
+            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            merkle_sha256_hash(v[i], le, 4);
+        }
+        merkle_shape s;
+        merkle_shape_init(&s, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_SSZ);
+        s.limit = nssz;
+        s.flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
+        ssz_ms = time_root(&s, (const node_t *)v, nssz, reps, ssz_root);
+        merkle_hex_encode(hex, ssz_root, 32);
+        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours ssz List[Bytes32, N]", ssz_ms, "", hex);
+    }
+    if (nbtc) {
+        for (uint64_t i = 0; i < nbtc; i++) {
+            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            merkle_sha256_hash(v[i], le, 4);
+            merkle_sha256_hash(v[i], v[i], 32);
+        }
+        merkle_shape s;
+        merkle_shape_init(&s, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_BITCOIN);
+        btc_ms = time_root(&s, (const node_t *)v, nbtc, reps, btc_root);
+        merkle_hex_encode(hex, btc_root, 32);
+        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours bitcoin txid root", btc_ms, "", hex);
+    }
+    int status = 0;
+    if (peers) {
+        peer p[8];
+        int np = run_peers(peers, nssz, nbtc, reps, p, 8);
+        if (np == 0) fprintf(stderr, "bench_shape: no peer figures (node or %s/node_modules missing?)\n", peers);
+        for (int i = 0; i < np; i++) {
+            int is_ssz = strncmp(p[i].name, "hashtree", 8) == 0 || strncmp(p[i].name, "chainsafe", 9) == 0;
+            const uint8_t *mine = is_ssz ? ssz_root : btc_root;
+            double ours = is_ssz ? ssz_ms : btc_ms;
+            merkle_hex_encode(hex, mine, 32);
+            int same = strcmp(hex, p[i].root) == 0;
+            if (!same) status = 1;
+            printf("%-40s %10.2f %11.2fx%s\n", p[i].name, p[i].ms, p[i].ms / ours,
+                   same ? "" : "   ROOT DIFFERS");
+        }
+    }
+    free(v);
+    return status;
+}
