@@ -33,6 +33,9 @@ static void help(void)
            "  --mix-in-length  ssz: mix the number of chunks into the root (SSZ lists)\n"
            "  --values TYPES   openzeppelin: each line is a row of comma-separated values of\n"
            "                   the ABI types TYPES (e.g. address,uint256): StandardMerkleTree\n"
+           "  --dump FILE      openzeppelin: also write the tree's dump() JSON to FILE (a new file)\n"
+           "  --load           openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or\n"
+           "                   SimpleMerkleTree), checked node by node\n"
            "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
            "  -q, --quiet      no progress line on a terminal\n"
            "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
@@ -45,7 +48,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
 {
     enum {
         OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI, OPT_INTERNAL, OPT_STRICT,
-        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES
+        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES, OPT_DUMP, OPT_LOAD
     };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -59,6 +62,8 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"mix-in-length", no_argument, NULL, OPT_MIX_IN},
         {"values", required_argument, NULL, OPT_VALUES},
+        {"dump", required_argument, NULL, OPT_DUMP},
+        {"load", no_argument, NULL, OPT_LOAD},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -95,6 +100,8 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
             break;
         case OPT_MIX_IN: o->mix_in = 1; break;
         case OPT_VALUES: o->values = optarg; break;
+        case OPT_DUMP: o->dump = optarg; break;
+        case OPT_LOAD: o->load = 1; break;
         case 'j': {
             uint64_t j;
             if (cli_parse_u64(optarg, &j) != 0 || j > 1024)

@@ -24,6 +24,8 @@ typedef struct root_opts {
     uint64_t limit;     /* ssz: --limit N (0: none) */
     int mix_in;         /* ssz: --mix-in-length */
     const char *values; /* openzeppelin: --values TYPES */
+    const char *dump;   /* openzeppelin: --dump FILE, write the tree's dump() JSON */
+    int load;           /* openzeppelin: --load, the inputs are dump() JSON files */
 } root_opts;
 
 typedef struct root_result {

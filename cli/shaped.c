@@ -5,6 +5,7 @@
 ** (bitcoin: display order unless --internal-order); the tree is built by the library.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,12 +39,14 @@ int shaped_check_opts(const root_opts *o, const char *sub)
         return cli_usage_error(sub, "--internal-order and --strict belong to the bitcoin profile");
     if ((o->limit || o->mix_in) && p != MERKLE_PROFILE_SSZ)
         return cli_usage_error(sub, "--limit and --mix-in-length belong to the ssz profile");
-    if (o->values && p != MERKLE_PROFILE_OPENZEPPELIN)
-        return cli_usage_error(sub, "--values belongs to the openzeppelin profile");
+    if ((o->values || o->dump || o->load) && p != MERKLE_PROFILE_OPENZEPPELIN)
+        return cli_usage_error(sub, "--values, --dump and --load belong to the openzeppelin profile");
+    if (o->load && (o->values || o->leaves || o->dump))
+        return cli_usage_error(sub, "--load reads a dump: no --leaves, --values or --dump");
     if (root_profile_classic(p)) return 0;
     if (o->values && o->leaves)
         return cli_usage_error(sub, "give either --leaves or --values, not both");
-    if (!o->leaves && !o->values && p != MERKLE_PROFILE_BITTORRENT_V2)
+    if (!o->leaves && !o->values && !o->load && p != MERKLE_PROFILE_BITTORRENT_V2)
         return cli_usage_error(sub, "the %s profile reads --leaves (one 32-byte hash per line)%s", pn,
                                p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES" : "");
     return 0;
@@ -114,12 +117,202 @@ static int read_nodes(const root_opts *o, const char *name, node_list *l)
     return rc;
 }
 
+/* --values: one row per line; blank lines are skipped. Leaf hashes into l; the rows kept
+** (for --dump) in *rows / *lens when rows is not NULL. */
+static int read_rows(const root_opts *o, const char *name, node_list *l, char ***rows, size_t **lens)
+{
+    memset(l, 0, sizeof *l);
+    l->name = name;
+    int fd = cli_open_input(name);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        cli_error("%s: %s", name, strerror(errno));
+        if (fd >= 0 && fd != STDIN_FILENO) close(fd);
+        return -1;
+    }
+    char *line = NULL;
+    size_t cap = 0, nrows = 0, rcap = 0;
+    ssize_t got;
+    int rc = 0;
+    uint64_t lineno = 0;
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        size_t len = (size_t)got;
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
+        size_t a = 0;
+        while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
+        if (a == len) continue;
+        uint8_t h[MERKLE_HASH_LEN];
+        merkle_error err;
+        memset(&err, 0, sizeof err);
+        merkle_status st = merkle_shape_abi_leaf(h, o->values, line + a, len - a, &err);
+        if (st == MERKLE_ERR_ARG) {
+            cli_error("--values: %s", err.message);
+            rc = -1;
+            break;
+        }
+        if (st != MERKLE_OK) {
+            cli_error("%s:%llu: %s", name, (ull)lineno, err.message[0] ? err.message : merkle_strerror(st));
+            rc = -1;
+            break;
+        }
+        l->line = lineno - 1;
+        if (add_node_cb(l, h, MERKLE_HASH_LEN) != 0) {
+            rc = -1;
+            break;
+        }
+        if (rows) {
+            if (nrows == rcap) {
+                rcap = rcap ? 2 * rcap : 256;
+                char **nr = realloc(*rows, rcap * sizeof *nr);
+                size_t *nl = realloc(*lens, rcap * sizeof *nl);
+                if (nr) *rows = nr;
+                if (nl) *lens = nl;
+                if (!nr || !nl) {
+                    cli_error("out of memory");
+                    rc = -1;
+                    break;
+                }
+            }
+            (*rows)[nrows] = malloc(len - a + 1);
+            if (!(*rows)[nrows]) {
+                cli_error("out of memory");
+                rc = -1;
+                break;
+            }
+            memcpy((*rows)[nrows], line + a, len - a);
+            (*rows)[nrows][len - a] = 0;
+            (*lens)[nrows++] = len - a;
+        }
+    }
+    if (rc == 0 && ferror(f)) {
+        cli_error("%s: %s", name, strerror(errno));
+        rc = -1;
+    }
+    free(line);
+    if (fd == STDIN_FILENO) {
+        /* Leave standard input open for other inputs named "-". */
+    } else {
+        fclose(f);
+    }
+    if (rc != 0) {
+        free(l->v);
+        l->v = NULL;
+    }
+    return rc;
+}
+
+static void free_rows(char **rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) free(rows[i]);
+    free(rows);
+}
+
+/* Read the level-0 nodes: hashes (--leaves) or ABI rows (--values). */
+static int read_input(const root_opts *o, const char *name, node_list *l, char ***rows, size_t **lens)
+{
+    if (o->values) return read_rows(o, name, l, rows, lens);
+    return read_nodes(o, name, l);
+}
+
+/* --dump: the tree's dump() JSON into a file that must not exist yet. */
+static int write_dump(const root_opts *o, const merkle_shape_tree *t, char **rows, size_t *lens)
+{
+    size_t need = 0;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status st = merkle_shape_tree_dump_json(NULL, 0, &need, t, o->values,
+                                                   (const char *const *)rows, lens, &err);
+    char *buf = st == MERKLE_ERR_BUFFER ? malloc(need) : NULL;
+    if (buf)
+        st = merkle_shape_tree_dump_json(buf, need, &need, t, o->values, (const char *const *)rows,
+                                         lens, &err);
+    if (!buf || st != MERKLE_OK) {
+        cli_error("--dump: %s", err.message[0] ? err.message : merkle_strerror(st));
+        free(buf);
+        return -1;
+    }
+    int fd = open(o->dump, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        cli_error("%s: %s%s", o->dump, strerror(errno),
+                  errno == EEXIST ? " (--dump never writes over a file)" : "");
+        free(buf);
+        return -1;
+    }
+    size_t len = need - 1, off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, buf + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        off += (size_t)w;
+    }
+    int ok = off == len && close(fd) == 0;
+    if (off != len) close(fd);
+    free(buf);
+    if (!ok) {
+        cli_error("%s: %s", o->dump, strerror(errno));
+        unlink(o->dump);
+        return -1;
+    }
+    return 0;
+}
+
 static void warn_mutated(const char *name)
 {
     fprintf(stderr,
             "%s: warning: %s: mutated transaction list (CVE-2012-2459): two equal sibling "
             "hashes; Bitcoin Core rejects a block with this list\n",
             cli_progname, name);
+}
+
+/* --load: a dump() JSON file into a checked tree. NULL after a message. */
+static merkle_shape_tree *load_dump(const char *name)
+{
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) break;
+        if (len == cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, buf + len, cap - len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            cli_error("%s: %s", name, strerror(errno));
+            free(buf);
+            if (fd != STDIN_FILENO) close(fd);
+            return NULL;
+        }
+        if (got == 0) break;
+        len += (size_t)got;
+    }
+    if (fd != STDIN_FILENO) close(fd);
+    if (!buf) {
+        cli_error("%s: out of memory", name);
+        return NULL;
+    }
+    merkle_shape_tree *t = NULL;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status st = merkle_shape_tree_alloc_dump(&t, NULL, 0, buf, len, &err);
+    free(buf);
+    if (st != MERKLE_OK) {
+        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+        return NULL;
+    }
+    return t;
 }
 
 /* ------------------------------------------------------------------ root */
@@ -132,17 +325,40 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
         cli_error("%s: the bittorrent-v2 profile is not available yet", name);
         return -1;
     }
-    if (o->values) {
-        cli_error("%s: --values is not available yet", name);
-        return -1;
+    if (o->load) {
+        merkle_shape_tree *t = load_dump(name);
+        if (!t) return -1;
+        merkle_shape_tree_root(root, t);
+        res->leaf_count = merkle_shape_tree_count(t);
+        merkle_shape_tree_free(t);
+        return 0;
     }
     node_list l;
-    if (read_nodes(o, name, &l) != 0) return -1;
+    char **rows = NULL;
+    size_t *lens = NULL;
+    if (read_input(o, name, &l, o->dump ? &rows : NULL, &lens) != 0) return -1;
     merkle_shape s;
     shape_from_opts(o, &s);
     merkle_error err;
     memset(&err, 0, sizeof err);
-    merkle_status st = merkle_shape_root(root, &res->shape_flags, &s, (const node_t *)l.v, l.n, &err);
+    merkle_status st;
+    if (o->dump) {
+        merkle_shape_tree *t = NULL;
+        st = merkle_shape_tree_alloc(&t, &res->shape_flags, &s, (const node_t *)l.v, l.n, &err);
+        if (st == MERKLE_OK) {
+            merkle_shape_tree_root(root, t);
+            if (write_dump(o, t, rows, lens) != 0) st = MERKLE_ERR_IO;
+        }
+        merkle_shape_tree_free(t);
+        free_rows(rows, l.n);
+        free(lens);
+        if (st == MERKLE_ERR_IO) {
+            free(l.v);
+            return -1;
+        }
+    } else {
+        st = merkle_shape_root(root, &res->shape_flags, &s, (const node_t *)l.v, l.n, &err);
+    }
     free(l.v);
     if (st != MERKLE_OK) {
         cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
@@ -342,7 +558,7 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
     merkle_profile p = o->profile;
     if (p == MERKLE_PROFILE_BITTORRENT_V2)
         return cli_usage_error(sub, "the bittorrent-v2 profile has no proofs here");
-    if (o->values) return cli_usage_error(sub, "--values is not available yet");
+    if (o->dump) return cli_usage_error(sub, "--dump belongs to merkle root");
     if (gidx && p != MERKLE_PROFILE_SSZ) return cli_usage_error(sub, "--gindex belongs to the ssz profile");
     if (!idx == !gidx) return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
     uint64_t *list;
@@ -358,23 +574,31 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
         free(list);
         return cli_usage_error(sub, "multiproofs are written as JSON only");
     }
-    node_list l;
-    if (read_nodes(o, name, &l) != 0) {
-        free(list);
-        return CLI_FAIL;
-    }
-    merkle_shape s;
-    shape_from_opts(o, &s);
-    merkle_error err;
-    memset(&err, 0, sizeof err);
     merkle_shape_tree *t = NULL;
     uint32_t flags = 0;
-    merkle_status st = merkle_shape_tree_alloc(&t, &flags, &s, (const node_t *)l.v, l.n, &err);
-    free(l.v);
-    if (st != MERKLE_OK) {
-        free(list);
-        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
-        return CLI_FAIL;
+    if (o->load) {
+        t = load_dump(name);
+        if (!t) {
+            free(list);
+            return CLI_FAIL;
+        }
+    } else {
+        node_list l;
+        if (read_input(o, name, &l, NULL, NULL) != 0) {
+            free(list);
+            return CLI_FAIL;
+        }
+        merkle_shape s;
+        shape_from_opts(o, &s);
+        merkle_error err;
+        memset(&err, 0, sizeof err);
+        merkle_status st = merkle_shape_tree_alloc(&t, &flags, &s, (const node_t *)l.v, l.n, &err);
+        free(l.v);
+        if (st != MERKLE_OK) {
+            free(list);
+            cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+            return CLI_FAIL;
+        }
     }
     if (flags & MERKLE_SHAPE_MUTATED) warn_mutated(name);
     int rc = CLI_OK;

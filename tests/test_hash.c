@@ -244,12 +244,69 @@ static void test_hex_and_ct(void **state)
     assert_string_equal(merkle_version(), MERKLE_VERSION_STRING);
 }
 
+/* Keccak-256 (original padding) against @noble/hashes and the keccak npm binding, one-shot,
+** streaming in every split and batched; SHA3-256 differs. */
+static void test_keccak256_kat(void **state)
+{
+    (void)state;
+    json *v = tu_load_vectors("keccak256.json");
+    const json *vs = json_get(v, "vectors");
+    assert_true(vs->len >= 20);
+    uint8_t *m = malloc(8192), out[32];
+    for (size_t k = 0; k < vs->len; k++) {
+        const json *e = json_at(vs, k);
+        size_t len = (size_t)json_get(e, "len")->integer;
+        for (size_t j = 0; j < len; j++) m[j] = (uint8_t)(j * 7 + len);
+        const char *want = json_get_str(e, "digest");
+        merkle_keccak256_hash(out, m, len);
+        tu_assert_hex(out, 32, want, "keccak256 one-shot");
+        for (size_t cut = 0; cut <= len; cut += len / 7 + 1) {
+            merkle_keccak256 c;
+            merkle_keccak256_init(&c);
+            merkle_keccak256_update(&c, m, cut);
+            merkle_keccak256_update(&c, m + cut, len - cut);
+            merkle_keccak256_final(&c, out);
+            tu_assert_hex(out, 32, want, "keccak256 split");
+        }
+        merkle_hasher h;
+        assert_int_equal(merkle_hasher_init(&h, MERKLE_HASH_KECCAK256), MERKLE_OK);
+        merkle_hasher_update(&h, m, len);
+        merkle_hasher_final(&h, out);
+        tu_assert_hex(out, 32, want, "keccak256 hasher");
+        /* Batch: the message after a prefix of its first byte(s), three copies. */
+        size_t p = len < 5 ? len : 5;
+        uint8_t outs[96];
+        memcpy(m + 4096, m, len);
+        assert_int_equal(merkle_hash_batch_strided(outs, MERKLE_HASH_KECCAK256, m, p, m + p, 0, len - p, 3),
+                         MERKLE_OK);
+        for (int i = 0; i < 3; i++) tu_assert_hex(outs + 32 * i, 32, want, "keccak256 batch");
+    }
+    /* The 64-byte node shape (no prefix) against the streaming code. */
+    uint8_t pairs[10][64], outs[10][32];
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 64; j++) pairs[i][j] = (uint8_t)(i * 31 + j);
+    assert_int_equal(merkle_keccak256_batch_strided(outs[0], NULL, 0, pairs[0], 64, 64, 10), MERKLE_OK);
+    for (int i = 0; i < 10; i++) {
+        merkle_keccak256_hash(out, pairs[i], 64);
+        assert_memory_equal(out, outs[i], 32);
+    }
+    merkle_hash_alg a;
+    assert_int_equal(merkle_hash_alg_from_name(&a, "keccak256"), MERKLE_OK);
+    assert_int_equal(a, MERKLE_HASH_KECCAK256);
+    assert_int_equal(a, 7);
+    assert_string_equal(merkle_hash_alg_name(a), "keccak256");
+    assert_int_equal(merkle_hash_alg_from_name(&a, "sha3-256"), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_keccak256_batch_strided(outs[0], pairs[0], 65, pairs[0], 64, 64, 1), MERKLE_ERR_ARG);
+    free(m);
+    json_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_kat),        cmocka_unit_test(test_blake2b_kat),
         cmocka_unit_test(test_every_backend),     cmocka_unit_test(test_generic_and_errors),
-        cmocka_unit_test(test_hex_and_ct),
+        cmocka_unit_test(test_hex_and_ct),        cmocka_unit_test(test_keccak256_kat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -333,6 +333,188 @@ static void test_gindex_sets(void **state)
     assert_int_equal(out[2], 3);
 }
 
+/* ------------------------------------------------------------------ openzeppelin */
+
+static void check_oz_tree(const merkle_shape *s, const node_t *leaves, size_t n, const json *c)
+{
+    uint8_t want[32], root[32];
+    hex32(want, json_get_str(c, "root"), 0);
+    assert_int_equal(merkle_shape_root(root, NULL, s, leaves, n, NULL), MERKLE_OK);
+    assert_memory_equal(root, want, 32);
+    merkle_shape_tree *t;
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, s, leaves, n, NULL), MERKLE_OK);
+    merkle_shape_tree_root(root, t);
+    assert_memory_equal(root, want, 32);
+    /* The dump's tree array, node by node, and each value's treeIndex. */
+    const json *d = json_get(c, "dump");
+    if (d) {
+        const json *tree = json_get(d, "tree"), *vals = json_get(d, "values");
+        assert_int_equal(tree->len, 2 * n - 1);
+        for (size_t i = 0; i < tree->len; i++) {
+            uint8_t a[32], b[32];
+            hex32(a, json_at(tree, i)->str + 2, 0);
+            assert_int_equal(merkle_shape_tree_node(b, t, i), MERKLE_OK);
+            assert_memory_equal(a, b, 32);
+        }
+        for (size_t i = 0; i < vals->len; i++) {
+            uint64_t pos;
+            assert_int_equal(merkle_shape_tree_position(&pos, t, i), MERKLE_OK);
+            assert_int_equal(pos, (uint64_t)json_get(json_at(vals, i), "treeIndex")->integer);
+        }
+    }
+    const json *single = json_get(c, "single");
+    for (size_t k = 0; k < single->len; k++) {
+        const json *p = json_at(single, k);
+        uint64_t pos, idx = (uint64_t)json_get(p, "index")->integer;
+        assert_int_equal(merkle_shape_tree_position(&pos, t, idx), MERKLE_OK);
+        assert_int_equal(pos, (uint64_t)json_get(p, "tree_index")->integer);
+        size_t pl, len;
+        node_t *want_p = hex_list(json_get(p, "proof"), &pl, 0);
+        node_t path[64];
+        assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, pos), MERKLE_OK);
+        assert_int_equal(len, pl);
+        if (pl) assert_memory_equal(path, want_p, pl * 32);
+        assert_int_equal(merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL), MERKLE_OK);
+        if (len) {
+            path[len - 1][0] ^= 1;
+            assert_int_equal(merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL),
+                             MERKLE_ERR_VERIFY);
+        }
+        free(want_p);
+    }
+    const json *multi = json_get(c, "multi");
+    for (size_t k = 0; multi && k < multi->len; k++) {
+        const json *m = json_at(multi, k);
+        const json *ij = json_get(m, "indices"), *fj = json_get(m, "proofFlags");
+        size_t ni = ij->len;
+        uint64_t *pos = malloc(ni * sizeof *pos);
+        for (size_t i = 0; i < ni; i++)
+            assert_int_equal(merkle_shape_tree_position(&pos[i], t, (uint64_t)json_at(ij, i)->integer), MERKLE_OK);
+        size_t np, nl = 0;
+        node_t *want_p = hex_list(json_get(m, "proof"), &np, 0);
+        size_t cap = ni * 66 + 1, gp, gf;
+        node_t *gl = malloc(cap * 32), *gpr = malloc(cap * 32);
+        uint8_t *flags = malloc(cap);
+        assert_int_equal(merkle_shape_tree_flag_multiproof(gl, gpr, &gp, flags, &gf, cap, t, pos, ni), MERKLE_OK);
+        assert_int_equal(gp, np);
+        if (np) assert_memory_equal(gpr, want_p, np * 32);
+        assert_int_equal(gf, fj->len);
+        for (size_t i = 0; i < gf; i++) assert_int_equal(flags[i], json_at(fj, i)->boolean);
+        /* Leaves: hashes for the simple tree, values for the standard one. */
+        const json *lj = json_get(m, "leaves");
+        if (lj->len && json_at(lj, 0)->type == JSON_STRING) {
+            node_t *wl = hex_list(lj, &nl, 0);
+            assert_memory_equal(gl, wl, nl * 32);
+            free(wl);
+        }
+        assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni, (const node_t *)gpr,
+                                                             gp, flags, gf, NULL),
+                         MERKLE_OK);
+        if (gf) {
+            flags[0] ^= 1;
+            assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni,
+                                                                 (const node_t *)gpr, gp, flags, gf, NULL),
+                             MERKLE_ERR_VERIFY);
+            flags[0] ^= 1;
+            assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni,
+                                                                 (const node_t *)gpr, gp, flags, gf - 1, NULL),
+                             MERKLE_ERR_VERIFY);
+        }
+        free(gl);
+        free(gpr);
+        free(flags);
+        free(want_p);
+        free(pos);
+    }
+    merkle_shape_tree_free(t);
+}
+
+static void test_openzeppelin_vectors(void **state)
+{
+    (void)state;
+    json *v = tu_load_vectors("openzeppelin.json");
+    merkle_shape s = shape_of(MERKLE_PROFILE_OPENZEPPELIN);
+    const json *simple = json_get(v, "simple"), *standard = json_get(v, "standard");
+    for (size_t i = 0; i < simple->len; i++) {
+        const json *c = json_at(simple, i);
+        size_t n;
+        node_t *leaves = hex_list(json_get(c, "leaves"), &n, 0);
+        check_oz_tree(&s, (const node_t *)leaves, n, c);
+        free(leaves);
+    }
+    for (size_t i = 0; i < standard->len; i++) {
+        const json *c = json_at(standard, i);
+        const json *types = json_get(c, "types"), *rows = json_get(c, "rows");
+        char tl[256] = "";
+        for (size_t k = 0; k < types->len; k++) {
+            if (k) strcat(tl, ",");
+            strcat(tl, json_at(types, k)->str);
+        }
+        size_t n = rows->len;
+        node_t *leaves = malloc(n * 32);
+        for (size_t r = 0; r < n; r++) {
+            const json *row = json_at(rows, r);
+            char line[2048] = "";
+            for (size_t k = 0; k < row->len; k++) {
+                const json *x = json_at(row, k);
+                if (k) strcat(line, ",");
+                if (x->type == JSON_BOOL) {
+                    strcat(line, x->boolean ? "true" : "false");
+                } else {
+                    /* Quote everything: commas and spaces in strings survive. */
+                    strcat(line, "\"");
+                    strcat(line, x->str);
+                    strcat(line, "\"");
+                }
+            }
+            merkle_error e;
+            assert_int_equal(merkle_shape_abi_leaf(leaves[r], tl, line, strlen(line), &e), MERKLE_OK);
+            uint8_t want[32];
+            hex32(want, json_at(json_get(c, "leaf_hashes"), r)->str, 0);
+            if (memcmp(want, leaves[r], 32) != 0) fail_msg("types %s row %zu: leaf hash differs", tl, r);
+        }
+        check_oz_tree(&s, (const node_t *)leaves, n, c);
+        free(leaves);
+    }
+    json_free(v);
+}
+
+static void test_abi_errors(void **state)
+{
+    (void)state;
+    uint8_t out[32], buf[256];
+    size_t n;
+    merkle_error e;
+    static const struct {
+        const char *types, *row;
+        merkle_status st;
+    } bad[] = {
+        {"uint7", "1", MERKLE_ERR_ARG},          {"bytes33", "0x00", MERKLE_ERR_ARG},
+        {"tuple", "1", MERKLE_ERR_ARG},          {"uint256,", "1", MERKLE_ERR_ARG},
+        {"uint8", "256", MERKLE_ERR_FORMAT},     {"int8", "128", MERKLE_ERR_FORMAT},
+        {"int8", "-129", MERKLE_ERR_FORMAT},     {"uint256", "-1", MERKLE_ERR_FORMAT},
+        {"address", "0x12", MERKLE_ERR_FORMAT},  {"bool", "yes", MERKLE_ERR_FORMAT},
+        {"bytes4", "0x0102", MERKLE_ERR_FORMAT}, {"bytes", "0x1", MERKLE_ERR_FORMAT},
+        {"uint256,uint256", "1", MERKLE_ERR_FORMAT}, {"string", "\"open", MERKLE_ERR_FORMAT},
+        {"uint256", "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+         MERKLE_ERR_FORMAT},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        merkle_status st = merkle_shape_abi_leaf(out, bad[i].types, bad[i].row, strlen(bad[i].row), &e);
+        if (st != bad[i].st) fail_msg("%s / %s: status %d", bad[i].types, bad[i].row, st);
+    }
+    /* -128 fits int8; a quoted comma stays in the string; the buffer size is reported. */
+    assert_int_equal(merkle_shape_abi_leaf(out, "int8", "-128", 4, &e), MERKLE_OK);
+    assert_int_equal(merkle_shape_abi_encode(buf, 8, &n, "string", "\"a,b\"", 5, &e), MERKLE_ERR_BUFFER);
+    assert_int_equal(n, 96);
+    assert_int_equal(merkle_shape_abi_encode(buf, sizeof buf, &n, "string", "\"a,b\"", 5, &e), MERKLE_OK);
+    assert_int_equal(buf[63], 3);
+    assert_memory_equal(buf + 64, "a,b", 3);
+    /* A heap tree has no empty form. */
+    merkle_shape s = shape_of(MERKLE_PROFILE_OPENZEPPELIN);
+    assert_int_equal(merkle_shape_root(out, NULL, &s, NULL, 0, &e), MERKLE_ERR_RANGE);
+}
+
 /* ------------------------------------------------------------------ differential */
 
 static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
@@ -492,6 +674,8 @@ int main(void)
         cmocka_unit_test(test_bitcoin_vectors),
         cmocka_unit_test(test_ssz_vectors),
         cmocka_unit_test(test_gindex_sets),
+        cmocka_unit_test(test_openzeppelin_vectors),
+        cmocka_unit_test(test_abi_errors),
         cmocka_unit_test(test_differential),
         cmocka_unit_test(test_promote_matches_rfc6962),
         cmocka_unit_test(test_errors),

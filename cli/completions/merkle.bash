@@ -87,7 +87,7 @@ _merkle()
             return 0
             ;;
         --hash)
-            mapfile -t COMPREPLY < <(compgen -W "sha256 blake2b-256" -- "$cur")
+            mapfile -t COMPREPLY < <(compgen -W "sha256 blake2b-256 keccak256" -- "$cur")
             return 0
             ;;
         -a | --algorithm)

@@ -33,9 +33,10 @@ typedef enum merkle_hash_alg {
     MERKLE_HASH_KECCAK256 = 7 /* Keccak-256, original padding (Ethereum), not SHA3-256 */
 } merkle_hash_alg;
 
-/* Parse "sha256" / "blake2b-256" (also "blake2b256"). MERKLE_ERR_ARG for anything else. */
+/* Parse "sha256" / "blake2b-256" (also "blake2b256") / "keccak256" (also "keccak-256").
+** MERKLE_ERR_ARG for anything else. */
 MERKLE_API merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name);
-/* Canonical name ("sha256", "blake2b-256"); NULL for an invalid value. */
+/* Canonical name ("sha256", "blake2b-256", "keccak256"); NULL for an invalid value. */
 MERKLE_API const char *merkle_hash_alg_name(merkle_hash_alg alg);
 
 /* ------------------------------------------------------------------ SHA-256 */
@@ -124,14 +125,41 @@ MERKLE_API void merkle_blake2b_final(merkle_blake2b *ctx, uint8_t *out);
 MERKLE_API void merkle_blake2b_256(uint8_t out[MERKLE_BLAKE2B_256_LEN], const void *data,
                                    size_t len);
 
+/* ------------------------------------------------------------------ Keccak-256 */
+
+/*
+** Keccak-256 as Ethereum uses it (Solidity keccak256, web3 sha3): Keccak with rate 136 and
+** the original padding 0x01 ... 0x80, not FIPS 202 SHA3-256 (0x06 ... 0x80) -- the two differ
+** on every input. keccak256("") = c5d24601...5d85a470.
+*/
+#define MERKLE_KECCAK256_LEN 32
+
+/* Streaming state: plain data, copyable. */
+typedef struct merkle_keccak256 {
+    uint64_t s[25];   /* the sponge, little-endian lanes */
+    uint32_t pos;     /* bytes absorbed into the current block, < 136 */
+} merkle_keccak256;
+
+MERKLE_API void merkle_keccak256_init(merkle_keccak256 *ctx);
+MERKLE_API void merkle_keccak256_update(merkle_keccak256 *ctx, const void *data, size_t len);
+/* Write the digest; re-initialise before further use. */
+MERKLE_API void merkle_keccak256_final(merkle_keccak256 *ctx, uint8_t out[MERKLE_KECCAK256_LEN]);
+MERKLE_API void merkle_keccak256_hash(uint8_t out[MERKLE_KECCAK256_LEN], const void *data,
+                                      size_t len);
+/* Batch Keccak-256, strided, with the rules of merkle_sha256_batch_strided. */
+MERKLE_API merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix,
+                                                        size_t prefix_len, const uint8_t *base,
+                                                        size_t stride, size_t len, size_t n);
+
 /* ------------------------------------------------------------------ generic */
 
-/* A streaming context for either tree digest. Plain data, copyable. */
+/* A streaming context for any tree digest. Plain data, copyable. */
 typedef struct merkle_hasher {
     merkle_hash_alg alg;
     union {
         merkle_sha256 sha256;
         merkle_blake2b blake2b;
+        merkle_keccak256 keccak256;
     } u;
 } merkle_hasher;
 

@@ -249,6 +249,54 @@ MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape 
                                                        size_t proof_len, const uint8_t *flags,
                                                        size_t flags_len, merkle_error *err);
 
+/* ------------------------------------------------------------------ ABI rows */
+
+/*
+** abi.encode(types, values) of one row, as @openzeppelin/merkle-tree's StandardMerkleTree
+** (through @metamask/abi-utils) encodes a leaf. types: comma-separated "address", "bool",
+** "uintN", "intN" (N = 8..256 by 8; "uint"/"int" = 256), "bytesN" (1..32), "bytes",
+** "string". row[0..row_len): comma-separated values -- 0x-hex for address and bytes, true /
+** false for bool, decimal (intN: optional '-') or 0x-hex for integers, the text of a string;
+** a value in double quotes may contain commas (\" and \\ inside). Range-checked: a value
+** that does not fit its type is MERKLE_ERR_FORMAT (err->offset = the field number - 1).
+** Writes up to cap bytes, *out_len the encoded size (MERKLE_ERR_BUFFER when cap is small).
+** MERKLE_ERR_ARG for an unsupported type list.
+*/
+MERKLE_API merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                                 const char *types, const char *row,
+                                                 size_t row_len, merkle_error *err);
+
+/* StandardMerkleTree leaf hash: keccak256(keccak256(abi.encode(types, row))). */
+MERKLE_API merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types,
+                                               const char *row, size_t row_len,
+                                               merkle_error *err);
+
+/*
+** The dump() JSON of @openzeppelin/merkle-tree for a HEAP tree, formatted as
+** JSON.stringify(tree.dump(), null, 2) writes it: StandardMerkleTree ("standard-v1",
+** leafEncoding = types, values = the rows' values, bools as true/false, everything else as
+** strings) when types is given -- rows[i][0..row_lens[i]) being the row of input leaf i --,
+** SimpleMerkleTree ("simple-v1", values = the leaf hashes) when types is NULL. Tree nodes
+** and hashes as 0x-hex. NUL-terminated; buffer rules as merkle_proof_to_json.
+*/
+MERKLE_API merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len,
+                                                     const merkle_shape_tree *t,
+                                                     const char *types, const char *const *rows,
+                                                     const size_t *row_lens, merkle_error *err);
+
+/*
+** Load a dump (StandardMerkleTree.load / SimpleMerkleTree.load with validate()): every value
+** must hash to the node at its treeIndex (standard: the leafEncoding's ABI leaf hash; simple:
+** the bytes32 itself), every interior node must be the sorted-pair Keccak-256 of its
+** children. The tree keeps the dump's leaf order (no re-sorting). types[0..types_cap)
+** receives the leafEncoding as "t1,t2,..." ("" for simple-v1; may be NULL with cap 0).
+** MERKLE_ERR_FORMAT (malformed), MERKLE_ERR_VERIFY (inconsistent), MERKLE_ERR_UNSUPPORTED
+** (a custom node hash), MERKLE_ERR_BUFFER (types_cap too small).
+*/
+MERKLE_API merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
+                                                      size_t types_cap, const char *json,
+                                                      size_t len, merkle_error *err);
+
 /* ------------------------------------------------------------------ multiproof documents */
 
 /*

@@ -17,6 +17,10 @@ merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name)
         *out = MERKLE_HASH_BLAKE2B_256;
         return MERKLE_OK;
     }
+    if (strcmp(name, "keccak256") == 0 || strcmp(name, "keccak-256") == 0) {
+        *out = MERKLE_HASH_KECCAK256;
+        return MERKLE_OK;
+    }
     return MERKLE_ERR_ARG;
 }
 
@@ -25,6 +29,7 @@ const char *merkle_hash_alg_name(merkle_hash_alg alg)
     switch (alg) {
     case MERKLE_HASH_SHA256: return "sha256";
     case MERKLE_HASH_BLAKE2B_256: return "blake2b-256";
+    case MERKLE_HASH_KECCAK256: return "keccak256";
     default: break;
     }
     return NULL;
@@ -41,6 +46,10 @@ merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg)
     case MERKLE_HASH_BLAKE2B_256:
         h->alg = alg;
         return merkle_blake2b_init(&h->u.blake2b, 32);
+    case MERKLE_HASH_KECCAK256:
+        h->alg = alg;
+        merkle_keccak256_init(&h->u.keccak256);
+        return MERKLE_OK;
     default: break;
     }
     return MERKLE_ERR_ARG;
@@ -50,6 +59,8 @@ void merkle_hasher_update(merkle_hasher *h, const void *data, size_t len)
 {
     if (h->alg == MERKLE_HASH_SHA256)
         merkle_sha256_update(&h->u.sha256, data, len);
+    else if (h->alg == MERKLE_HASH_KECCAK256)
+        merkle_keccak256_update(&h->u.keccak256, data, len);
     else
         merkle_blake2b_update(&h->u.blake2b, data, len);
 }
@@ -58,6 +69,8 @@ void merkle_hasher_final(merkle_hasher *h, uint8_t out[MERKLE_HASH_LEN])
 {
     if (h->alg == MERKLE_HASH_SHA256)
         merkle_sha256_final(&h->u.sha256, out);
+    else if (h->alg == MERKLE_HASH_KECCAK256)
+        merkle_keccak256_final(&h->u.keccak256, out);
     else
         merkle_blake2b_final(&h->u.blake2b, out);
 }
@@ -69,6 +82,7 @@ merkle_status merkle_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg alg, con
     switch (alg) {
     case MERKLE_HASH_SHA256: merkle_sha256_hash(out, data, len); return MERKLE_OK;
     case MERKLE_HASH_BLAKE2B_256: merkle_blake2b_256(out, data, len); return MERKLE_OK;
+    case MERKLE_HASH_KECCAK256: merkle_keccak256_hash(out, data, len); return MERKLE_OK;
     default: break;
     }
     return MERKLE_ERR_ARG;
@@ -80,6 +94,8 @@ merkle_status merkle_hash_batch_strided(uint8_t *out, merkle_hash_alg alg, const
 {
     if (alg == MERKLE_HASH_SHA256)
         return merkle_sha256_batch_strided(out, prefix, prefix_len, base, stride, len, n);
+    if (alg == MERKLE_HASH_KECCAK256)
+        return merkle_keccak256_batch_strided(out, prefix, prefix_len, base, stride, len, n);
     if (alg != MERKLE_HASH_BLAKE2B_256) return MERKLE_ERR_ARG;
     if (n == 0) return MERKLE_OK;
     if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))

@@ -34,6 +34,9 @@ typedef struct merkle__sha256_impl {
     unsigned lanes; /* messages one kernel pass takes at full width (1 = plain loop) */
 } merkle__sha256_impl;
 
+/* keccak-f[1600] on 25 little-endian lanes (src/hash/keccak.c). */
+void merkle__keccak_f1600(uint64_t a[25]);
+
 extern const uint32_t merkle__sha256_K[64];
 extern const uint32_t merkle__sha256_H0[8];
 

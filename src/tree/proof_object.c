@@ -1068,3 +1068,346 @@ merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t
                                          m->nleaves, (const uint8_t(*)[MERKLE_HASH_LEN])m->proof,
                                          m->nproof, m->flags, m->nflags, err);
 }
+
+/* ------------------------------------------------------------------ tree dumps */
+
+/* Unescape a JSON string's raw content a[0..n) into out (which has room for n bytes). */
+static size_t junescape(char *out, const char *a, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i] != '\\') {
+            out[k++] = a[i];
+            continue;
+        }
+        char e = a[++i];
+        switch (e) {
+        case 'b': out[k++] = '\b'; break;
+        case 'f': out[k++] = '\f'; break;
+        case 'n': out[k++] = '\n'; break;
+        case 'r': out[k++] = '\r'; break;
+        case 't': out[k++] = '\t'; break;
+        case 'u': {
+            unsigned cp = 0;
+            for (int d = 1; d <= 4; d++) {
+                char h = a[i + (size_t)d];
+                cp = cp * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 32) - 'a' + 10);
+            }
+            i += 4;
+            /* A surrogate pair. */
+            if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && a[i + 1] == '\\' && a[i + 2] == 'u') {
+                unsigned lo = 0;
+                for (int d = 3; d <= 6; d++) {
+                    char h = a[i + (size_t)d];
+                    lo = lo * 16 + (unsigned)(h <= '9' ? h - '0' : (h | 32) - 'a' + 10);
+                }
+                if (lo >= 0xDC00 && lo < 0xE000) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    i += 6;
+                }
+            }
+            if (cp < 0x80) out[k++] = (char)cp;
+            else if (cp < 0x800) {
+                out[k++] = (char)(0xC0 | cp >> 6);
+                out[k++] = (char)(0x80 | (cp & 63));
+            } else if (cp < 0x10000) {
+                out[k++] = (char)(0xE0 | cp >> 12);
+                out[k++] = (char)(0x80 | (cp >> 6 & 63));
+                out[k++] = (char)(0x80 | (cp & 63));
+            } else {
+                out[k++] = (char)(0xF0 | cp >> 18);
+                out[k++] = (char)(0x80 | (cp >> 12 & 63));
+                out[k++] = (char)(0x80 | (cp >> 6 & 63));
+                out[k++] = (char)(0x80 | (cp & 63));
+            }
+            break;
+        }
+        default: out[k++] = e; break; /* " \ / */
+        }
+    }
+    return k;
+}
+
+typedef struct dstr {
+    char *s;
+    size_t len, cap;
+} dstr;
+
+static int dput(dstr *d, const char *s, size_t n)
+{
+    if (d->len + n + 1 > d->cap) {
+        size_t nc = (d->len + n + 1) * 2;
+        char *ns = realloc(d->s, nc);
+        if (!ns) return -1;
+        d->s = ns;
+        d->cap = nc;
+    }
+    memcpy(d->s + d->len, s, n);
+    d->len += n;
+    d->s[d->len] = 0;
+    return 0;
+}
+
+/* One value of a row, appended to the row text in the syntax of merkle_shape_abi_encode. */
+static merkle_status jrow_value(jp *j, dstr *row)
+{
+    int c = peek(j);
+    if (c == '"') {
+        const char *a;
+        size_t n;
+        merkle_status s = jstring(j, &a, &n);
+        if (s != MERKLE_OK) return s;
+        char *u = malloc(n + 1);
+        if (!u) return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        size_t un = junescape(u, a, n);
+        int bad = dput(row, "\"", 1);
+        for (size_t i = 0; i < un && !bad; i++) {
+            if (u[i] == '"' || u[i] == '\\') bad |= dput(row, "\\", 1);
+            bad |= dput(row, u + i, 1);
+        }
+        bad |= dput(row, "\"", 1);
+        free(u);
+        return bad ? merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory") : MERKLE_OK;
+    }
+    if (c == 't' || c == 'f') {
+        merkle_status s = jliteral(j, c == 't' ? "true" : "false");
+        if (s == MERKLE_OK && dput(row, c == 't' ? "true" : "false", c == 't' ? 4 : 5) != 0)
+            return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        return s;
+    }
+    size_t st = j->pos;
+    merkle_status s = jnumber_skip(j);
+    if (s == MERKLE_OK && dput(row, j->s + st, j->pos - st) != 0)
+        return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+    return s;
+}
+
+merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types, size_t types_cap,
+                                           const char *json, size_t len, merkle_error *err)
+{
+    if (!out || (!json && len) || (!types && types_cap))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    *out = NULL;
+    if (types_cap) types[0] = 0;
+    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    merkle_status s = MERKLE_OK;
+    dstr enc = {0}, row = {0};
+    uint8_t(*tree)[MERKLE_HASH_LEN] = NULL;
+    size_t ntree = 0, tcap = 0, nvals = 0, vcap = 0;
+    uint64_t *tidx = NULL;
+    uint8_t(*lh)[MERKLE_HASH_LEN] = NULL; /* leaf hash of each value */
+    int standard = -1, have_tree = 0, have_values = 0, have_enc = 0;
+    if (peek(&j) != '{') return jfail(&j, "expected a JSON object");
+    j.pos++;
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if ((s = jstring(&j, &k, &kn)) != MERKLE_OK) goto done;
+        if (peek(&j) != ':') {
+            s = jfail(&j, "expected ':'");
+            goto done;
+        }
+        j.pos++;
+        if (key_is(k, kn, "format")) {
+            const char *f;
+            size_t fn;
+            if ((s = jstring(&j, &f, &fn)) != MERKLE_OK) goto done;
+            if (key_is(f, fn, "standard-v1")) standard = 1;
+            else if (key_is(f, fn, "simple-v1")) standard = 0;
+            else {
+                s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos, "dump: unknown format '%.*s'",
+                                 (int)(fn < 40 ? fn : 40), f);
+                goto done;
+            }
+        } else if (key_is(k, kn, "hash")) {
+            s = merkle__fail(err, MERKLE_ERR_UNSUPPORTED, 1, j.pos,
+                             "dump: a tree with a custom node hash cannot be checked");
+            goto done;
+        } else if (key_is(k, kn, "leafEncoding")) {
+            have_enc = 1;
+            if (peek(&j) != '[') {
+                s = jfail(&j, "leafEncoding must be an array");
+                goto done;
+            }
+            j.pos++;
+            while (peek(&j) != ']') {
+                const char *a;
+                size_t an;
+                if ((s = jstring(&j, &a, &an)) != MERKLE_OK) goto done;
+                if ((enc.len && dput(&enc, ",", 1)) || dput(&enc, a, an)) goto nomem;
+                if (peek(&j) == ',') j.pos++;
+                else if (peek(&j) != ']') {
+                    s = jfail(&j, "expected ',' or ']'");
+                    goto done;
+                }
+            }
+            j.pos++;
+        } else if (key_is(k, kn, "tree")) {
+            have_tree = 1;
+            s = jarray(&j, 'h', (void **)&tree, &ntree, "tree");
+            if (s != MERKLE_OK) goto done;
+            (void)tcap;
+        } else if (key_is(k, kn, "values")) {
+            have_values = 1;
+            if (peek(&j) != '[') {
+                s = jfail(&j, "values must be an array");
+                goto done;
+            }
+            j.pos++;
+            while (peek(&j) != ']') {
+                if (nvals == vcap) {
+                    vcap = vcap ? vcap * 2 : 64;
+                    uint64_t *nt = realloc(tidx, vcap * sizeof *nt);
+                    if (!nt) goto nomem;
+                    tidx = nt;
+                    uint8_t(*nl)[MERKLE_HASH_LEN] = realloc(lh, vcap * MERKLE_HASH_LEN);
+                    if (!nl) goto nomem;
+                    lh = nl;
+                }
+                if (peek(&j) != '{') {
+                    s = jfail(&j, "a value must be an object");
+                    goto done;
+                }
+                j.pos++;
+                int have_v = 0, have_i = 0;
+                while (peek(&j) != '}') {
+                    const char *vk;
+                    size_t vkn;
+                    if ((s = jstring(&j, &vk, &vkn)) != MERKLE_OK) goto done;
+                    if (peek(&j) != ':') {
+                        s = jfail(&j, "expected ':'");
+                        goto done;
+                    }
+                    j.pos++;
+                    if (key_is(vk, vkn, "treeIndex")) {
+                        have_i = 1;
+                        if ((s = juint(&j, &tidx[nvals])) != MERKLE_OK) goto done;
+                    } else if (key_is(vk, vkn, "value")) {
+                        have_v = 1;
+                        if (standard != 1) {
+                            /* simple-v1 (or format not seen yet: decided below) */
+                            if (standard == -1 && peek(&j) == '[') standard = 1;
+                        }
+                        if (standard == 1) {
+                            if (!have_enc) {
+                                s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos,
+                                                 "dump: leafEncoding must come before values");
+                                goto done;
+                            }
+                            row.len = 0;
+                            if (peek(&j) != '[') {
+                                s = jfail(&j, "a standard-v1 value must be an array");
+                                goto done;
+                            }
+                            j.pos++;
+                            int first = 1;
+                            while (peek(&j) != ']') {
+                                if (!first && dput(&row, ",", 1)) goto nomem;
+                                first = 0;
+                                if ((s = jrow_value(&j, &row)) != MERKLE_OK) goto done;
+                                if (peek(&j) == ',') j.pos++;
+                                else if (peek(&j) != ']') {
+                                    s = jfail(&j, "expected ',' or ']'");
+                                    goto done;
+                                }
+                            }
+                            j.pos++;
+                            s = merkle_shape_abi_leaf(lh[nvals], enc.s ? enc.s : "", row.s ? row.s : "",
+                                                      row.len, err);
+                            if (s != MERKLE_OK) goto done;
+                        } else {
+                            /* formatLeaf: the value is a bytes32, the leaf is itself. */
+                            if ((s = jhash(&j, lh[nvals], "value", 0)) != MERKLE_OK) goto done;
+                        }
+                    } else if ((s = jskip(&j, 2)) != MERKLE_OK)
+                        goto done;
+                    if (peek(&j) == ',') j.pos++;
+                    else if (peek(&j) != '}') {
+                        s = jfail(&j, "expected ',' or '}'");
+                        goto done;
+                    }
+                }
+                j.pos++;
+                if (!have_v || !have_i) {
+                    s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos,
+                                     "dump: value %zu needs \"value\" and \"treeIndex\"", nvals);
+                    goto done;
+                }
+                nvals++;
+                if (peek(&j) == ',') j.pos++;
+                else if (peek(&j) != ']') {
+                    s = jfail(&j, "expected ',' or ']'");
+                    goto done;
+                }
+            }
+            j.pos++;
+        } else if ((s = jskip(&j, 1)) != MERKLE_OK)
+            goto done;
+        int c = peek(&j);
+        if (c == ',') {
+            j.pos++;
+            continue;
+        }
+        if (c == '}') {
+            j.pos++;
+            break;
+        }
+        s = jfail(&j, "expected ',' or '}'");
+        goto done;
+    }
+    if (peek(&j) != -1) {
+        s = jfail(&j, "trailing data after the JSON object");
+        goto done;
+    }
+    if (standard == -1 || !have_tree || !have_values || (standard == 1 && !have_enc)) {
+        s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "dump: missing %s",
+                         standard == -1 ? "\"format\"" : !have_tree ? "\"tree\""
+                                                         : !have_values ? "\"values\""
+                                                                        : "\"leafEncoding\"");
+        goto done;
+    }
+    if (j.bad_len) {
+        s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "dump: %s", j.bad_len_msg);
+        goto done;
+    }
+    if (nvals == 0 || ntree != 2 * nvals - 1) {
+        s = merkle__fail(err, MERKLE_ERR_VERIFY, 1, 0, "dump: %zu tree nodes for %zu values", ntree, nvals);
+        goto done;
+    }
+    for (size_t i = 0; i < nvals; i++) {
+        if (tidx[i] >= ntree || memcmp(tree[tidx[i]], lh[i], MERKLE_HASH_LEN) != 0) {
+            s = merkle__fail(err, MERKLE_ERR_VERIFY, 1, 0,
+                             "dump: value %zu does not hash to tree node %llu", i, (ull)tidx[i]);
+            goto done;
+        }
+    }
+    {
+        merkle_shape sh;
+        (void)merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_OPENZEPPELIN);
+        s = merkle__shape_tree_from_heap(out, &sh, tree, nvals, tidx);
+        tree = NULL; /* taken over */
+        if (s == MERKLE_ERR_VERIFY)
+            s = merkle__fail(err, s, 1, 0, "dump: the tree is not a valid Merkle tree of its leaves");
+        else if (s != MERKLE_OK)
+            s = merkle__fail(err, s, 1, 0, "%s", merkle_strerror(s));
+    }
+    if (s == MERKLE_OK && standard == 1 && types_cap) {
+        if (enc.len + 1 > types_cap) {
+            merkle_shape_tree_free(*out);
+            *out = NULL;
+            s = merkle__fail(err, MERKLE_ERR_BUFFER, 1, 0, "leafEncoding does not fit");
+        } else {
+            memcpy(types, enc.s, enc.len + 1);
+        }
+    }
+    goto done;
+nomem:
+    s = merkle__fail(err, MERKLE_ERR_NOMEM, 1, j.pos, "out of memory");
+done:
+    free(tree);
+    free(tidx);
+    free(lh);
+    free(enc.s);
+    free(row.s);
+    return s;
+}

@@ -548,6 +548,54 @@ merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_fla
     return MERKLE_OK;
 }
 
+merkle_status merkle__shape_tree_from_heap(merkle_shape_tree **out, const merkle_shape *s,
+                                           uint8_t (*heap)[MERKLE_HASH_LEN], uint64_t n,
+                                           const uint64_t *tree_index)
+{
+    *out = NULL;
+    merkle_shape_tree *t = calloc(1, sizeof *t);
+    if (!t || n == 0) {
+        free(t);
+        free(heap);
+        return n ? MERKLE_ERR_NOMEM : MERKLE_ERR_VERIFY;
+    }
+    t->s = *s;
+    t->n = n;
+    t->heap = heap;
+    memcpy(t->root, heap[0], MERKLE_HASH_LEN);
+    t->rank = malloc((size_t)n * sizeof *t->rank);
+    t->perm = malloc((size_t)n * sizeof *t->perm);
+    node_t *check = n > 1 ? malloc((size_t)(n - 1) * MERKLE_HASH_LEN) : NULL;
+    if (!t->rank || !t->perm || (n > 1 && !check)) {
+        free(check);
+        merkle_shape_tree_free(t);
+        return MERKLE_ERR_NOMEM;
+    }
+    merkle_status st = MERKLE_OK;
+    for (uint64_t k = 0; k < n; k++) t->perm[k] = UINT64_MAX;
+    for (uint64_t i = 0; i < n && st == MERKLE_OK; i++) {
+        uint64_t ti = tree_index[i];
+        if (ti < n - 1 || ti > 2 * n - 2 || t->perm[2 * n - 2 - ti] != UINT64_MAX) {
+            st = MERKLE_ERR_VERIFY;
+            break;
+        }
+        t->rank[i] = 2 * n - 2 - ti;
+        t->perm[2 * n - 2 - ti] = i;
+    }
+    /* Every interior node from its children, compared with the stored one. */
+    if (st == MERKLE_OK && n > 1) {
+        for (uint64_t i = 0; i < n - 1; i++) node2(s, check[i], heap[2 * i + 1], heap[2 * i + 2]);
+        if (memcmp(check, heap, (size_t)(n - 1) * MERKLE_HASH_LEN) != 0) st = MERKLE_ERR_VERIFY;
+    }
+    free(check);
+    if (st != MERKLE_OK) {
+        merkle_shape_tree_free(t);
+        return st;
+    }
+    *out = t;
+    return MERKLE_OK;
+}
+
 void merkle_shape_tree_root(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_tree *t)
 {
     memcpy(out, t->root, MERKLE_HASH_LEN);

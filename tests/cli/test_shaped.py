@@ -12,6 +12,11 @@ def lines(hexes):
     return "".join(h + "\n" for h in hexes).encode()
 
 
+def read_text(p):
+    with open(p, encoding="utf-8") as f:
+        return f.read()
+
+
 def rev(h):
     return bytes.fromhex(h)[::-1].hex()
 
@@ -216,6 +221,126 @@ class Ssz(TempDirCase):
                     b'{"type": "multiproof", "profile": "ssz", "gindices": [8], "leaves": ["zz"], "proof": []}'):
             rc, _, _ = run(["verify", self.path("bad.json", doc), "--root", "00" * 32])
             self.assertEqual(rc, 2, doc)
+
+
+def oz_row(row):
+    out = []
+    for v in row:
+        if isinstance(v, bool):
+            out.append("true" if v else "false")
+        else:
+            out.append('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return ",".join(out)
+
+
+class OpenZeppelin(TempDirCase):
+    @classmethod
+    def setUpClass(cls):
+        v = vectors("openzeppelin.json")
+        cls.simple, cls.standard = v["simple"], v["standard"]
+
+    def check_proofs(self, c, base):
+        for p in c["single"]:
+            rc, out, err = run(["proof"] + base + ["--index", str(p["index"])])
+            self.assertEqual(rc, 0, err)
+            j = json.loads(out)
+            self.assertEqual((j["index"], j["path"], j["root"]), (p["tree_index"], p["proof"], c["root"]))
+            rc, out, _ = run(["verify", self.path("p.json", json.dumps(j).encode()), "--root", c["root"]])
+            self.assertEqual((rc, out), (0, b"OK\n"))
+        for m in c["multi"]:
+            rc, out, err = run(["proof"] + base + ["--index", ",".join(map(str, m["indices"]))])
+            self.assertEqual(rc, 0, err)
+            j = json.loads(out)
+            if len(m["indices"]) == 1:
+                continue  # a single index is a plain proof
+            self.assertEqual((j["proof"], j["proofFlags"]), (m["proof"], m["proofFlags"]))
+            if isinstance(m["leaves"][0], str):
+                self.assertEqual(j["leaves"], m["leaves"])
+            pf = self.path("m.json", json.dumps(j).encode())
+            rc, out, _ = run(["verify", pf, "--root", c["root"]])
+            self.assertEqual((rc, out), (0, b"OK\n"))
+            j["proofFlags"][0] = not j["proofFlags"][0]
+            rc, out, _ = run(["verify", self.path("m2.json", json.dumps(j).encode())])
+            self.assertEqual(rc, 1)
+
+    def test_simple(self):
+        for c in self.simple:
+            f = self.path("leaves", lines(c["leaves"]))
+            rc, out, err = run(["root", "--profile", "openzeppelin", "--leaves", f])
+            self.assertEqual((rc, out.split()[0].decode()), (0, c["root"]), err)
+            self.check_proofs(c, ["--profile", "openzeppelin", "--leaves", f])
+            if c.get("dump"):
+                want = json.dumps(c["dump"], indent=2, ensure_ascii=False) + "\n"
+                d = self.path("dump.json")
+                import os
+                os.unlink(d)
+                rc, _, err = run(["root", "--profile", "openzeppelin", "--leaves", "--dump", d, f])
+                self.assertEqual(rc, 0, err)
+                self.assertEqual(read_text(d), want)
+                rc, out, _ = run(["root", "--profile", "openzeppelin", "--load", d])
+                self.assertEqual(out.split()[0].decode(), c["root"])
+
+    def test_standard(self):
+        import os
+        for c in self.standard:
+            types = ",".join(c["types"])
+            f = self.path("rows", "".join(oz_row(r) + "\n" for r in c["rows"]).encode())
+            rc, out, err = run(["root", "--profile", "openzeppelin", "--values", types, f])
+            self.assertEqual((rc, out.split()[0].decode() if out else ""), (0, c["root"]), err)
+            self.check_proofs(c, ["--profile", "openzeppelin", "--values", types, f])
+            # The peer's dump loads and proves the same; ours is what JSON.stringify(dump, null, 2) writes.
+            pd = self.path("peer.json", json.dumps(c["dump"]).encode())
+            rc, out, err = run(["root", "--profile", "openzeppelin", "--load", pd])
+            self.assertEqual((rc, out.split()[0].decode() if out else ""), (0, c["root"]), err)
+            self.check_proofs(c, ["--profile", "openzeppelin", "--load", pd])
+            d = os.path.join(self.dir, "ours.json")
+            if os.path.exists(d):
+                os.unlink(d)
+            rc, _, err = run(["root", "--profile", "openzeppelin", "--values", types, "--dump", d, f])
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(read_text(d),
+                             json.dumps(c["dump"], indent=2, ensure_ascii=False) + "\n")
+            # Never over an existing file.
+            rc, _, err = run(["root", "--profile", "openzeppelin", "--values", types, "--dump", d, f])
+            self.assertEqual(rc, 1)
+            self.assertIn(b"exists", err)
+
+    def test_readme_root(self):
+        rows = (b"0x1111111111111111111111111111111111111111,5000000000000000000\n"
+                b"0x2222222222222222222222222222222222222222,2500000000000000000\n")
+        rc, out, _ = run(["root", "--profile", "openzeppelin", "--values", "address,uint256"], stdin=rows)
+        self.assertEqual(out, b"d4dee0beab2d53f2cc83e567171bd2820e49898130a22622b10ead383e90bd77  -\n")
+
+    def test_errors(self):
+        c = self.standard[0]
+        dump = json.loads(json.dumps(c["dump"]))
+        dump["values"][0]["value"][1] = "1"
+        rc, _, err = run(["root", "--profile", "openzeppelin", "--load", self.path("bad.json", json.dumps(dump).encode())])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"does not hash", err)
+        dump = json.loads(json.dumps(c["dump"]))
+        dump["tree"][0] = "0x" + "00" * 32
+        rc, _, err = run(["root", "--profile", "openzeppelin", "--load", self.path("bad.json", json.dumps(dump).encode())])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"not a valid", err)
+        for doc in (b"{", b'{"format": "v9"}', b'{"format": "standard-v1", "tree": []}', b"[]"):
+            rc, _, _ = run(["root", "--profile", "openzeppelin", "--load", self.path("bad.json", doc)])
+            self.assertEqual(rc, 1, doc)
+        rc, _, err = run(["root", "--profile", "openzeppelin", "--values", "uint8"], stdin=b"256\n")
+        self.assertEqual(rc, 1)
+        self.assertIn(b"-:1:", err)
+        rc, _, err = run(["root", "--profile", "openzeppelin", "--values", "uint7"], stdin=b"1\n")
+        self.assertEqual(rc, 1)
+        rc, _, err = run(["root", "--profile", "openzeppelin", "--leaves"], stdin=b"")
+        self.assertEqual(rc, 1)
+        for bad in (["--values", "uint8", "--leaves"], ["--load", "--leaves"], ["--dump", "x"]):
+            rc, _, _ = run(["root", "--profile", "openzeppelin"] + bad, stdin=b"")
+            self.assertEqual(rc, 2, bad)
+        rc, _, _ = run(["root", "--values", "uint8"], stdin=b"")
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["proof", "--profile", "openzeppelin", "--leaves", "--index", "0,0"],
+                         stdin=lines(["11" * 32, "22" * 32]))
+        self.assertEqual(rc, 1)
 
 
 if __name__ == "__main__":
