@@ -2,15 +2,20 @@
 /*
 ** bench_shape: roots of the shaped profiles against their peers, in one run.
 **
-**   bench_shape [--ssz N] [--btc N] [--reps R] [--peers DIR] [--smoke]
+**   bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] [--peers DIR] [--smoke]
 **
 ** ours   merkle_shape_root (one thread): ssz List[Bytes32, N] of N chunks (limit N, length
-**        mixed in; default N = 2^20), bitcoin root of N txids (default 1,000,000).
+**        mixed in; default N = 2^20), bitcoin root of N txids (default 1,000,000),
+**        openzeppelin: the whole heap tree of N leaf hashes (sorted) and its root
+**        (merkle_shape_tree_alloc; default 1,000,000), Keccak-256 of N 64-byte messages
+**        (merkle_keccak256_batch_strided; default 1,000,000).
 ** peers  with --peers DIR (a directory whose node_modules has @chainsafe/hashtree,
 **        @chainsafe/ssz, merkle-lib and bitcoinjs-lib): bench/shape_peers.js run by node on
 **        the same inputs -- hashtree's hashInto over each whole level, @chainsafe/ssz
 **        ListCompositeType.hashTreeRoot, merkle-lib fastRoot and bitcoinjs-lib
-**        Block.calculateMerkleRoot with Node's native SHA-256. The roots must agree.
+**        Block.calculateMerkleRoot with Node's native SHA-256, @openzeppelin/merkle-tree
+**        SimpleMerkleTree.of(leaves).root, the keccak package's native binding called once per
+**        64-byte message. The roots (and the last Keccak digest) must agree.
 ** Figures are medians of --reps runs (wall clock); ratios compare medians of the same run.
 */
 #include <stdio.h>
@@ -44,11 +49,13 @@ typedef struct peer {
     char root[65];
 } peer;
 
-static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, peer *p, int cap)
+static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, uint64_t noz,
+                     uint64_t nkec, peer *p, int cap)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "node '%s/shape_peers.js' '%s' %llu %llu %d", MERKLE_BENCH_DIR, dir,
-             (unsigned long long)nssz, (unsigned long long)nbtc, reps);
+    snprintf(cmd, sizeof cmd, "node '%s/shape_peers.js' '%s' %llu %llu %d %llu %llu", MERKLE_BENCH_DIR,
+             dir, (unsigned long long)nssz, (unsigned long long)nbtc, reps, (unsigned long long)noz,
+             (unsigned long long)nkec);
     FILE *f = popen(cmd, "r");
     if (!f) return 0;
     int n = 0;
@@ -59,33 +66,40 @@ static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, pe
 
 int main(int argc, char **argv)
 {
-    uint64_t nssz = 1u << 20, nbtc = 1000000;
+    uint64_t nssz = 1u << 20, nbtc = 1000000, noz = 1000000, nkec = 1000000;
     int reps = 5;
     const char *peers = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ssz") && i + 1 < argc) nssz = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--btc") && i + 1 < argc) nbtc = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--oz") && i + 1 < argc) noz = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--keccak") && i + 1 < argc) nkec = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peers = argv[++i];
         else if (!strcmp(argv[i], "--smoke")) {
             nssz = 1024;
             nbtc = 1000;
+            noz = 1000;
+            nkec = 1000;
             reps = 1;
         } else {
-            fprintf(stderr, "usage: bench_shape [--ssz N] [--btc N] [--reps R] [--peers DIR] [--smoke]\n");
+            fprintf(stderr, "usage: bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] "
+                            "[--peers DIR] [--smoke]\n");
             return 2;
         }
     }
     if (reps < 1) reps = 1;
     uint64_t nmax = nssz > nbtc ? nssz : nbtc;
+    if (noz > nmax) nmax = noz;
+    if (2 * nkec > nmax) nmax = 2 * nkec;
     node_t *v = malloc((size_t)(nmax ? nmax : 1) * 32);
     if (!v) return 1;
     char hex[65];
     printf("bench_shape: median of %d, SHA-256 backend %s\n\n", reps, merkle_sha256_backend());
     printf("%-40s %10s %12s\n", "case", "ms", "ours faster");
 
-    uint8_t ssz_root[32], btc_root[32];
-    double ssz_ms = 0, btc_ms = 0;
+    uint8_t ssz_root[32], btc_root[32], oz_root[32], kec_last[32];
+    double ssz_ms = 0, btc_ms = 0, oz_ms = 0, kec_ms = 0;
     if (nssz) {
         for (uint64_t i = 0; i < nssz; i++) {
             uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
@@ -111,15 +125,55 @@ int main(int argc, char **argv)
         merkle_hex_encode(hex, btc_root, 32);
         printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours bitcoin txid root", btc_ms, "", hex);
     }
+    if (noz) {
+        for (uint64_t i = 0; i < noz; i++) {
+            uint8_t be[4] = {(uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i};
+            merkle_keccak256_hash(v[i], be, 4);
+        }
+        merkle_shape s;
+        merkle_shape_init(&s, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_OPENZEPPELIN);
+        double *t = malloc((size_t)reps * sizeof *t);
+        for (int r = 0; r < reps; r++) {
+            double a = bench_now();
+            merkle_shape_tree *tr;
+            if (merkle_shape_tree_alloc(&tr, NULL, &s, (const node_t *)v, noz, NULL) != MERKLE_OK) return 1;
+            merkle_shape_tree_root(oz_root, tr);
+            t[r] = bench_now() - a;
+            merkle_shape_tree_free(tr);
+        }
+        oz_ms = bench_median(t, reps) * 1e3;
+        free(t);
+        merkle_hex_encode(hex, oz_root, 32);
+        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours openzeppelin tree + root", oz_ms, "", hex);
+    }
+    if (nkec) {
+        uint8_t *msg = (uint8_t *)v;
+        for (uint64_t i = 0; i < 64 * nkec; i++) msg[i] = (uint8_t)(i * 13);
+        uint8_t *outs = malloc((size_t)nkec * 32);
+        double *t = malloc((size_t)reps * sizeof *t);
+        for (int r = 0; r < reps; r++) {
+            double a = bench_now();
+            merkle_keccak256_batch_strided(outs, NULL, 0, msg, 64, 64, (size_t)nkec);
+            t[r] = bench_now() - a;
+        }
+        kec_ms = bench_median(t, reps) * 1e3;
+        memcpy(kec_last, outs + 32 * (nkec - 1), 32);
+        free(t);
+        free(outs);
+        printf("%-40s %10.2f %12s   (%.1f ns per message)\n", "ours keccak256 64-byte batch", kec_ms, "",
+               kec_ms * 1e6 / (double)nkec);
+    }
     int status = 0;
     if (peers) {
         peer p[8];
-        int np = run_peers(peers, nssz, nbtc, reps, p, 8);
+        int np = run_peers(peers, nssz, nbtc, reps, noz, nkec, p, 8);
         if (np == 0) fprintf(stderr, "bench_shape: no peer figures (node or %s/node_modules missing?)\n", peers);
         for (int i = 0; i < np; i++) {
             int is_ssz = strncmp(p[i].name, "hashtree", 8) == 0 || strncmp(p[i].name, "chainsafe", 9) == 0;
-            const uint8_t *mine = is_ssz ? ssz_root : btc_root;
-            double ours = is_ssz ? ssz_ms : btc_ms;
+            int is_oz = strncmp(p[i].name, "openzeppelin", 12) == 0;
+            int is_kec = strncmp(p[i].name, "keccak", 6) == 0;
+            const uint8_t *mine = is_ssz ? ssz_root : is_oz ? oz_root : is_kec ? kec_last : btc_root;
+            double ours = is_ssz ? ssz_ms : is_oz ? oz_ms : is_kec ? kec_ms : btc_ms;
             merkle_hex_encode(hex, mine, 32);
             int same = strcmp(hex, p[i].root) == 0;
             if (!same) status = 1;

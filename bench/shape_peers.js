@@ -2,15 +2,17 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //
 // The peers of bench_shape, timed in one Node process:
-//   node bench/shape_peers.js PEERS_DIR SSZ_CHUNKS BTC_TXIDS REPS
-// PEERS_DIR holds node_modules with @chainsafe/hashtree, @chainsafe/ssz, merkle-lib and
-// bitcoinjs-lib (npm install them there; nothing of this is in the repository).
+//   node bench/shape_peers.js PEERS_DIR SSZ_CHUNKS BTC_TXIDS REPS [OZ_LEAVES KECCAK_MSGS]
+// PEERS_DIR holds node_modules with @chainsafe/hashtree, @chainsafe/ssz, merkle-lib,
+// bitcoinjs-lib, @openzeppelin/merkle-tree and keccak (npm install them there; nothing of
+// this is in the repository).
 // Prints one line per peer: "<name> <median milliseconds> <root hex>".
 'use strict';
 const path = require('path');
 const crypto = require('crypto');
 const { createRequire } = require('module');
-const [dir, nSsz, nBtc, reps] = [process.argv[2], +process.argv[3], +process.argv[4], +process.argv[5] || 3];
+const [dir, nSsz, nBtc, reps, nOz, nKec] = [process.argv[2], +process.argv[3], +process.argv[4],
+  +process.argv[5] || 3, +process.argv[6] || 0, +process.argv[7] || 0];
 const req = createRequire(path.join(path.resolve(dir), 'package.json'));
 
 const sha256 = (b) => crypto.createHash('sha256').update(b).digest();
@@ -63,4 +65,25 @@ if (nBtc > 0) {
   const { Block } = req('bitcoinjs-lib');
   const txs = txids.map((h) => ({ getHash: () => h }));
   out('bitcoinjs-calculateMerkleRoot', median(() => Block.calculateMerkleRoot(txs), Math.max(1, reps >> 1)));
+}
+
+// OpenZeppelin: SimpleMerkleTree.of(leaf hashes) (sorting, the tree array) and its root;
+// leaf i = keccak256(uint32_be(i)).
+if (nOz > 0) {
+  const createKeccak = req('keccak/bindings');
+  const leaves = Array.from({ length: nOz }, (_, i) => { const b = Buffer.alloc(4); b.writeUInt32BE(i);
+    return '0x' + createKeccak('keccak256').update(b).digest('hex'); });
+  const { SimpleMerkleTree } = req('@openzeppelin/merkle-tree');
+  out('openzeppelin-SimpleMerkleTree.of', median(() => Buffer.from(SimpleMerkleTree.of(leaves).root.slice(2), 'hex'), 1));
+}
+// keccak (native binding): one 64-byte message per call; total for nKec messages.
+if (nKec > 0) {
+  const createKeccak = req('keccak/bindings');
+  const msg = Buffer.alloc(64 * nKec);
+  for (let i = 0; i < msg.length; i++) msg[i] = (i * 13) & 255;
+  out('keccak-native-64B', median(() => {
+    let last;
+    for (let i = 0; i < nKec; i++) last = createKeccak('keccak256').update(msg.subarray(64 * i, 64 * i + 64)).digest();
+    return last;
+  }, reps));
 }

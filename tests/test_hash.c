@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "merkle/hash.h"
+#include "hash/impl.h"
 #include "testutil.h"
 
 static void openssl_sha256(uint8_t out[32], const void *data, size_t len)
@@ -290,6 +291,28 @@ static void test_keccak256_kat(void **state)
         merkle_keccak256_hash(out, pairs[i], 64);
         assert_memory_equal(out, outs[i], 32);
     }
+    /* Every multi-buffer kernel against the streaming code: ragged counts and strides. */
+    static const char *const kernels[] = {"portable", "avx2", "avx512"};
+    uint8_t *msgs = malloc(41 * 100), ref[41][32], got[41][32];
+    for (int i = 0; i < 41 * 100; i++) msgs[i] = (uint8_t)(i * 29 + 3);
+    for (size_t k = 0; k < 3; k++) {
+        merkle__keccak256_msg64_fn fn = merkle__keccak256_kernel(kernels[k]);
+        if (!fn) {
+            print_message("keccak kernel %s: not on this CPU\n", kernels[k]);
+            continue;
+        }
+        for (size_t stride = 64; stride <= 100; stride += 36)
+            for (size_t n = 1; n <= 41; n++) {
+                for (size_t i = 0; i < n; i++) merkle_keccak256_hash(ref[i], msgs + i * stride, 64);
+                memset(got, 0, sizeof got);
+                fn(got[0], msgs, stride, n);
+                if (memcmp(got, ref, n * 32) != 0)
+                    fail_msg("keccak kernel %s: %zu messages, stride %zu", kernels[k], n, stride);
+            }
+    }
+    assert_null(merkle__keccak256_kernel("sse9"));
+    assert_non_null(merkle__keccak256_backend());
+    free(msgs);
     merkle_hash_alg a;
     assert_int_equal(merkle_hash_alg_from_name(&a, "keccak256"), MERKLE_OK);
     assert_int_equal(a, MERKLE_HASH_KECCAK256);

@@ -479,6 +479,43 @@ static void test_openzeppelin_vectors(void **state)
     json_free(v);
 }
 
+/* Leaf sorting: shared 8-byte prefixes and repeated leaves keep a stable bytewise order. */
+static void test_sort_leaves(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 5);
+    size_t n = 3000;
+    node_t *v = malloc(n * 32);
+    tu_rng_fill(&r, v[0], n * 32);
+    for (size_t i = 0; i < n; i++) {
+        if (i % 3 == 0) memset(v[i], 0xab, 8);               /* a common prefix */
+        if (i % 7 == 0 && i) memcpy(v[i], v[i / 2], 32);     /* repeats */
+        if (i % 11 == 0) v[i][7] = (uint8_t)(i & 1);
+    }
+    merkle_shape s = shape_of(MERKLE_PROFILE_OPENZEPPELIN);
+    merkle_shape_tree *t;
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)v, n, NULL), MERKLE_OK);
+    /* Reference: position k holds the k-th smallest (node, index). */
+    size_t *ord = malloc(n * sizeof *ord);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (j > 0 && memcmp(v[ord[j - 1]], v[i], 32) > 0) {
+            ord[j] = ord[j - 1];
+            j--;
+        }
+        ord[j] = i;
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint64_t pos;
+        assert_int_equal(merkle_shape_tree_position(&pos, t, ord[k]), MERKLE_OK);
+        assert_int_equal(pos, 2 * n - 2 - k);
+    }
+    merkle_shape_tree_free(t);
+    free(ord);
+    free(v);
+}
+
 static void test_abi_errors(void **state)
 {
     (void)state;
@@ -676,6 +713,7 @@ int main(void)
         cmocka_unit_test(test_gindex_sets),
         cmocka_unit_test(test_openzeppelin_vectors),
         cmocka_unit_test(test_abi_errors),
+        cmocka_unit_test(test_sort_leaves),
         cmocka_unit_test(test_differential),
         cmocka_unit_test(test_promote_matches_rfc6962),
         cmocka_unit_test(test_errors),

@@ -34,8 +34,19 @@ typedef struct merkle__sha256_impl {
     unsigned lanes; /* messages one kernel pass takes at full width (1 = plain loop) */
 } merkle__sha256_impl;
 
-/* keccak-f[1600] on 25 little-endian lanes (src/hash/keccak.c). */
+/* keccak-f[1600] on 25 little-endian lanes (src/hash/keccak.c) and its round constants. */
 void merkle__keccak_f1600(uint64_t a[25]);
+extern const uint64_t merkle__keccak_rc[24];
+
+/* Keccak-256 of n 64-byte messages at base + i * stride (the tree node shape). */
+typedef void (*merkle__keccak256_msg64_fn)(uint8_t *out, const uint8_t *base, size_t stride,
+                                           size_t n);
+void merkle__keccak256_msg64_avx2(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
+void merkle__keccak256_msg64_avx512(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
+/* A kernel by name ("portable", "avx2", "avx512"); NULL when this CPU or build lacks it. */
+merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name);
+/* Name of the kernel the batch entry uses (chosen on first call). */
+const char *merkle__keccak256_backend(void);
 
 extern const uint32_t merkle__sha256_K[64];
 extern const uint32_t merkle__sha256_H0[8];

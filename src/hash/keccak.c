@@ -3,16 +3,19 @@
 ** Keccak-256 as Ethereum uses it: Keccak[c = 512] (rate 136 bytes) with the original
 ** multi-rate padding 0x01 .. 0x80 -- not FIPS 202 SHA3-256, whose domain byte is 0x06.
 ** Portable keccak-f[1600] on 25 64-bit lanes (FIPS 202 section 3.2: theta, rho, pi, chi,
-** iota), written from the specification; tests/test_hash.c checks it against known answers
-** from @noble/hashes and the keccak npm package.
+** iota; the unrolled round is hash/keccak_round.h), and the 64-byte message shape of tree
+** nodes on 4 (AVX2) or 8 (AVX-512) states at once (keccak_avx2.c, keccak_avx512.c), chosen
+** once from the CPU and MERKLE_KECCAK_BACKEND. tests/test_hash.c checks every kernel against
+** known answers from @noble/hashes and the keccak npm package.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "hash/impl.h"
 
 #define RATE 136
 
-static const uint64_t k_rc[24] = {
+const uint64_t merkle__keccak_rc[24] = {
     0x0000000000000001ull, 0x0000000000008082ull, 0x800000000000808aull, 0x8000000080008000ull,
     0x000000000000808bull, 0x0000000080000001ull, 0x8000000080008081ull, 0x8000000000008009ull,
     0x000000000000008aull, 0x0000000000000088ull, 0x0000000080008009ull, 0x000000008000000aull,
@@ -20,31 +23,42 @@ static const uint64_t k_rc[24] = {
     0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800aull, 0x800000008000000aull,
     0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull};
 
-/* rho offsets r[x + 5y] (FIPS 202 table 2). */
-static const unsigned k_rho[25] = {0,  1,  62, 28, 27, 36, 44, 6,  55, 20, 3,  10, 43,
-                                   25, 39, 41, 45, 15, 21, 8,  18, 2,  61, 56, 14};
+#define K_T uint64_t
+#define K_XOR(a, b) ((a) ^ (b))
+#define K_XOR5(a, b, c, d, e) ((a) ^ (b) ^ (c) ^ (d) ^ (e))
+#define K_ROL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
+#define K_CHI(a, b, c) ((a) ^ (~(b) & (c)))
+#include "hash/keccak_round.h"
 
-static inline uint64_t rol(uint64_t x, unsigned n)
+void merkle__keccak_f1600(uint64_t s[25])
 {
-    return n ? (x << n) | (x >> (64 - n)) : x;
-}
-
-void merkle__keccak_f1600(uint64_t a[25])
-{
-    for (int round = 0; round < 24; round++) {
-        uint64_t c[5], d[5], b[25];
-        for (int x = 0; x < 5; x++) c[x] = a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20];
-        for (int x = 0; x < 5; x++) d[x] = c[(x + 4) % 5] ^ rol(c[(x + 1) % 5], 1);
-        for (int i = 0; i < 25; i++) a[i] ^= d[i % 5];
-        /* rho and pi: B[y, 2x + 3y] = rot(A[x, y], r[x, y]). */
-        for (int x = 0; x < 5; x++)
-            for (int y = 0; y < 5; y++)
-                b[y + 5 * ((2 * x + 3 * y) % 5)] = rol(a[x + 5 * y], k_rho[x + 5 * y]);
-        for (int y = 0; y < 5; y++)
-            for (int x = 0; x < 5; x++)
-                a[x + 5 * y] = b[x + 5 * y] ^ (~b[(x + 1) % 5 + 5 * y] & b[(x + 2) % 5 + 5 * y]);
-        a[0] ^= k_rc[round];
-    }
+    uint64_t a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3], a4 = s[4], a5 = s[5], a6 = s[6], a7 = s[7], a8 = s[8], a9 = s[9], a10 = s[10], a11 = s[11], a12 = s[12], a13 = s[13], a14 = s[14], a15 = s[15], a16 = s[16], a17 = s[17], a18 = s[18], a19 = s[19], a20 = s[20], a21 = s[21], a22 = s[22], a23 = s[23], a24 = s[24];
+    for (int r = 0; r < 24; r++) KECCAK_ROUND(merkle__keccak_rc[r]);
+    s[0] = a0;
+    s[1] = a1;
+    s[2] = a2;
+    s[3] = a3;
+    s[4] = a4;
+    s[5] = a5;
+    s[6] = a6;
+    s[7] = a7;
+    s[8] = a8;
+    s[9] = a9;
+    s[10] = a10;
+    s[11] = a11;
+    s[12] = a12;
+    s[13] = a13;
+    s[14] = a14;
+    s[15] = a15;
+    s[16] = a16;
+    s[17] = a17;
+    s[18] = a18;
+    s[19] = a19;
+    s[20] = a20;
+    s[21] = a21;
+    s[22] = a22;
+    s[23] = a23;
+    s[24] = a24;
 }
 
 void merkle_keccak256_init(merkle_keccak256 *ctx)
@@ -117,6 +131,46 @@ static void keccak_msg64(uint8_t out[32], const uint8_t *m)
     for (int i = 0; i < 4; i++) merkle__store_le64(out + 8 * i, s[i]);
 }
 
+/* ------------------------------------------------------------------ kernels */
+
+static void msg64_portable(uint8_t *out, const uint8_t *base, size_t stride, size_t n)
+{
+    for (size_t i = 0; i < n; i++) keccak_msg64(out + 32 * i, base + i * stride);
+}
+
+merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
+{
+    unsigned f = merkle__cpu_features();
+    if (!strcmp(name, "portable")) return msg64_portable;
+#ifdef MERKLE_HAVE_X86
+    if (!strcmp(name, "avx2") && (f & MERKLE_CPU_AVX2)) return merkle__keccak256_msg64_avx2;
+    if (!strcmp(name, "avx512") && (f & MERKLE_CPU_AVX512)) return merkle__keccak256_msg64_avx512;
+#endif
+    (void)f;
+    return NULL;
+}
+
+/* Chosen once: MERKLE_KECCAK_BACKEND=portable|avx2|avx512 if this CPU has it, else the
+** widest kernel available. A benign race: every thread computes the same choice. */
+static merkle__keccak256_msg64_fn g_msg64;
+static const char *g_msg64_name;
+
+const char *merkle__keccak256_backend(void)
+{
+    if (!g_msg64) {
+        static const char *const order[] = {"avx512", "avx2", "portable"};
+        const char *env = getenv("MERKLE_KECCAK_BACKEND");
+        merkle__keccak256_msg64_fn fn = NULL;
+        const char *name = NULL;
+        if (env && strcmp(env, "auto") != 0 && (fn = merkle__keccak256_kernel(env)) != NULL) name = env;
+        for (size_t i = 0; !fn && i < sizeof order / sizeof order[0]; i++)
+            if ((fn = merkle__keccak256_kernel(order[i])) != NULL) name = order[i];
+        g_msg64_name = name;
+        g_msg64 = fn;
+    }
+    return g_msg64_name;
+}
+
 merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
                                              const uint8_t *base, size_t stride, size_t len,
                                              size_t n)
@@ -124,12 +178,13 @@ merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix
     if (n == 0) return MERKLE_OK;
     if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))
         return MERKLE_ERR_ARG;
+    if (prefix_len == 0 && len == 64) {
+        (void)merkle__keccak256_backend();
+        g_msg64(out, base, stride, n);
+        return MERKLE_OK;
+    }
     for (size_t i = 0; i < n; i++) {
         const uint8_t *m = base ? base + i * stride : NULL;
-        if (prefix_len == 0 && len == 64) {
-            keccak_msg64(out + 32 * i, m);
-            continue;
-        }
         merkle_keccak256 ctx;
         merkle_keccak256_init(&ctx);
         merkle_keccak256_update(&ctx, prefix, prefix_len);

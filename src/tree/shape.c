@@ -315,23 +315,69 @@ top:
 /* ------------------------------------------------------------------ sorting, heap */
 
 typedef struct keyed {
-    node_t h;
-    uint64_t i;
+    uint64_t key; /* the node's first 8 bytes, big-endian: bytewise order */
+    uint64_t i;   /* input index */
 } keyed;
 
-static int cmp_keyed(const void *a, const void *b)
+/* The nodes the tie comparator reads: qsort has no context argument, and the comparator
+** runs in the calling thread, so a thread-local pointer is safe. */
+static _Thread_local const node_t *g_sort_nodes;
+
+static int cmp_tie(const void *a, const void *b)
 {
     const keyed *x = (const keyed *)a, *y = (const keyed *)b;
-    int c = memcmp(x->h, y->h, MERKLE_HASH_LEN);
+    int c = memcmp(g_sort_nodes[x->i], g_sort_nodes[y->i], MERKLE_HASH_LEN);
     if (c) return c;
     return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+** Stable bytewise sort of the nodes' indices: an LSD radix sort (8 passes of 8 bits) on the
+** first 8 bytes, then runs of equal keys -- rare for hashes, all of them for repeated
+** leaves -- sorted on the whole node and the input index.
+*/
+static keyed *sort_keys(const node_t *nodes, uint64_t n)
+{
+    keyed *a = malloc((size_t)n * sizeof *a), *b = malloc((size_t)n * sizeof *b);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return NULL;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k = 0;
+        for (int j = 0; j < 8; j++) k = k << 8 | nodes[i][j];
+        a[i].key = k;
+        a[i].i = i;
+    }
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (uint64_t i = 0; i < n; i++) count[((a[i].key >> shift) & 255) + 1]++;
+        if (count[((a[0].key >> shift) & 255) + 1] == n) continue; /* one bucket: nothing moves */
+        for (int c = 0; c < 256; c++) count[c + 1] += count[c];
+        for (uint64_t i = 0; i < n; i++) b[count[(a[i].key >> shift) & 255]++] = a[i];
+        keyed *t = a;
+        a = b;
+        b = t;
+    }
+    free(b);
+    for (uint64_t i = 0; i < n;) {
+        uint64_t j = i + 1;
+        while (j < n && a[j].key == a[i].key) j++;
+        if (j - i > 1) {
+            g_sort_nodes = nodes;
+            qsort(a + i, (size_t)(j - i), sizeof *a, cmp_tie);
+        }
+        i = j;
+    }
+    return a;
 }
 
 /* Sorted copy of nodes (stable: equal nodes keep their input order); perm[k] = input index
 ** of sorted node k (perm may be NULL). */
 static node_t *sorted_copy(const node_t *nodes, uint64_t n, uint64_t **perm)
 {
-    keyed *k = malloc((size_t)n * sizeof *k);
+    keyed *k = sort_keys(nodes, n);
     node_t *o = malloc((size_t)n * MERKLE_HASH_LEN);
     uint64_t *p = perm ? malloc((size_t)n * sizeof *p) : NULL;
     if (!k || !o || (perm && !p)) {
@@ -341,12 +387,7 @@ static node_t *sorted_copy(const node_t *nodes, uint64_t n, uint64_t **perm)
         return NULL;
     }
     for (uint64_t i = 0; i < n; i++) {
-        memcpy(k[i].h, nodes[i], MERKLE_HASH_LEN);
-        k[i].i = i;
-    }
-    qsort(k, (size_t)n, sizeof *k, cmp_keyed);
-    for (uint64_t i = 0; i < n; i++) {
-        memcpy(o[i], k[i].h, MERKLE_HASH_LEN);
+        memcpy(o[i], nodes[k[i].i], MERKLE_HASH_LEN);
         if (p) p[i] = k[i].i;
     }
     free(k);
