@@ -2,7 +2,8 @@
 /*
 ** bench_shape: roots of the shaped profiles against their peers, in one run.
 **
-**   bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] [--peers DIR] [--smoke]
+**   bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] [--peers DIR]
+**               [--merkle PATH [--bt MiB]] [--smoke]
 **
 ** ours   merkle_shape_root (one thread): ssz List[Bytes32, N] of N chunks (limit N, length
 **        mixed in; default N = 2^20), bitcoin root of N txids (default 1,000,000),
@@ -16,11 +17,16 @@
 **        Block.calculateMerkleRoot with Node's native SHA-256, @openzeppelin/merkle-tree
 **        SimpleMerkleTree.of(leaves).root, the keccak package's native binding called once per
 **        64-byte message. The roots (and the last Keccak digest) must agree.
+** bittorrent-v2 with --merkle PATH: a file of --bt MiB (default 1024) of pseudo-random bytes
+**        in $TMPDIR (removed after), read once to be in the page cache, then whole processes
+**        timed: `merkle root --profile bittorrent-v2 -j1` and `-j2` against `openssl dgst
+**        -sha256` of the same file.
 ** Figures are medians of --reps runs (wall clock); ratios compare medians of the same run.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "merkle/shape.h"
@@ -49,6 +55,59 @@ typedef struct peer {
     char root[65];
 } peer;
 
+static double time_cmd(const char *cmd, int reps)
+{
+    double *t = malloc((size_t)reps * sizeof *t);
+    for (int r = 0; r < reps; r++) {
+        double a = bench_now();
+        if (system(cmd) != 0) {
+            fprintf(stderr, "bench_shape: '%s' failed\n", cmd);
+            free(t);
+            return -1;
+        }
+        t[r] = bench_now() - a;
+    }
+    double m = bench_median(t, reps);
+    free(t);
+    return m * 1e3;
+}
+
+static void bench_bt(const char *merkle, uint64_t mib, int reps)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char path[512], cmd[1200];
+    snprintf(path, sizeof path, "%s/bench_shape_bt.%d", tmp, (int)getpid());
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    uint8_t *buf = malloc(1 << 20);
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (uint64_t m = 0; m < mib; m++) {
+        for (size_t i = 0; i < (1 << 20); i += 8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            memcpy(buf + i, &x, 8);
+        }
+        fwrite(buf, 1, 1 << 20, f);
+    }
+    free(buf);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "cat '%s' > /dev/null", path);
+    if (system(cmd) != 0) return;
+    printf("\n%-40s %10s %12s\n", "bittorrent-v2 pieces root, page cache", "ms", "vs openssl");
+    snprintf(cmd, sizeof cmd, "openssl dgst -sha256 '%s' > /dev/null", path);
+    double ossl = time_cmd(cmd, reps);
+    for (int j = 1; j <= 2; j++) {
+        snprintf(cmd, sizeof cmd, "'%s' root --profile bittorrent-v2 -j%d '%s' > /dev/null", merkle, j, path);
+        double ms = time_cmd(cmd, reps);
+        char name[64];
+        snprintf(name, sizeof name, "merkle root -j%d (%llu MiB)", j, (unsigned long long)mib);
+        printf("%-40s %10.2f %11.2fx\n", name, ms, ossl / ms);
+    }
+    printf("%-40s %10.2f %11.2fx\n", "openssl dgst -sha256", ossl, 1.0);
+    unlink(path);
+}
+
 static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, uint64_t noz,
                      uint64_t nkec, peer *p, int cap)
 {
@@ -68,7 +127,8 @@ int main(int argc, char **argv)
 {
     uint64_t nssz = 1u << 20, nbtc = 1000000, noz = 1000000, nkec = 1000000;
     int reps = 5;
-    const char *peers = NULL;
+    const char *peers = NULL, *merkle = NULL;
+    uint64_t bt_mib = 1024;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--ssz") && i + 1 < argc) nssz = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--btc") && i + 1 < argc) nbtc = strtoull(argv[++i], NULL, 10);
@@ -76,15 +136,18 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--keccak") && i + 1 < argc) nkec = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peers = argv[++i];
+        else if (!strcmp(argv[i], "--merkle") && i + 1 < argc) merkle = argv[++i];
+        else if (!strcmp(argv[i], "--bt") && i + 1 < argc) bt_mib = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--smoke")) {
             nssz = 1024;
             nbtc = 1000;
             noz = 1000;
             nkec = 1000;
+            bt_mib = 1;
             reps = 1;
         } else {
             fprintf(stderr, "usage: bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] "
-                            "[--peers DIR] [--smoke]\n");
+                            "[--peers DIR] [--merkle PATH [--bt MiB]] [--smoke]\n");
             return 2;
         }
     }
@@ -182,5 +245,6 @@ int main(int argc, char **argv)
         }
     }
     free(v);
+    if (merkle && bt_mib) bench_bt(merkle, bt_mib, reps);
     return status;
 }

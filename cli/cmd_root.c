@@ -36,6 +36,8 @@ static void help(void)
            "  --dump FILE      openzeppelin: also write the tree's dump() JSON to FILE (a new file)\n"
            "  --load           openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or\n"
            "                   SimpleMerkleTree), checked node by node\n"
+           "  --piece-layer SIZE  bittorrent-v2: print the piece layer for pieces of SIZE bytes\n"
+           "                   (one '<hex>  <name>' line per piece) instead of the pieces root\n"
            "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
            "  -q, --quiet      no progress line on a terminal\n"
            "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
@@ -48,7 +50,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
 {
     enum {
         OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI, OPT_INTERNAL, OPT_STRICT,
-        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES, OPT_DUMP, OPT_LOAD
+        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES, OPT_DUMP, OPT_LOAD, OPT_PIECE_LAYER
     };
     static const struct option longopts[] = {
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -64,6 +66,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         {"values", required_argument, NULL, OPT_VALUES},
         {"dump", required_argument, NULL, OPT_DUMP},
         {"load", no_argument, NULL, OPT_LOAD},
+        {"piece-layer", required_argument, NULL, OPT_PIECE_LAYER},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
@@ -102,6 +105,12 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         case OPT_VALUES: o->values = optarg; break;
         case OPT_DUMP: o->dump = optarg; break;
         case OPT_LOAD: o->load = 1; break;
+        case OPT_PIECE_LAYER:
+            if (cli_parse_size(optarg, &o->piece_layer) != 0 || o->piece_layer < 16384 ||
+                (o->piece_layer & (o->piece_layer - 1)) || o->piece_layer > ((uint64_t)1 << 40))
+                return cli_usage_error(sub, "--piece-layer needs a power of two of at least 16K, got '%s'",
+                                       optarg);
+            break;
         case 'j': {
             uint64_t j;
             if (cli_parse_u64(optarg, &j) != 0 || j > 1024)
@@ -128,7 +137,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         return cli_usage_error(sub, "unknown hash '%s' (sha256, blake2b-256 or keccak256)", hash_name);
     o->have_hash = have_hash;
     if (shaped_check_opts(o, sub) != 0) return CLI_USAGE;
-    if (!root_profile_classic(o->profile) && leaf_size && o->profile != MERKLE_PROFILE_BITTORRENT_V2)
+    if (!root_profile_classic(o->profile) && leaf_size)
         return cli_usage_error(sub, "--leaf-size does not apply to the %s profile",
                                merkle_profile_name(o->profile));
     o->leaf_size = leaf_size ? (size_t)leaf_size : def_leaf;
@@ -156,6 +165,10 @@ int cmd_root(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         uint8_t root[MERKLE_HASH_LEN];
         root_result res;
+        if (o.piece_layer) {
+            if (shaped_piece_layer(&o, names[i]) != 0) status = CLI_FAIL;
+            continue;
+        }
         int r = root_profile_classic(o.profile) ? root_compute(&o, names[i], root, &res)
                                                 : shaped_root(&o, names[i], root, &res);
         if (r != 0) {

@@ -26,6 +26,7 @@ typedef struct root_opts {
     const char *values; /* openzeppelin: --values TYPES */
     const char *dump;   /* openzeppelin: --dump FILE, write the tree's dump() JSON */
     int load;           /* openzeppelin: --load, the inputs are dump() JSON files */
+    uint64_t piece_layer; /* bittorrent-v2: --piece-layer SIZE (0: print the pieces root) */
 } root_opts;
 
 typedef struct root_result {
@@ -73,6 +74,9 @@ static inline int root_profile_classic(merkle_profile p)
 */
 int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
                 root_result *res);
+/* bittorrent-v2 --piece-layer: print the piece layer of one input ("<hex>  <name>" per
+** piece; nothing for a file not larger than a piece). 0, or -1 after a message. */
+int shaped_piece_layer(const root_opts *o, const char *name);
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
                  int binary);
 /* Validate the shaped options against the profile; CLI_USAGE after a message, else 0. */

@@ -6,6 +6,8 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,6 +41,10 @@ int shaped_check_opts(const root_opts *o, const char *sub)
         return cli_usage_error(sub, "--internal-order and --strict belong to the bitcoin profile");
     if ((o->limit || o->mix_in) && p != MERKLE_PROFILE_SSZ)
         return cli_usage_error(sub, "--limit and --mix-in-length belong to the ssz profile");
+    if (o->piece_layer && p != MERKLE_PROFILE_BITTORRENT_V2)
+        return cli_usage_error(sub, "--piece-layer belongs to the bittorrent-v2 profile");
+    if (o->piece_layer && o->leaves)
+        return cli_usage_error(sub, "--piece-layer reads files, not --leaves");
     if ((o->values || o->dump || o->load) && p != MERKLE_PROFILE_OPENZEPPELIN)
         return cli_usage_error(sub, "--values, --dump and --load belong to the openzeppelin profile");
     if (o->load && (o->values || o->leaves || o->dump))
@@ -315,6 +321,184 @@ static merkle_shape_tree *load_dump(const char *name)
     return t;
 }
 
+/* ------------------------------------------------------------------ bittorrent v2 */
+
+#define BT_BLOCK 16384u
+#define BT_READ (1u << 20) /* 64 blocks per read */
+
+typedef struct bt_job {
+    int fd;
+    uint64_t size;        /* file size */
+    uint64_t first, last; /* blocks [first, last) of this thread */
+    node_t *leaves;
+    int err;              /* errno of a failed read */
+} bt_job;
+
+/* SHA-256 of the 16 KiB blocks [first, last) of the file, read with pread. */
+static void *bt_hash_range(void *arg)
+{
+    bt_job *j = (bt_job *)arg;
+    uint8_t *buf = malloc(BT_READ);
+    if (!buf) {
+        j->err = ENOMEM;
+        return NULL;
+    }
+    for (uint64_t b = j->first; b < j->last && !j->err;) {
+        uint64_t nb = j->last - b < BT_READ / BT_BLOCK ? j->last - b : BT_READ / BT_BLOCK;
+        uint64_t off = b * BT_BLOCK;
+        size_t want = (size_t)(off + nb * BT_BLOCK <= j->size ? nb * BT_BLOCK : j->size - off);
+        size_t got = 0;
+        while (got < want) {
+            ssize_t r = pread(j->fd, buf + got, want - got, (off_t)(off + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) {
+                j->err = r < 0 ? errno : EIO;
+                break;
+            }
+            got += (size_t)r;
+        }
+        if (j->err) break;
+        size_t full = want / BT_BLOCK;
+        (void)merkle_sha256_batch_strided(j->leaves[b], NULL, 0, buf, BT_BLOCK, BT_BLOCK, full);
+        if (want % BT_BLOCK) merkle_sha256_hash(j->leaves[b + full], buf + full * BT_BLOCK, want % BT_BLOCK);
+        b += nb;
+    }
+    free(buf);
+    return NULL;
+}
+
+/* The leaf hashes of a file (or stream): 32 bytes per 16 KiB block. 0, or -1. */
+static int bt_leaves(const root_opts *o, const char *name, node_list *l)
+{
+    memset(l, 0, sizeof *l);
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    int rc = 0;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        cli_error("%s: %s", name, S_ISDIR(st.st_mode) ? strerror(EISDIR) : strerror(errno));
+        rc = -1;
+    } else if (S_ISREG(st.st_mode)) {
+        uint64_t size = (uint64_t)st.st_size, n = (size + BT_BLOCK - 1) / BT_BLOCK;
+        l->v = malloc((size_t)(n ? n : 1) * sizeof *l->v);
+        l->n = l->cap = (size_t)n;
+        unsigned t = o->threads ? o->threads : 1;
+        if ((uint64_t)t > n / 64) t = (unsigned)(n / 64 ? n / 64 : 1); /* at least 1 MiB each */
+        bt_job jobs[64];
+        pthread_t tid[64];
+        if (t > 64) t = 64;
+        int started[64] = {0};
+        for (unsigned i = 0; l->v && i < t; i++) {
+            jobs[i] = (bt_job){fd, size, n * i / t, n * (i + 1) / t, l->v, 0};
+            if (i) started[i] = pthread_create(&tid[i], NULL, bt_hash_range, &jobs[i]) == 0;
+        }
+        if (!l->v) {
+            cli_error("%s: out of memory", name);
+            rc = -1;
+        } else {
+            bt_hash_range(&jobs[0]);
+            for (unsigned i = 1; i < t; i++) {
+                if (started[i])
+                    pthread_join(tid[i], NULL);
+                else
+                    bt_hash_range(&jobs[i]);
+            }
+            for (unsigned i = 0; i < t && rc == 0; i++) {
+                if (jobs[i].err) {
+                    cli_error("%s: %s", name, strerror(jobs[i].err));
+                    rc = -1;
+                }
+            }
+        }
+    } else {
+        /* A pipe: whole reads of 1 MiB, the blocks hashed as they come. */
+        uint8_t *buf = malloc(BT_READ);
+        size_t used = 0;
+        int eof = 0;
+        if (!buf) rc = -1;
+        while (rc == 0 && !eof) {
+            ssize_t r = read(fd, buf + used, BT_READ - used);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                cli_error("%s: %s", name, strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (r == 0) eof = 1;
+            used += (size_t)r;
+            size_t full = used / BT_BLOCK;
+            if (eof && used % BT_BLOCK) full++;
+            if (!eof && used < BT_READ) continue;
+            for (size_t b = 0; b < full && rc == 0; b++) {
+                size_t len = (b + 1) * BT_BLOCK <= used ? BT_BLOCK : used - b * BT_BLOCK;
+                uint8_t h[MERKLE_HASH_LEN];
+                if (len == BT_BLOCK)
+                    (void)merkle_sha256_batch_strided(h, NULL, 0, buf + b * BT_BLOCK, BT_BLOCK, BT_BLOCK, 1);
+                else
+                    merkle_sha256_hash(h, buf + b * BT_BLOCK, len);
+                l->line = 0;
+                if (add_node_cb(l, h, MERKLE_HASH_LEN) != 0) rc = -1;
+            }
+            size_t done = eof ? used : (used / BT_BLOCK) * BT_BLOCK;
+            memmove(buf, buf + done, used - done);
+            used -= done;
+        }
+        free(buf);
+    }
+    if (fd != STDIN_FILENO) close(fd);
+    if (rc == 0 && l->n == 0) {
+        cli_error("%s: an empty file has no BEP 52 pieces root", name);
+        rc = -1;
+    }
+    if (rc != 0) {
+        free(l->v);
+        l->v = NULL;
+    }
+    return rc;
+}
+
+int shaped_piece_layer(const root_opts *o, const char *name)
+{
+    node_list l;
+    if (bt_leaves(o, name, &l) != 0) return -1;
+    merkle_shape s;
+    shape_from_opts(o, &s);
+    merkle_shape_tree *t = NULL;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status st = merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)l.v, l.n, &err);
+    uint64_t n = l.n;
+    free(l.v);
+    if (st != MERKLE_OK) {
+        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+        return -1;
+    }
+    unsigned depth;
+    (void)merkle_shape_depth(&depth, &s, n);
+    unsigned h = 0;
+    while (((uint64_t)BT_BLOCK << h) < o->piece_layer) h++;
+    /* Only files larger than a piece have a layer (BEP 52). */
+    uint64_t pieces = (n + ((uint64_t)1 << h) - 1) >> h;
+    int rc = 0;
+    if (n > ((uint64_t)1 << h) && h <= depth) {
+        for (uint64_t j = 0; j < pieces; j++) {
+            uint8_t node[MERKLE_HASH_LEN];
+            char hex[2 * MERKLE_HASH_LEN + 1];
+            if (merkle_shape_tree_node(node, t, ((uint64_t)1 << (depth - h)) + j) != MERKLE_OK) {
+                rc = -1;
+                break;
+            }
+            merkle_hex_encode(hex, node, MERKLE_HASH_LEN);
+            cli_print_digest_line(stdout, hex, name, 0, 0);
+        }
+    }
+    merkle_shape_tree_free(t);
+    return rc;
+}
+
 /* ------------------------------------------------------------------ root */
 
 int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
@@ -322,8 +506,20 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
 {
     memset(res, 0, sizeof *res);
     if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
-        cli_error("%s: the bittorrent-v2 profile is not available yet", name);
-        return -1;
+        node_list l;
+        if (bt_leaves(o, name, &l) != 0) return -1;
+        merkle_shape s;
+        shape_from_opts(o, &s);
+        merkle_error err;
+        memset(&err, 0, sizeof err);
+        merkle_status st = merkle_shape_root(root, NULL, &s, (const node_t *)l.v, l.n, &err);
+        res->leaf_count = l.n;
+        free(l.v);
+        if (st != MERKLE_OK) {
+            cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+            return -1;
+        }
+        return 0;
     }
     if (o->load) {
         merkle_shape_tree *t = load_dump(name);

@@ -105,7 +105,7 @@ _merkle()
         --leaf-size | -j | --threads | --num-threads | --index | --size | --old-size | \
             --new-size | --start | --end | -n | --count | -k | --key | -r | --root | \
             --range | --old-root | --leaf-hex | --leaf-hash | -l | --length | --limit | --gindex | \
-            --values)
+            --values | --piece-layer)
             return 0
             ;;
     esac

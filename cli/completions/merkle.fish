@@ -76,4 +76,4 @@ complete -c merkle -n '__merkle_prev_is --profile' -x -a 'rfc6962 sia bitcoin ss
 complete -c merkle -n '__merkle_prev_is --hash' -x -a 'sha256 blake2b-256 keccak256'
 complete -c merkle -n '__merkle_prev_is -a --algorithm' -x -a 'md5 sha1 sha256 sha512 blake2b'
 complete -c merkle -n '__merkle_prev_is -b --branch-factor' -x -a '2 4 16 256'
-complete -c merkle -n '__merkle_prev_is -k --key -r --root -j --threads --leaf-size --index --range --old-size --old-root --leaf-hex --leaf-hash -l --length --limit --gindex --values' -x
+complete -c merkle -n '__merkle_prev_is -k --key -r --root -j --threads --leaf-size --index --range --old-size --old-root --leaf-hex --leaf-hash -l --length --limit --gindex --values --piece-layer' -x

@@ -52,6 +52,8 @@ bash)
     expect_bash "merkle root --limit " ""
     expect_bash "merkle root --hash k" "keccak256"
     expect_bash "merkle root --lo" "--load"
+    expect_bash "merkle root --piece" "--piece-layer"
+    expect_bash "merkle root --piece-layer " ""
     expect_bash "merkle root --hash b" "blake2b-256"
     expect_bash "merkle root --le" "--leaf-size --leaves"
     expect_bash "merkle --v" "--version"

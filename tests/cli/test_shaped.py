@@ -343,5 +343,54 @@ class OpenZeppelin(TempDirCase):
         self.assertEqual(rc, 1)
 
 
+def bt_content(size):
+    return bytes((k * 31 + size) % 251 for k in range(size))
+
+
+class BitTorrentV2(TempDirCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.files = vectors("bittorrent-v2.json")["files"]
+
+    def test_pieces_roots(self):
+        names = []
+        for f in self.files:
+            names.append(self.path("f%d" % f["size"], bt_content(f["size"])))
+        for j in ("1", "2", "4"):
+            rc, out, err = run(["root", "--profile", "bittorrent-v2", "-j", j] + names)
+            self.assertEqual(rc, 0, err)
+            got = [ln.split()[0].decode() for ln in out.splitlines()]
+            self.assertEqual(got, [f["pieces_root"] for f in self.files])
+        # A pipe gives the same root.
+        f = self.files[-1]
+        rc, out, _ = run(["root", "--profile", "bittorrent-v2"], stdin=bt_content(f["size"]))
+        self.assertEqual(out, (f["pieces_root"] + "  -\n").encode())
+
+    def test_piece_layers(self):
+        for f in self.files:
+            p = self.path("f", bt_content(f["size"]))
+            for ps in ("16384", "32768", "65536", "262144"):
+                rc, out, err = run(["root", "--profile", "bittorrent-v2", "--piece-layer", ps, p])
+                self.assertEqual(rc, 0, err)
+                got = [ln.split()[0].decode() for ln in out.splitlines()]
+                self.assertEqual(got, f["piece_layers"].get(ps, []), (f["size"], ps))
+
+    def test_errors(self):
+        rc, _, err = run(["root", "--profile", "bittorrent-v2", self.path("empty")])
+        self.assertEqual(rc, 1)
+        self.assertIn(b"empty", err)
+        for bad in ("1000", "8K", "x", "0"):
+            rc, _, _ = run(["root", "--profile", "bittorrent-v2", "--piece-layer", bad], stdin=b"a")
+            self.assertEqual(rc, 2, bad)
+        rc, _, _ = run(["root", "--piece-layer", "16K"], stdin=b"a")
+        self.assertEqual(rc, 2)
+        rc, _, _ = run(["root", "--profile", "bittorrent-v2", "--leaf-size", "4K"], stdin=b"a")
+        self.assertEqual(rc, 2)
+        rc, _, _ = run(["proof", "--profile", "bittorrent-v2", "--index", "0"], stdin=b"a")
+        self.assertEqual(rc, 2)
+        rc, _, err = run(["root", "--profile", "bittorrent-v2", self.dir])
+        self.assertEqual(rc, 1)
+
+
 if __name__ == "__main__":
     unittest.main()
