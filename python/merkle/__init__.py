@@ -50,6 +50,15 @@ if _lib.has("merkle_manifest_parse_alloc"):
     from .manifest import check_manifest
     __all__ += ["manifest", "check_manifest"]
 
+if _lib.has("merkle_shape_init"):
+    from . import shape
+    from .shape import (SHAPE_PROFILES, ShapeTree, shape_root, bitcoin_root, ssz_root,
+                        openzeppelin_leaf, openzeppelin_root, bittorrent_v2_root, keccak256,
+                        verify_branch, verify_multiproof)
+    __all__ += ["shape", "SHAPE_PROFILES", "ShapeTree", "shape_root", "bitcoin_root", "ssz_root",
+                "openzeppelin_leaf", "openzeppelin_root", "bittorrent_v2_root", "keccak256",
+                "verify_branch", "verify_multiproof"]
+
 if _lib.has("merkle_sexp_parse"):
     from . import clvm
     __all__ += ["clvm"]

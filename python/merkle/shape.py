@@ -1,0 +1,312 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+"""Trees of other shapes (include/merkle/shape.h): bitcoin, ssz, openzeppelin, bittorrent-v2.
+
+    >>> import merkle
+    >>> root, mutated = merkle.bitcoin_root(txids)    # txids in display order (hex or bytes)
+    >>> root.hex()                                    # 'f3e94742...' for block 100000
+    >>> merkle.ssz_root(chunks, limit=1024, mix_in_length=True)
+    >>> merkle.openzeppelin_root(["address", "uint256"], [["0x11..11", "5000000000000000000"]])
+    >>> t = merkle.ShapeTree("ssz", chunks); t.branch(t.position(3)); t.multiproof([9, 14])
+    >>> merkle.keccak256(b"")
+
+Level-0 nodes are 32-byte values: bytes, or hex str (with or without 0x).
+"""
+import ctypes
+
+from . import _lib
+from ._lib import MerkleError, Owner, check, fn
+from .tree import profile_id, hash_id
+
+c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
+c_uint32, c_uint64 = ctypes.c_uint32, ctypes.c_uint64
+_errp = ctypes.POINTER(_lib.Error)
+
+_shape_size = fn("merkle_shape_size", c_size_t)
+_shape_init = fn("merkle_shape_init", c_int, c_void_p, c_uint32, c_int)
+_shape_root = fn("merkle_shape_root", c_int, c_void_p, ctypes.POINTER(c_uint32), c_void_p, c_void_p,
+                 c_uint64, _errp)
+_tree_alloc = fn("merkle_shape_tree_alloc", c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_uint32),
+                 c_void_p, c_void_p, c_uint64, _errp)
+_tree_free = fn("merkle_shape_tree_free", None, c_void_p)
+_tree_root = fn("merkle_shape_tree_root", None, c_void_p, c_void_p)
+_tree_count = fn("merkle_shape_tree_count", c_uint64, c_void_p)
+_tree_node = fn("merkle_shape_tree_node", c_int, c_void_p, c_void_p, c_uint64)
+_tree_position = fn("merkle_shape_tree_position", c_int, ctypes.POINTER(c_uint64), c_void_p, c_uint64)
+_tree_branch = fn("merkle_shape_tree_branch", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                  c_void_p, c_uint64)
+_verify = fn("merkle_shape_verify", c_int, c_void_p, c_char_p, c_uint64, c_char_p, c_void_p, c_size_t,
+             _errp)
+_multiproof = fn("merkle_shape_tree_multiproof", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                 c_void_p, c_void_p, c_void_p, c_size_t)
+_mp_verify = fn("merkle_shape_multiproof_verify", c_int, c_void_p, c_char_p, c_void_p, c_void_p,
+                c_size_t, c_void_p, c_size_t, _errp)
+_flag_mp = fn("merkle_shape_tree_flag_multiproof", c_int, c_void_p, c_void_p, ctypes.POINTER(c_size_t),
+              c_void_p, ctypes.POINTER(c_size_t), c_size_t, c_void_p, c_void_p, c_size_t)
+_flag_verify = fn("merkle_shape_flag_multiproof_verify", c_int, c_void_p, c_char_p, c_void_p, c_size_t,
+                  c_void_p, c_size_t, c_void_p, c_size_t, _errp)
+_abi_leaf = fn("merkle_shape_abi_leaf", c_int, c_void_p, c_char_p, c_char_p, c_size_t, _errp)
+_dump_json = fn("merkle_shape_tree_dump_json", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                c_void_p, c_char_p, c_void_p, c_void_p, _errp)
+_alloc_dump = fn("merkle_shape_tree_alloc_dump", c_int, ctypes.POINTER(c_void_p), c_char_p, c_size_t,
+                 c_char_p, c_size_t, _errp)
+_keccak = fn("merkle_keccak256_hash", None, c_void_p, c_void_p, c_size_t)
+
+SHAPE_PROFILES = ("bitcoin", "ssz", "openzeppelin", "bittorrent-v2")
+_MUTATED = 1
+_SHAPE_SORTED_PAIRS, _SHAPE_MIX_IN = 1, 8
+
+# merkle_shape field offsets: version u32, profile, hash, flags u32, odd, layout (enums are
+# ints), node_prefix_len u32, node_prefix[1], padding, limit u64 -- the size is exported and
+# checked, the fields are written through this layout.
+
+
+class _Shape(ctypes.Structure):
+    _fields_ = [("version", c_uint32), ("profile", c_int), ("hash", c_int), ("flags", c_uint32),
+                ("odd", c_int), ("layout", c_int), ("node_prefix_len", c_uint32),
+                ("node_prefix", ctypes.c_uint8 * 1), ("limit", c_uint64)]
+
+
+if _shape_size is not None and _shape_size() != ctypes.sizeof(_Shape):
+    raise ImportError("merkle: merkle_shape has %d bytes, this module expects %d"
+                      % (_shape_size(), ctypes.sizeof(_Shape)))
+
+
+def _shape(profile, hash=None, limit=None, mix_in_length=False):
+    s = _Shape()
+    check(_shape_init(ctypes.byref(s), 1, profile_id(profile)), what="profile %r" % (profile,))
+    if hash is not None:
+        s.hash = hash_id(hash)
+    if limit is not None:
+        s.limit = limit
+    if mix_in_length:
+        s.flags |= _SHAPE_MIX_IN
+    return s
+
+
+def _node(x, what="node"):
+    if isinstance(x, str):
+        x = bytes.fromhex(x[2:] if x[:2] in ("0x", "0X") else x)
+    x = bytes(x)
+    if len(x) != 32:
+        raise MerkleError(_lib.ERR_ARG, "%s must be 32 bytes, got %d" % (what, len(x)))
+    return x
+
+
+def _nodes(xs, reverse=False):
+    b = b"".join(_node(x)[::-1] if reverse else _node(x) for x in xs)
+    return b, len(b) // 32
+
+
+def _err():
+    return _lib.Error()
+
+
+def keccak256(data):
+    """Keccak-256 (Ethereum's, original padding) of bytes."""
+    data = bytes(data)
+    out = ctypes.create_string_buffer(32)
+    _keccak(out, data, len(data))
+    return out.raw
+
+
+def shape_root(profile, nodes, hash=None, limit=None, mix_in_length=False):
+    """(root, mutated) of the level-0 nodes under a profile's shape (no byte reversal)."""
+    s = _shape(profile, hash, limit, mix_in_length)
+    buf, n = _nodes(nodes)
+    out, flags, err = ctypes.create_string_buffer(32), c_uint32(), _err()
+    check(_shape_root(out, ctypes.byref(flags), ctypes.byref(s), buf, n, ctypes.byref(err)), err)
+    return out.raw, bool(flags.value & _MUTATED)
+
+
+def bitcoin_root(txids, display_order=True):
+    """(merkle root, mutated) of a block's txids. With display_order (the default) the txids
+    are taken and the root returned byte-reversed, as block explorers show them; mutated is
+    Bitcoin Core's CVE-2012-2459 flag."""
+    txids = [_node(t, "txid")[::-1] if display_order else _node(t, "txid") for t in txids]
+    root, mutated = shape_root("bitcoin", txids)
+    return (root[::-1] if display_order else root), mutated
+
+
+def ssz_root(chunks, limit=None, mix_in_length=False):
+    """SSZ hash_tree_root merkleisation of 32-byte chunks (zero-padded to the next power of
+    two of their count or of limit; the count mixed in with mix_in_length)."""
+    return shape_root("ssz", chunks, limit=limit, mix_in_length=mix_in_length)[0]
+
+
+def _row_text(row):
+    out = []
+    for v in row:
+        if isinstance(v, bool):
+            out.append("true" if v else "false")
+        elif isinstance(v, int):
+            out.append(str(v))
+        else:
+            if isinstance(v, (bytes, bytearray)):
+                v = "0x" + bytes(v).hex()
+            out.append('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
+    return ",".join(out).encode()
+
+
+def _types_text(types):
+    return (types if isinstance(types, str) else ",".join(types)).encode()
+
+
+def openzeppelin_leaf(types, row):
+    """StandardMerkleTree leaf hash keccak256(keccak256(abi.encode(types, row)))."""
+    text, out, err = _row_text(row), ctypes.create_string_buffer(32), _err()
+    check(_abi_leaf(out, _types_text(types), text, len(text), ctypes.byref(err)), err)
+    return out.raw
+
+
+def openzeppelin_root(types, rows):
+    """StandardMerkleTree.of(rows, types).root (as bytes)."""
+    return shape_root("openzeppelin", [openzeppelin_leaf(types, r) for r in rows])[0]
+
+
+def bittorrent_v2_root(data):
+    """BEP 52 pieces root of bytes (SHA-256 of 16 KiB blocks, zero-padded tree)."""
+    import hashlib
+    data = bytes(data)
+    if not data:
+        raise MerkleError(_lib.ERR_RANGE, "an empty file has no pieces root")
+    leaves = [hashlib.sha256(data[i:i + 16384]).digest() for i in range(0, len(data), 16384)]
+    return shape_root("bittorrent-v2", leaves)[0]
+
+
+class ShapeTree(Owner):
+    """A whole tree in memory for proofs: positions are generalized indices (bitcoin, ssz,
+    bittorrent-v2) or heap array indices (openzeppelin)."""
+
+    def __init__(self, profile, nodes, hash=None, limit=None, mix_in_length=False, _ptr=None):
+        self._ptr = None
+        self.profile = profile
+        self._shape = _shape(profile, hash, limit, mix_in_length)
+        if _ptr is not None:
+            self._ptr = _ptr
+            self.mutated = False
+            return
+        buf, n = _nodes(nodes)
+        p, flags, err = c_void_p(), c_uint32(), _err()
+        check(_tree_alloc(ctypes.byref(p), ctypes.byref(flags), ctypes.byref(self._shape), buf, n,
+                          ctypes.byref(err)), err)
+        self._ptr = p.value
+        self.mutated = bool(flags.value & _MUTATED)
+
+    @classmethod
+    def load_dump(cls, text):
+        """A tree from an @openzeppelin/merkle-tree dump() JSON (validated); returns
+        (tree, leaf encoding types or None for a SimpleMerkleTree)."""
+        if isinstance(text, str):
+            text = text.encode()
+        p, err = c_void_p(), _err()
+        types = ctypes.create_string_buffer(4096)
+        check(_alloc_dump(ctypes.byref(p), types, len(types), text, len(text), ctypes.byref(err)), err)
+        t = cls("openzeppelin", None, _ptr=p.value)
+        return t, (types.value.decode().split(",") if types.value else None)
+
+    def close(self):
+        if getattr(self, "_ptr", None):
+            _tree_free(self._ptr)
+            self._ptr = None
+
+    def _live(self):
+        if not self._ptr:
+            raise MerkleError(_lib.ERR_STATE, "the tree is closed")
+        return self._ptr
+
+    @property
+    def root(self):
+        out = ctypes.create_string_buffer(32)
+        _tree_root(out, self._live())
+        return out.raw
+
+    def __len__(self):
+        return _tree_count(self._live())
+
+    def node(self, pos):
+        out = ctypes.create_string_buffer(32)
+        check(_tree_node(out, self._live(), pos), what="position %d" % pos)
+        return out.raw
+
+    def position(self, index):
+        out = c_uint64()
+        check(_tree_position(ctypes.byref(out), self._live(), index), what="index %d" % index)
+        return out.value
+
+    def branch(self, pos):
+        """Siblings of the node at pos, bottom-up."""
+        buf, n = ctypes.create_string_buffer(32 * 64), c_size_t()
+        check(_tree_branch(buf, 64, ctypes.byref(n), self._live(), pos))
+        return [buf.raw[32 * i:32 * i + 32] for i in range(n.value)]
+
+    def multiproof(self, gindices):
+        """(leaves, helper nodes) of an SSZ multiproof for the generalized indices."""
+        g = (c_uint64 * len(gindices))(*gindices)
+        need = c_size_t()
+        st = _multiproof(None, 0, ctypes.byref(need), None, self._live(), g, len(gindices))
+        if st not in (_lib.OK, _lib.ERR_BUFFER):
+            check(st)
+        proof = ctypes.create_string_buffer(32 * max(need.value, 1))
+        leaves = ctypes.create_string_buffer(32 * len(gindices))
+        check(_multiproof(proof, need.value, ctypes.byref(need), leaves, self._live(), g, len(gindices)))
+        return ([leaves.raw[32 * i:32 * i + 32] for i in range(len(gindices))],
+                [proof.raw[32 * i:32 * i + 32] for i in range(need.value)])
+
+    def flag_multiproof(self, indices):
+        """OpenZeppelin getMultiProof of input indices: (leaves, proof, proofFlags)."""
+        pos = (c_uint64 * len(indices))(*[self.position(i) for i in indices])
+        cap = len(indices) * 66 + 1
+        leaves, proof = ctypes.create_string_buffer(32 * cap), ctypes.create_string_buffer(32 * cap)
+        flags = ctypes.create_string_buffer(cap)
+        np_, nf = c_size_t(), c_size_t()
+        check(_flag_mp(leaves, proof, ctypes.byref(np_), flags, ctypes.byref(nf), cap, self._live(),
+                       pos, len(indices)))
+        return ([leaves.raw[32 * i:32 * i + 32] for i in range(len(indices))],
+                [proof.raw[32 * i:32 * i + 32] for i in range(np_.value)],
+                [bool(flags.raw[i]) for i in range(nf.value)])
+
+    def dump_json(self, types=None, rows=None):
+        """The tree's dump() JSON (str), as JSON.stringify(dump, null, 2) + newline writes it:
+        standard-v1 with types and the rows of the input leaves, else simple-v1."""
+        tt = _types_text(types) if types is not None else None
+        texts = [_row_text(r) for r in rows] if rows is not None else []
+        arr = (c_char_p * max(len(texts), 1))(*texts)
+        lens = (c_size_t * max(len(texts), 1))(*[len(x) for x in texts])
+        need, err = c_size_t(), _err()
+        st = _dump_json(None, 0, ctypes.byref(need), self._live(), tt, arr if tt else None,
+                        lens if tt else None, ctypes.byref(err))
+        if st != _lib.ERR_BUFFER:
+            check(st, err)
+        out = ctypes.create_string_buffer(need.value)
+        check(_dump_json(out, need.value, ctypes.byref(need), self._live(), tt, arr if tt else None,
+                         lens if tt else None, ctypes.byref(err)), err)
+        return out.value.decode("utf-8")
+
+
+def verify_branch(profile, root, pos, leaf, path, hash=None, limit=None, mix_in_length=False):
+    """True when leaf at position pos hashes with path (bottom-up) to root."""
+    s = _shape(profile, hash, limit, mix_in_length)
+    buf, n = _nodes(path)
+    st = _verify(ctypes.byref(s), _node(root, "root"), pos, _node(leaf, "leaf"), buf, n, None)
+    if st == _lib.ERR_VERIFY:
+        return False
+    check(st)
+    return True
+
+
+def verify_multiproof(profile, root, positions, leaves, proof, proof_flags=None, hash=None):
+    """SSZ (positions = gindices, proof_flags None) or OpenZeppelin (positions ignored,
+    proof_flags given) multiproof verification; True or False."""
+    s = _shape(profile, hash)
+    lb, nl = _nodes(leaves)
+    pb, np_ = _nodes(proof)
+    if proof_flags is None:
+        g = (c_uint64 * max(len(positions), 1))(*positions)
+        st = _mp_verify(ctypes.byref(s), _node(root, "root"), g, lb, nl, pb, np_, None)
+    else:
+        fl = bytes(1 if f else 0 for f in proof_flags)
+        st = _flag_verify(ctypes.byref(s), _node(root, "root"), lb, nl, pb, np_, fl, len(fl), None)
+    if st == _lib.ERR_VERIFY:
+        return False
+    check(st)
+    return True
