@@ -552,6 +552,51 @@ static void test_abi_errors(void **state)
     assert_int_equal(merkle_shape_root(out, NULL, &s, NULL, 0, &e), MERKLE_ERR_RANGE);
 }
 
+/* ------------------------------------------------------------------ merkletreejs */
+
+/* merkletreejs options as shape flags: sortPairs -> SORTED_PAIRS, sortLeaves -> SORT_LEAVES,
+** duplicateOdd -> ODD_DUPLICATE, the default -> ODD_PROMOTE without prefixes, isBitcoinTree ->
+** the bitcoin profile over display-order hashes. ("complete" is not a shape of ours: the
+** generator records that it differs from @openzeppelin/merkle-tree.) */
+static void test_merkletreejs_vectors(void **state)
+{
+    (void)state;
+    json *v = tu_load_vectors("merkletreejs.json");
+    const json *trees = json_get(v, "trees");
+    size_t checked = 0;
+    for (size_t i = 0; i < trees->len; i++) {
+        const json *t = json_at(trees, i), *o = json_get(t, "options");
+        if (json_get(o, "complete")) continue;
+        size_t n = (size_t)json_get(t, "n")->integer;
+        node_t *leaves = malloc(n * 32);
+        for (size_t k = 0; k < n; k++) {
+            uint8_t be[4] = {(uint8_t)(k >> 24), (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k};
+            merkle_keccak256_hash(leaves[k], be, 4);
+        }
+        merkle_shape s;
+        uint8_t root[32], want[32];
+        int bitcoin = json_get(o, "isBitcoinTree") != NULL;
+        if (bitcoin) {
+            s = shape_of(MERKLE_PROFILE_BITCOIN);
+            for (size_t k = 0; k < n; k++) rev32(leaves[k]);
+        } else {
+            s = shape_of(MERKLE_PROFILE_SSZ); /* SHA-256, no prefix */
+            s.odd = json_get(o, "duplicateOdd") ? MERKLE_SHAPE_ODD_DUPLICATE : MERKLE_SHAPE_ODD_PROMOTE;
+            if (json_get(o, "sortPairs")) s.flags |= MERKLE_SHAPE_SORTED_PAIRS;
+            if (json_get(o, "sortLeaves")) s.flags |= MERKLE_SHAPE_SORT_LEAVES;
+            if (!strcmp(json_get_str(t, "hash"), "keccak256")) s.hash = MERKLE_HASH_KECCAK256;
+        }
+        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)leaves, n, NULL), MERKLE_OK);
+        if (bitcoin) rev32(root);
+        hex32(want, json_get_str(t, "root"), 0);
+        if (memcmp(root, want, 32) != 0) fail_msg("merkletreejs %s, n = %zu", json_get_str(t, "name"), n);
+        checked++;
+        free(leaves);
+    }
+    assert_true(checked >= 40);
+    json_free(v);
+}
+
 /* ------------------------------------------------------------------ differential */
 
 static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
@@ -714,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_openzeppelin_vectors),
         cmocka_unit_test(test_abi_errors),
         cmocka_unit_test(test_sort_leaves),
+        cmocka_unit_test(test_merkletreejs_vectors),
         cmocka_unit_test(test_differential),
         cmocka_unit_test(test_promote_matches_rfc6962),
         cmocka_unit_test(test_errors),
