@@ -330,6 +330,7 @@ typedef struct bt_job {
     int fd;
     uint64_t size;        /* file size */
     uint64_t first, last; /* blocks [first, last) of this thread */
+    uint64_t base;        /* block number of leaves[0] */
     node_t *leaves;
     int err;              /* errno of a failed read */
 } bt_job;
@@ -359,18 +360,30 @@ static void *bt_hash_range(void *arg)
         }
         if (j->err) break;
         size_t full = want / BT_BLOCK;
-        (void)merkle_sha256_batch_strided(j->leaves[b], NULL, 0, buf, BT_BLOCK, BT_BLOCK, full);
-        if (want % BT_BLOCK) merkle_sha256_hash(j->leaves[b + full], buf + full * BT_BLOCK, want % BT_BLOCK);
+        node_t *dst = j->leaves + (b - j->base);
+        (void)merkle_sha256_batch_strided(dst[0], NULL, 0, buf, BT_BLOCK, BT_BLOCK, full);
+        if (want % BT_BLOCK) merkle_sha256_hash(dst[full], buf + full * BT_BLOCK, want % BT_BLOCK);
         b += nb;
     }
     free(buf);
     return NULL;
 }
 
-/* The leaf hashes of a file (or stream): 32 bytes per 16 KiB block. 0, or -1. */
-static int bt_leaves(const root_opts *o, const char *name, node_list *l)
+/*
+** The leaf hashes of a file (or stream), 32 bytes per 16 KiB block, handed to fn in order a
+** window at a time: constant memory (a window of leaf hashes and one 1 MiB read buffer per
+** thread) whatever the file size. A regular file's window is hashed on -j threads, each
+** reading a contiguous range of whole blocks with pread; a pipe is read on one thread.
+** 0, or -1 after a message (fn returns non-zero to stop, having printed its own).
+*/
+#define BT_WINDOW 4096u /* blocks: 64 MiB of file, 128 KiB of leaf hashes */
+
+typedef int (*bt_window_fn)(void *ctx, const node_t *leaves, size_t n);
+
+static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void *ctx,
+                     uint64_t *nblocks)
 {
-    memset(l, 0, sizeof *l);
+    *nblocks = 0;
     int fd = cli_open_input(name);
     if (fd < 0) {
         cli_error("%s: %s", name, strerror(errno));
@@ -378,47 +391,52 @@ static int bt_leaves(const root_opts *o, const char *name, node_list *l)
     }
     struct stat st;
     int rc = 0;
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    node_t *win = malloc(BT_WINDOW * sizeof *win);
+    if (!win) {
+        cli_error("%s: out of memory", name);
+        rc = -1;
+    } else if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
         cli_error("%s: %s", name, S_ISDIR(st.st_mode) ? strerror(EISDIR) : strerror(errno));
         rc = -1;
     } else if (S_ISREG(st.st_mode)) {
         uint64_t size = (uint64_t)st.st_size, n = (size + BT_BLOCK - 1) / BT_BLOCK;
-        l->v = malloc((size_t)(n ? n : 1) * sizeof *l->v);
-        l->n = l->cap = (size_t)n;
         unsigned t = o->threads ? o->threads : 1;
-        if ((uint64_t)t > n / 64) t = (unsigned)(n / 64 ? n / 64 : 1); /* at least 1 MiB each */
-        bt_job jobs[64];
-        pthread_t tid[64];
         if (t > 64) t = 64;
-        int started[64] = {0};
-        for (unsigned i = 0; l->v && i < t; i++) {
-            jobs[i] = (bt_job){fd, size, n * i / t, n * (i + 1) / t, l->v, 0};
-            if (i) started[i] = pthread_create(&tid[i], NULL, bt_hash_range, &jobs[i]) == 0;
-        }
-        if (!l->v) {
-            cli_error("%s: out of memory", name);
-            rc = -1;
-        } else {
+        for (uint64_t w0 = 0; w0 < n && rc == 0; w0 += BT_WINDOW) {
+            uint64_t wn = n - w0 < BT_WINDOW ? n - w0 : BT_WINDOW;
+            unsigned tt = (uint64_t)t > wn / 64 ? (unsigned)(wn / 64 ? wn / 64 : 1) : t;
+            bt_job jobs[64];
+            pthread_t tid[64];
+            int started[64] = {0};
+            for (unsigned i = 0; i < tt; i++) {
+                jobs[i] = (bt_job){fd, size, w0 + wn * i / tt, w0 + wn * (i + 1) / tt, w0, win, 0};
+                if (i) started[i] = pthread_create(&tid[i], NULL, bt_hash_range, &jobs[i]) == 0;
+            }
             bt_hash_range(&jobs[0]);
-            for (unsigned i = 1; i < t; i++) {
+            for (unsigned i = 1; i < tt; i++) {
                 if (started[i])
                     pthread_join(tid[i], NULL);
                 else
                     bt_hash_range(&jobs[i]);
             }
-            for (unsigned i = 0; i < t && rc == 0; i++) {
+            for (unsigned i = 0; i < tt && rc == 0; i++) {
                 if (jobs[i].err) {
                     cli_error("%s: %s", name, strerror(jobs[i].err));
                     rc = -1;
                 }
             }
+            if (rc == 0 && fn(ctx, (const node_t *)win, (size_t)wn) != 0) rc = -1;
+            *nblocks += wn;
         }
     } else {
         /* A pipe: whole reads of 1 MiB, the blocks hashed as they come. */
         uint8_t *buf = malloc(BT_READ);
-        size_t used = 0;
+        size_t used = 0, nw = 0;
         int eof = 0;
-        if (!buf) rc = -1;
+        if (!buf) {
+            cli_error("%s: out of memory", name);
+            rc = -1;
+        }
         while (rc == 0 && !eof) {
             ssize_t r = read(fd, buf + used, BT_READ - used);
             if (r < 0 && errno == EINTR) continue;
@@ -429,73 +447,131 @@ static int bt_leaves(const root_opts *o, const char *name, node_list *l)
             }
             if (r == 0) eof = 1;
             used += (size_t)r;
-            size_t full = used / BT_BLOCK;
-            if (eof && used % BT_BLOCK) full++;
             if (!eof && used < BT_READ) continue;
-            for (size_t b = 0; b < full && rc == 0; b++) {
-                size_t len = (b + 1) * BT_BLOCK <= used ? BT_BLOCK : used - b * BT_BLOCK;
-                uint8_t h[MERKLE_HASH_LEN];
-                if (len == BT_BLOCK)
-                    (void)merkle_sha256_batch_strided(h, NULL, 0, buf + b * BT_BLOCK, BT_BLOCK, BT_BLOCK, 1);
+            size_t full = used / BT_BLOCK, tail = eof ? used % BT_BLOCK : 0;
+            for (size_t b = 0; b < full + (tail ? 1 : 0) && rc == 0; b++) {
+                if (b < full)
+                    (void)merkle_sha256_batch_strided(win[nw], NULL, 0, buf + b * BT_BLOCK, BT_BLOCK,
+                                                      BT_BLOCK, 1);
                 else
-                    merkle_sha256_hash(h, buf + b * BT_BLOCK, len);
-                l->line = 0;
-                if (add_node_cb(l, h, MERKLE_HASH_LEN) != 0) rc = -1;
+                    merkle_sha256_hash(win[nw], buf + b * BT_BLOCK, tail);
+                *nblocks += 1;
+                if (++nw == BT_WINDOW) {
+                    if (fn(ctx, (const node_t *)win, nw) != 0) rc = -1;
+                    nw = 0;
+                }
             }
-            size_t done = eof ? used : (used / BT_BLOCK) * BT_BLOCK;
+            size_t done = full * BT_BLOCK + tail;
             memmove(buf, buf + done, used - done);
             used -= done;
         }
+        if (rc == 0 && nw && fn(ctx, (const node_t *)win, nw) != 0) rc = -1;
         free(buf);
     }
+    free(win);
     if (fd != STDIN_FILENO) close(fd);
-    if (rc == 0 && l->n == 0) {
+    if (rc == 0 && *nblocks == 0) {
         cli_error("%s: an empty file has no BEP 52 pieces root", name);
         rc = -1;
-    }
-    if (rc != 0) {
-        free(l->v);
-        l->v = NULL;
     }
     return rc;
 }
 
-int shaped_piece_layer(const root_opts *o, const char *name)
+static int bt_push_cb(void *ctx, const node_t *leaves, size_t n)
 {
-    node_list l;
-    if (bt_leaves(o, name, &l) != 0) return -1;
-    merkle_shape s;
-    shape_from_opts(o, &s);
-    merkle_shape_tree *t = NULL;
-    merkle_error err;
-    memset(&err, 0, sizeof err);
-    merkle_status st = merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)l.v, l.n, &err);
-    uint64_t n = l.n;
-    free(l.v);
-    if (st != MERKLE_OK) {
-        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+    merkle_status s = merkle_shape_builder_push((merkle_shape_builder *)ctx, leaves, n);
+    if (s != MERKLE_OK) cli_error("%s", merkle_strerror(s));
+    return s != MERKLE_OK;
+}
+
+/* --piece-layer: piece roots (subtrees of 2^h blocks, the last padded with zero leaves). */
+typedef struct bt_layer {
+    const char *name;
+    merkle_shape piece; /* bittorrent-v2 with limit 2^h */
+    node_t *leaves;     /* the current piece's leaf hashes */
+    size_t have, per;   /* in the current piece; blocks per piece */
+    uint64_t pieces;    /* pieces finished */
+    node_t first;       /* held back until a second piece shows the file is larger */
+} bt_layer;
+
+static void bt_emit(const bt_layer *l, const uint8_t h[MERKLE_HASH_LEN])
+{
+    char hex[2 * MERKLE_HASH_LEN + 1];
+    merkle_hex_encode(hex, h, MERKLE_HASH_LEN);
+    cli_print_digest_line(stdout, hex, l->name, 0, 0);
+}
+
+static int bt_piece_done(bt_layer *l)
+{
+    node_t h;
+    merkle_status s = merkle_shape_root(h, NULL, &l->piece, (const node_t *)l->leaves, l->have, NULL);
+    if (s != MERKLE_OK) {
+        cli_error("%s: %s", l->name, merkle_strerror(s));
         return -1;
     }
-    unsigned depth;
-    (void)merkle_shape_depth(&depth, &s, n);
-    unsigned h = 0;
-    while (((uint64_t)BT_BLOCK << h) < o->piece_layer) h++;
-    /* Only files larger than a piece have a layer (BEP 52). */
-    uint64_t pieces = (n + ((uint64_t)1 << h) - 1) >> h;
-    int rc = 0;
-    if (n > ((uint64_t)1 << h) && h <= depth) {
-        for (uint64_t j = 0; j < pieces; j++) {
-            uint8_t node[MERKLE_HASH_LEN];
-            char hex[2 * MERKLE_HASH_LEN + 1];
-            if (merkle_shape_tree_node(node, t, ((uint64_t)1 << (depth - h)) + j) != MERKLE_OK) {
-                rc = -1;
-                break;
-            }
-            merkle_hex_encode(hex, node, MERKLE_HASH_LEN);
-            cli_print_digest_line(stdout, hex, name, 0, 0);
-        }
+    if (l->pieces == 0)
+        memcpy(l->first, h, MERKLE_HASH_LEN);
+    else {
+        if (l->pieces == 1) bt_emit(l, l->first);
+        bt_emit(l, h);
     }
-    merkle_shape_tree_free(t);
+    l->pieces++;
+    l->have = 0;
+    return 0;
+}
+
+static int bt_layer_cb(void *ctx, const node_t *leaves, size_t n)
+{
+    bt_layer *l = (bt_layer *)ctx;
+    while (n) {
+        size_t take = l->per - l->have < n ? l->per - l->have : n;
+        memcpy(l->leaves[l->have], leaves, take * MERKLE_HASH_LEN);
+        l->have += take;
+        leaves += take;
+        n -= take;
+        if (l->have == l->per && bt_piece_done(l) != 0) return -1;
+    }
+    return 0;
+}
+
+int shaped_piece_layer(const root_opts *o, const char *name)
+{
+    bt_layer l;
+    memset(&l, 0, sizeof l);
+    l.name = name;
+    shape_from_opts(o, &l.piece);
+    l.per = (size_t)(o->piece_layer / BT_BLOCK);
+    l.piece.limit = l.per;
+    l.leaves = malloc(l.per * sizeof *l.leaves);
+    if (!l.leaves) {
+        cli_error("%s: out of memory", name);
+        return -1;
+    }
+    uint64_t nblocks;
+    int rc = bt_stream(o, name, bt_layer_cb, &l, &nblocks);
+    /* The last, partial piece: only a file of more than one piece has a layer. */
+    if (rc == 0 && l.have && l.pieces > 0) rc = bt_piece_done(&l);
+    free(l.leaves);
+    return rc;
+}
+
+static int bt_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_LEN],
+                   root_result *res)
+{
+    merkle_shape s;
+    shape_from_opts(o, &s);
+    merkle_shape_builder *b = NULL;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    if (merkle_shape_builder_alloc(&b, &s, &err) != MERKLE_OK) {
+        cli_error("%s: %s", name, err.message);
+        return -1;
+    }
+    uint64_t nblocks;
+    int rc = bt_stream(o, name, bt_push_cb, b, &nblocks);
+    if (rc == 0 && merkle_shape_builder_root(root, NULL, b) != MERKLE_OK) rc = -1;
+    res->leaf_count = nblocks;
+    merkle_shape_builder_free(b);
     return rc;
 }
 
@@ -505,22 +581,7 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
                 root_result *res)
 {
     memset(res, 0, sizeof *res);
-    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
-        node_list l;
-        if (bt_leaves(o, name, &l) != 0) return -1;
-        merkle_shape s;
-        shape_from_opts(o, &s);
-        merkle_error err;
-        memset(&err, 0, sizeof err);
-        merkle_status st = merkle_shape_root(root, NULL, &s, (const node_t *)l.v, l.n, &err);
-        res->leaf_count = l.n;
-        free(l.v);
-        if (st != MERKLE_OK) {
-            cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
-            return -1;
-        }
-        return 0;
-    }
+    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) return bt_root(o, name, root, res);
     if (o->load) {
         merkle_shape_tree *t = load_dump(name);
         if (!t) return -1;

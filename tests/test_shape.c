@@ -665,6 +665,60 @@ static void test_differential(void **state)
     free(nodes);
 }
 
+/* The streaming builder, fed in random pieces, gives merkle_shape_root's root and flags. */
+static void test_builder(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 52);
+    size_t cap = 9000;
+    node_t *v = malloc(cap * 32);
+    tu_rng_fill(&r, v[0], cap * 32);
+    memcpy(v[5001], v[5000], 32); /* a mutation for the bitcoin trees that reach it */
+    merkle_shape shapes[4];
+    shapes[0] = shape_of(MERKLE_PROFILE_BITCOIN);
+    shapes[1] = shape_of(MERKLE_PROFILE_SSZ);
+    shapes[2] = shape_of(MERKLE_PROFILE_SSZ);
+    shapes[2].limit = 1u << 14;
+    shapes[2].flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
+    shapes[3] = shape_of(MERKLE_PROFILE_RFC6962);
+    static const size_t sizes[] = {0, 1, 2, 3, 2047, 2048, 2049, 4096, 5002, 8999};
+    for (size_t k = 0; k < 4; k++)
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            size_t n = sizes[i];
+            if (n == 0 && k == 3) continue;
+            uint8_t a[32], b[32];
+            uint32_t fa, fb;
+            assert_int_equal(merkle_shape_root(a, &fa, &shapes[k], (const node_t *)v, n, NULL), MERKLE_OK);
+            merkle_shape_builder *bd;
+            assert_int_equal(merkle_shape_builder_alloc(&bd, &shapes[k], NULL), MERKLE_OK);
+            for (size_t off = 0; off < n;) {
+                size_t take = 1 + (size_t)tu_rng_below(&r, 3000);
+                if (take > n - off) take = n - off;
+                assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v + off, take), MERKLE_OK);
+                off += take;
+            }
+            assert_int_equal(merkle_shape_builder_count(bd), n);
+            assert_int_equal(merkle_shape_builder_root(b, &fb, bd), MERKLE_OK);
+            assert_memory_equal(a, b, 32);
+            assert_int_equal(fa, fb);
+            assert_int_equal(merkle_shape_builder_root(b, &fb, bd), MERKLE_ERR_STATE);
+            assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v, 1), MERKLE_ERR_STATE);
+            merkle_shape_builder_free(bd);
+        }
+    merkle_shape_builder *bd;
+    merkle_shape oz = shape_of(MERKLE_PROFILE_OPENZEPPELIN);
+    assert_int_equal(merkle_shape_builder_alloc(&bd, &oz, NULL), MERKLE_ERR_UNSUPPORTED);
+    merkle_shape lim = shape_of(MERKLE_PROFILE_SSZ);
+    lim.limit = 4;
+    assert_int_equal(merkle_shape_builder_alloc(&bd, &lim, NULL), MERKLE_OK);
+    assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v, 5), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v, 4), MERKLE_OK);
+    merkle_shape_builder_free(bd);
+    merkle_shape_builder_free(NULL);
+    free(v);
+}
+
 /* The rfc6962 description gives the classic builder's root over leaf hashes. */
 static void test_promote_matches_rfc6962(void **state)
 {
@@ -761,6 +815,7 @@ int main(void)
         cmocka_unit_test(test_sort_leaves),
         cmocka_unit_test(test_merkletreejs_vectors),
         cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_builder),
         cmocka_unit_test(test_promote_matches_rfc6962),
         cmocka_unit_test(test_errors),
     };

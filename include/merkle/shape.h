@@ -120,6 +120,25 @@ MERKLE_API merkle_status merkle_shape_root(uint8_t out[MERKLE_HASH_LEN], uint32_
                                            const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n,
                                            merkle_error *err);
 
+/*
+** Streaming root of a LEVELS shape without SORT_LEAVES: push level-0 nodes in pieces of any
+** size, then take the root (merkle_shape_root of everything pushed, mix-in included). Keeps
+** O(log n) nodes plus a 2048-node chunk (about 100 KiB), whatever n. Errors: alloc --
+** MERKLE_ERR_ARG (bad shape), MERKLE_ERR_UNSUPPORTED (heap layout, sorted leaves),
+** MERKLE_ERR_NOMEM; push -- MERKLE_ERR_RANGE past the limit, MERKLE_ERR_STATE after root;
+** root -- MERKLE_ERR_STATE when called twice.
+*/
+typedef struct merkle_shape_builder merkle_shape_builder;
+MERKLE_API merkle_status merkle_shape_builder_alloc(merkle_shape_builder **out,
+                                                    const merkle_shape *shape, merkle_error *err);
+MERKLE_API merkle_status merkle_shape_builder_push(merkle_shape_builder *b,
+                                                   const uint8_t (*nodes)[MERKLE_HASH_LEN],
+                                                   uint64_t n);
+MERKLE_API uint64_t merkle_shape_builder_count(const merkle_shape_builder *b);
+MERKLE_API merkle_status merkle_shape_builder_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flags,
+                                                   merkle_shape_builder *b);
+MERKLE_API void merkle_shape_builder_free(merkle_shape_builder *b);
+
 /* SSZ mix_in_length: out = SHA-256(root || uint256_le(length)). out may alias root. */
 MERKLE_API void merkle_shape_mix_in_length(uint8_t out[MERKLE_HASH_LEN],
                                            const uint8_t root[MERKLE_HASH_LEN], uint64_t length);

@@ -242,10 +242,64 @@ static unsigned reduce_chunk(lbuild *b, size_t m, node_t *z)
     return h;
 }
 
-/* Root of n level-0 nodes (before the mix-in), LEVELS layout, without allocation. */
-static merkle_status levels_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *flags,
-                                 const merkle_shape *s, const node_t *nodes, uint64_t n)
+/* ------------------------------------------------------------------ streaming builder */
+
+struct merkle_shape_builder {
+    merkle_shape s;
+    uint64_t n;       /* nodes pushed */
+    size_t pending;   /* nodes in b.lvl not yet reduced (< CH) */
+    int finished;
+    lbuild b;
+};
+
+static void builder_start(merkle_shape_builder *bd, const merkle_shape *s)
 {
+    bd->s = *s;
+    bd->n = 0;
+    bd->pending = 0;
+    bd->finished = 0;
+    bd->b.s = &bd->s;
+    bd->b.count = 0;
+    bd->b.flags = 0;
+}
+
+/* Append n nodes: full chunks straight from the caller's memory, the rest through lvl. */
+static void builder_feed(merkle_shape_builder *bd, const node_t *nodes, uint64_t n)
+{
+    lbuild *b = &bd->b;
+    const merkle_shape *s = &bd->s;
+    bd->n += n;
+    while (n) {
+        if (bd->pending == 0 && n >= CH) {
+            b->flags |= detect(s, nodes, CH / 2);
+            pair_level(s, b->lvl, nodes, CH / 2);
+            reduce_chunk(b, CH / 2, NULL);
+            push_subtree(b, CH_LOG2, b->lvl[0]);
+            nodes += CH;
+            n -= CH;
+            continue;
+        }
+        size_t take = CH - bd->pending;
+        if (take > n) take = (size_t)n;
+        memcpy(b->lvl[bd->pending], nodes, take * MERKLE_HASH_LEN);
+        bd->pending += take;
+        nodes += take;
+        n -= take;
+        if (bd->pending == CH) {
+            reduce_chunk(b, CH, NULL);
+            push_subtree(b, CH_LOG2, b->lvl[0]);
+            bd->pending = 0;
+        }
+    }
+}
+
+/* The root (before the mix-in) of everything fed. */
+static merkle_status builder_finish(merkle_shape_builder *bd, uint8_t out[MERKLE_HASH_LEN],
+                                    uint32_t *flags)
+{
+    const merkle_shape *s = &bd->s;
+    lbuild *b = &bd->b;
+    uint64_t n = bd->n;
     unsigned depth;
     merkle_status st = merkle_shape_depth(&depth, s, n);
     if (st != MERKLE_OK) return st;
@@ -260,26 +314,10 @@ static merkle_status levels_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *flags,
             memset(out, 0, MERKLE_HASH_LEN);
         return MERKLE_OK;
     }
-    lbuild *b = malloc(sizeof *b);
-    if (!b) return MERKLE_ERR_NOMEM;
-    b->s = s;
-    b->count = 0;
-    b->flags = 0;
-    uint64_t full = n / CH;
-    for (uint64_t c = 0; c < full; c++) {
-        /* The first level straight from the caller's nodes (no copy). */
-        const node_t *in = nodes + c * CH;
-        b->flags |= detect(s, in, CH / 2);
-        pair_level(s, b->lvl, in, CH / 2);
-        reduce_chunk(b, CH / 2, z);
-        push_subtree(b, CH_LOG2, b->lvl[0]);
-    }
-    size_t m = (size_t)(n - full * CH);
     node_t x;
     unsigned level;
-    if (m) {
-        memcpy(b->lvl, nodes[full * CH], m * MERKLE_HASH_LEN);
-        unsigned h = reduce_chunk(b, m, z);
+    if (bd->pending) {
+        unsigned h = reduce_chunk(b, bd->pending, z);
         memcpy(x, b->lvl[0], MERKLE_HASH_LEN);
         if (b->count == 0) {
             level = h;
@@ -308,8 +346,72 @@ top:
         for (; level < depth; level++) lift(s, x, z, level);
     memcpy(out, x, MERKLE_HASH_LEN);
     if (flags) *flags |= b->flags;
-    free(b);
     return MERKLE_OK;
+}
+
+/* Root of n level-0 nodes (before the mix-in), LEVELS layout. */
+static merkle_status levels_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *flags,
+                                 const merkle_shape *s, const node_t *nodes, uint64_t n)
+{
+    unsigned depth;
+    merkle_status st = merkle_shape_depth(&depth, s, n);
+    if (st != MERKLE_OK) return st;
+    merkle_shape_builder *bd = malloc(sizeof *bd);
+    if (!bd) return MERKLE_ERR_NOMEM;
+    builder_start(bd, s);
+    builder_feed(bd, nodes, n);
+    st = builder_finish(bd, out, flags);
+    free(bd);
+    return st;
+}
+
+merkle_status merkle_shape_builder_alloc(merkle_shape_builder **out, const merkle_shape *s,
+                                         merkle_error *err)
+{
+    if (!out) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    *out = NULL;
+    if (!shape_ok(s)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid tree shape");
+    if (s->layout != MERKLE_SHAPE_LAYOUT_LEVELS || (s->flags & MERKLE_SHAPE_SORT_LEAVES))
+        return merkle__fail(err, MERKLE_ERR_UNSUPPORTED, 0, 0,
+                            "a heap layout or sorted leaves need every leaf first");
+    merkle_shape_builder *bd = malloc(sizeof *bd);
+    if (!bd) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    builder_start(bd, s);
+    *out = bd;
+    return MERKLE_OK;
+}
+
+void merkle_shape_builder_free(merkle_shape_builder *bd)
+{
+    free(bd);
+}
+
+merkle_status merkle_shape_builder_push(merkle_shape_builder *bd,
+                                        const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n)
+{
+    if (!bd || (n && !nodes)) return MERKLE_ERR_ARG;
+    if (bd->finished) return MERKLE_ERR_STATE;
+    if (n > UINT64_MAX - bd->n || (bd->s.limit && bd->n + n > bd->s.limit)) return MERKLE_ERR_RANGE;
+    builder_feed(bd, (const node_t *)nodes, n);
+    return MERKLE_OK;
+}
+
+uint64_t merkle_shape_builder_count(const merkle_shape_builder *bd)
+{
+    return bd->n;
+}
+
+merkle_status merkle_shape_builder_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flags,
+                                        merkle_shape_builder *bd)
+{
+    if (out_flags) *out_flags = 0;
+    if (!out || !bd) return MERKLE_ERR_ARG;
+    if (bd->finished) return MERKLE_ERR_STATE;
+    bd->finished = 1;
+    merkle_status st = builder_finish(bd, out, out_flags);
+    if (st == MERKLE_OK && (bd->s.flags & MERKLE_SHAPE_MIX_IN_LENGTH))
+        merkle_shape_mix_in_length(out, out, bd->n);
+    return st;
 }
 
 /* ------------------------------------------------------------------ sorting, heap */

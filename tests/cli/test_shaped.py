@@ -375,6 +375,37 @@ class BitTorrentV2(TempDirCase):
                 got = [ln.split()[0].decode() for ln in out.splitlines()]
                 self.assertEqual(got, f["piece_layers"].get(ps, []), (f["size"], ps))
 
+    def test_windows(self):
+        """A file past the 64 MiB window of block hashes: against a hashlib reference."""
+        import hashlib
+        import random
+        size = 64 * 1048576 + 16384 * 3 + 5
+        data = random.Random(52).randbytes(size)
+        leaves = [hashlib.sha256(data[i:i + 16384]).digest() for i in range(0, size, 16384)]
+
+        def padded_root(nodes, width):
+            nodes = nodes + [bytes(32)] * (width - len(nodes))
+            while len(nodes) > 1:
+                nodes = [hashlib.sha256(nodes[i] + nodes[i + 1]).digest() for i in range(0, len(nodes), 2)]
+            return nodes[0]
+
+        width = 1
+        while width < len(leaves):
+            width *= 2
+        want = padded_root(leaves, width).hex()
+        p = self.path("big", data)
+        for j in ("1", "2"):
+            rc, out, err = run(["root", "--profile", "bittorrent-v2", "-j", j, p])
+            self.assertEqual((rc, out.split()[0].decode()), (0, want), err)
+        rc, out, _ = run(["root", "--profile", "bittorrent-v2", "-"], stdin=data)
+        self.assertEqual(out.split()[0].decode(), want)
+        per = 64  # 1 MiB pieces
+        layer = [padded_root(leaves[i:i + per], per).hex() for i in range(0, len(leaves), per)]
+        rc, out, _ = run(["root", "--profile", "bittorrent-v2", "--piece-layer", "1M", p])
+        self.assertEqual([ln.split()[0].decode() for ln in out.splitlines()], layer)
+        rc, out, _ = run(["root", "--profile", "bittorrent-v2", "--piece-layer", "1M", "-"], stdin=data)
+        self.assertEqual([ln.split()[0].decode() for ln in out.splitlines()], layer)
+
     def test_errors(self):
         rc, _, err = run(["root", "--profile", "bittorrent-v2", self.path("empty")])
         self.assertEqual(rc, 1)
