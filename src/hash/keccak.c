@@ -5,11 +5,12 @@
 ** Portable keccak-f[1600] on 25 64-bit lanes (FIPS 202 section 3.2: theta, rho, pi, chi,
 ** iota; the unrolled round is hash/keccak_round.h), and the 64-byte message shape of tree
 ** nodes on 4 (AVX2) or 8 (AVX-512) states at once (keccak_avx2.c, keccak_avx512.c), chosen
-** once from the CPU and MERKLE_KECCAK_BACKEND. tests/test_hash.c checks every kernel against
+** once -- self-tested, then timed -- or forced with MERKLE_KECCAK_BACKEND. tests/test_hash.c checks every kernel against
 ** known answers from @noble/hashes and the keccak npm package.
 */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "hash/impl.h"
 
@@ -150,8 +151,41 @@ merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
     return NULL;
 }
 
-/* Chosen once: MERKLE_KECCAK_BACKEND=portable|avx2|avx512 if this CPU has it, else the
-** widest kernel available. A benign race: every thread computes the same choice. */
+/* A kernel agrees with the streaming code on 19 messages (two groups and a ragged one). */
+static int kernel_self_test(merkle__keccak256_msg64_fn fn)
+{
+    uint8_t msgs[19 * 64], got[19 * 32], want[32];
+    for (size_t i = 0; i < sizeof msgs; i++) msgs[i] = (uint8_t)(i * 37 + 11);
+    fn(got, msgs, 64, 19);
+    for (size_t i = 0; i < 19; i++) {
+        merkle_keccak256 c;
+        merkle_keccak256_init(&c);
+        merkle_keccak256_update(&c, msgs + 64 * i, 64);
+        merkle_keccak256_final(&c, want);
+        if (memcmp(got + 32 * i, want, 32) != 0) return 0;
+    }
+    return 1;
+}
+
+/* Thread CPU time of 64 messages, best of 3 (ns). */
+static uint64_t kernel_time(merkle__keccak256_msg64_fn fn)
+{
+    static uint8_t msgs[64 * 64], out[64 * 32];
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < 3; r++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        fn(out, msgs, 64, 64);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        uint64_t t = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)(b.tv_nsec - a.tv_nsec);
+        if (t < best) best = t;
+    }
+    return best;
+}
+
+/* Chosen once: MERKLE_KECCAK_BACKEND=portable|avx2|avx512 if this CPU has it and it passes
+** its self-test; otherwise the fastest kernel that passes, by a short timing (like the
+** SHA-256 dispatch). A benign race: every thread computes a correct choice. */
 static merkle__keccak256_msg64_fn g_msg64;
 static const char *g_msg64_name;
 
@@ -160,11 +194,24 @@ const char *merkle__keccak256_backend(void)
     if (!g_msg64) {
         static const char *const order[] = {"avx512", "avx2", "portable"};
         const char *env = getenv("MERKLE_KECCAK_BACKEND");
-        merkle__keccak256_msg64_fn fn = NULL;
-        const char *name = NULL;
-        if (env && strcmp(env, "auto") != 0 && (fn = merkle__keccak256_kernel(env)) != NULL) name = env;
-        for (size_t i = 0; !fn && i < sizeof order / sizeof order[0]; i++)
-            if ((fn = merkle__keccak256_kernel(order[i])) != NULL) name = order[i];
+        merkle__keccak256_msg64_fn fn = NULL, f;
+        const char *name = "portable";
+        if (env && strcmp(env, "auto") != 0 && (f = merkle__keccak256_kernel(env)) != NULL &&
+            kernel_self_test(f)) {
+            fn = f;
+            name = env;
+        }
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; !fn && i < sizeof order / sizeof order[0]; i++) {
+            f = merkle__keccak256_kernel(order[i]);
+            if (!f || !kernel_self_test(f)) continue;
+            uint64_t t = kernel_time(f);
+            if (t < best) {
+                best = t;
+                name = order[i];
+            }
+        }
+        if (!fn) fn = merkle__keccak256_kernel(name);
         g_msg64_name = name;
         g_msg64 = fn;
     }
