@@ -38,15 +38,17 @@ static void help_proof(const char *sub)
                "       merkle proof --range START:END [OPTIONS] [FILE]\n"
                "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
                "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
+               "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
                "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
                "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n"
                "bitcoin: the SPV merkle branch of transaction I (hashes in display order);\n"
                "ssz: the branch of a generalized index, or a multiproof for several;\n"
-               "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags).\n\n");
+               "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags);\n"
+               "bittorrent-v2: the branch of 16 KiB block B (or any node) of FILE's tree.\n\n");
     printf("  --binary         write the binary proof encoding instead of JSON\n"
            "  --profile P      rfc6962 (default), sia (BLAKE2b-256, 64-byte segments), bitcoin,\n"
-           "                   ssz or openzeppelin (options as for merkle root)\n"
-           "  --gindex G[,G]   ssz: prove the nodes at these generalized indices\n"
+           "                   ssz, openzeppelin or bittorrent-v2 (options as for merkle root)\n"
+           "  --gindex G[,G]   ssz, bittorrent-v2: prove the nodes at these generalized indices\n"
            "  --hash H         sha256 (rfc6962 default) or blake2b-256 (sia default)\n"
            "  --leaf-size N    cut the byte stream into N-byte leaves (default 4096 for rfc6962,\n"
            "                   64 for sia); the last leaf may be short\n"
@@ -686,6 +688,9 @@ static int leaf_hash_of(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p, con
         merkle_sha256_hash(out, d, n);
         merkle_sha256_hash(out, out, MERKLE_HASH_LEN);
         return 0;
+    case MERKLE_PROFILE_BITTORRENT_V2: /* the raw 16 KiB block */
+        merkle_sha256_hash(out, d, n);
+        return 0;
     case MERKLE_PROFILE_SSZ:
     case MERKLE_PROFILE_OPENZEPPELIN:
         if (n != MERKLE_HASH_LEN) return -1;
@@ -870,7 +875,7 @@ int cmd_verify(int argc, char **argv)
             }
             if (data) {
                 if (leaf_hash_of(computed, p, data, dlen) != 0) {
-                    status = verify_failed("%s", "an ssz leaf is a 32-byte chunk");
+                    status = verify_failed("%s", "a leaf of this profile is a 32-byte hash");
                     goto out;
                 }
                 lh = computed;

@@ -214,10 +214,31 @@ static void free_rows(char **rows, size_t n)
     free(rows);
 }
 
-/* Read the level-0 nodes: hashes (--leaves) or ABI rows (--values). */
+typedef int (*bt_window_fn)(void *ctx, const node_t *leaves, size_t n);
+static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void *ctx,
+                     uint64_t *nblocks);
+
+static int bt_collect_cb(void *ctx, const node_t *leaves, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (add_node_cb(ctx, leaves[i], MERKLE_HASH_LEN) != 0) return -1;
+    return 0;
+}
+
+/* Read the level-0 nodes: hashes (--leaves), ABI rows (--values), or a file's block hashes
+** (bittorrent-v2, kept in memory for proofs). */
 static int read_input(const root_opts *o, const char *name, node_list *l, char ***rows, size_t **lens)
 {
     if (o->values) return read_rows(o, name, l, rows, lens);
+    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
+        memset(l, 0, sizeof *l);
+        l->name = name;
+        uint64_t nb;
+        if (bt_stream(o, name, bt_collect_cb, l, &nb) == 0) return 0;
+        free(l->v);
+        l->v = NULL;
+        return -1;
+    }
     return read_nodes(o, name, l);
 }
 
@@ -377,8 +398,6 @@ static void *bt_hash_range(void *arg)
 ** 0, or -1 after a message (fn returns non-zero to stop, having printed its own).
 */
 #define BT_WINDOW 4096u /* blocks: 64 MiB of file, 128 KiB of leaf hashes */
-
-typedef int (*bt_window_fn)(void *ctx, const node_t *leaves, size_t n);
 
 static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void *ctx,
                      uint64_t *nblocks)
@@ -813,10 +832,10 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
 {
     const char *sub = "proof";
     merkle_profile p = o->profile;
-    if (p == MERKLE_PROFILE_BITTORRENT_V2)
-        return cli_usage_error(sub, "the bittorrent-v2 profile has no proofs here");
+    if (o->piece_layer) return cli_usage_error(sub, "--piece-layer belongs to merkle root");
     if (o->dump) return cli_usage_error(sub, "--dump belongs to merkle root");
-    if (gidx && p != MERKLE_PROFILE_SSZ) return cli_usage_error(sub, "--gindex belongs to the ssz profile");
+    if (gidx && p != MERKLE_PROFILE_SSZ && p != MERKLE_PROFILE_BITTORRENT_V2)
+        return cli_usage_error(sub, "--gindex belongs to the ssz and bittorrent-v2 profiles");
     if (!idx == !gidx) return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
     uint64_t *list;
     size_t n;
@@ -880,10 +899,10 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
             rc = CLI_FAIL;
         else if (n == 1)
             rc = single_proof(o, t, idx ? list[0] : 0, pos[0], binary);
-        else if (p == MERKLE_PROFILE_SSZ)
-            rc = ssz_multiproof(o, t, pos, n);
-        else
+        else if (p == MERKLE_PROFILE_OPENZEPPELIN)
             rc = flag_multiproof(o, t, pos, n);
+        else
+            rc = ssz_multiproof(o, t, pos, n); /* generalized indices: ssz, bittorrent-v2 */
     }
     free(pos);
     free(list);

@@ -35,14 +35,14 @@ static const char *kind_name(merkle_proof_kind k)
 /*
 ** Inclusion proofs of the other shapes: bitcoin (index in a tree of tree_size txids; the
 ** branch length must be ceil(log2 tree_size)), ssz (index = generalized index), openzeppelin
-** (index = position in the tree array; pairs are sorted, so only the hashes count).
+** (index = position in the tree array; pairs are sorted, so only the hashes count),
+** bittorrent-v2 (index = generalized index, as ssz).
 */
 static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
                                    const uint8_t *leaf_hash, merkle_error *err)
 {
     merkle_shape sh;
-    if (merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, p->profile) != MERKLE_OK ||
-        p->profile == MERKLE_PROFILE_BITTORRENT_V2)
+    if (merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, p->profile) != MERKLE_OK)
         return merkle__fail(err, MERKLE_ERR_UNSUPPORTED, 0, 0, "no proofs for profile %s",
                             merkle_profile_name(p->profile));
     sh.hash = p->hash;
@@ -375,7 +375,9 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
     } else {
         putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
         if (p->kind == MERKLE_PROOF_INCLUSION)
-            putf(&b, "  \"%s\": %llu,\n", p->profile == MERKLE_PROFILE_SSZ ? "gindex" : "index",
+            putf(&b, "  \"%s\": %llu,\n",
+                 p->profile == MERKLE_PROFILE_SSZ || p->profile == MERKLE_PROFILE_BITTORRENT_V2 ? "gindex"
+                                                                                             : "index",
                  (ull)p->index);
         else
             putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index, (ull)p->end);
@@ -1007,7 +1009,8 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
         memcpy(name, prof, prof_n);
         name[prof_n] = 0;
         if (merkle_profile_from_name(&m->profile, name) != MERKLE_OK ||
-            (m->profile != MERKLE_PROFILE_SSZ && m->profile != MERKLE_PROFILE_OPENZEPPELIN))
+            (m->profile != MERKLE_PROFILE_SSZ && m->profile != MERKLE_PROFILE_OPENZEPPELIN &&
+             m->profile != MERKLE_PROFILE_BITTORRENT_V2))
             return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
                                 "multiproof JSON: no multiproofs for profile '%s'", name);
     }
@@ -1021,10 +1024,10 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
             return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown hash '%s'", name);
     }
     const char *miss = !have_leaves ? "leaves" : !have_proof ? "proof" : NULL;
-    if (!miss && m->profile == MERKLE_PROFILE_SSZ && !have_g) miss = "gindices";
+    if (!miss && m->profile != MERKLE_PROFILE_OPENZEPPELIN && !have_g) miss = "gindices";
     if (!miss && m->profile == MERKLE_PROFILE_OPENZEPPELIN && !have_flags) miss = "proofFlags";
     if (miss) return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: missing \"%s\"", miss);
-    if (m->profile == MERKLE_PROFILE_SSZ && m->ngindices != m->nleaves)
+    if (m->profile != MERKLE_PROFILE_OPENZEPPELIN && m->ngindices != m->nleaves)
         return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
                             "multiproof JSON: %zu gindices for %zu leaves", m->ngindices, m->nleaves);
     if (j->bad_len) return merkle__fail(j->err, MERKLE_ERR_VERIFY, 0, 0, "%s", j->bad_len_msg);
@@ -1058,7 +1061,7 @@ merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t
     merkle_status s = merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, m->profile);
     if (s != MERKLE_OK) return merkle__fail(err, s, 0, 0, "bad profile");
     sh.hash = m->hash;
-    if (m->profile == MERKLE_PROFILE_SSZ)
+    if (m->profile != MERKLE_PROFILE_OPENZEPPELIN)
         return merkle_shape_multiproof_verify(&sh, rt, m->gindices,
                                                (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves,
                                                m->nleaves,

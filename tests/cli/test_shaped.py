@@ -406,6 +406,31 @@ class BitTorrentV2(TempDirCase):
         rc, out, _ = run(["root", "--profile", "bittorrent-v2", "--piece-layer", "1M", "-"], stdin=data)
         self.assertEqual([ln.split()[0].decode() for ln in out.splitlines()], layer)
 
+    def test_proofs(self):
+        """Block branches (BEP 52 hash requests) and multiproofs against the peer's roots."""
+        for f in self.files:
+            if f["size"] < 16385:
+                continue
+            data = bt_content(f["size"])
+            p = self.path("f", data)
+            nblocks = (len(data) + 16383) // 16384
+            for b in sorted({0, nblocks - 1, nblocks // 2}):
+                rc, out, err = run(["proof", "--profile", "bittorrent-v2", "--index", str(b), p])
+                self.assertEqual(rc, 0, err)
+                j = json.loads(out)
+                self.assertEqual(j["root"], f["pieces_root"])
+                pf = self.path("p.json", out)
+                blk = self.path("blk", data[b * 16384:(b + 1) * 16384])
+                rc, out, _ = run(["verify", pf, "--leaf", blk, "--root", f["pieces_root"]])
+                self.assertEqual((rc, out), (0, b"OK\n"))
+                other = self.path("blk2", data[b * 16384:(b + 1) * 16384] + b"x")
+                rc, out, _ = run(["verify", pf, "--leaf", other])
+                self.assertEqual(rc, 1)
+            rc, out, err = run(["proof", "--profile", "bittorrent-v2", "--index", "0,%d" % (nblocks - 1), p])
+            self.assertEqual(rc, 0, err)
+            rc, out, _ = run(["verify", self.path("m.json", out), "--root", f["pieces_root"]])
+            self.assertEqual((rc, out), (0, b"OK\n"))
+
     def test_errors(self):
         rc, _, err = run(["root", "--profile", "bittorrent-v2", self.path("empty")])
         self.assertEqual(rc, 1)
@@ -417,8 +442,11 @@ class BitTorrentV2(TempDirCase):
         self.assertEqual(rc, 2)
         rc, _, _ = run(["root", "--profile", "bittorrent-v2", "--leaf-size", "4K"], stdin=b"a")
         self.assertEqual(rc, 2)
-        rc, _, _ = run(["proof", "--profile", "bittorrent-v2", "--index", "0"], stdin=b"a")
+        rc, _, _ = run(["proof", "--profile", "bittorrent-v2", "--index", "0", "--piece-layer", "16K"], stdin=b"a")
         self.assertEqual(rc, 2)
+        rc, _, err = run(["proof", "--profile", "bittorrent-v2", "--index", "1"], stdin=b"a")
+        self.assertEqual(rc, 1)
+        self.assertIn(b"not reached", err)
         rc, _, err = run(["root", "--profile", "bittorrent-v2", self.dir])
         self.assertEqual(rc, 1)
 
