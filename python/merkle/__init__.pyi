@@ -5,7 +5,7 @@
 from types import ModuleType
 from typing import List, Optional
 
-from . import clvm as clvm, manifest as manifest, proof as proof, trie as trie
+from . import clvm as clvm, manifest as manifest, proof as proof, shape as shape, trie as trie
 from ._lib import (ERR_ARG as ERR_ARG, ERR_BUFFER as ERR_BUFFER, ERR_FORMAT as ERR_FORMAT,
                    ERR_IO as ERR_IO, ERR_LIMIT as ERR_LIMIT, ERR_NOMEM as ERR_NOMEM,
                    ERR_RANGE as ERR_RANGE, ERR_STATE as ERR_STATE,
@@ -19,6 +19,12 @@ from .proof import (Proof as Proof, consistency_proof as consistency_proof,
                     verify_consistency as verify_consistency,
                     verify_inclusion as verify_inclusion, verify_range as verify_range,
                     verify_sia as verify_sia)
+from .shape import (SHAPE_PROFILES as SHAPE_PROFILES, ShapeTree as ShapeTree,
+                    bitcoin_root as bitcoin_root, bittorrent_v2_root as bittorrent_v2_root,
+                    keccak256 as keccak256, openzeppelin_leaf as openzeppelin_leaf,
+                    openzeppelin_root as openzeppelin_root, shape_root as shape_root,
+                    ssz_root as ssz_root, verify_branch as verify_branch,
+                    verify_multiproof as verify_multiproof)
 from .tree import (HASHES as HASHES, PROFILES as PROFILES, Tree as Tree, digest as digest,
                    empty_root as empty_root, leaf_hash as leaf_hash, node_hash as node_hash,
                    profile_defaults as profile_defaults, root as root,

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** The one rule set by which every kernel family (SHA-256, BLAKE2b-256 batches, MD5 lanes)
-** picks its kernel at run time (internal):
-**  - automatic by default: the family's own choice (SHA-256 and BLAKE2b measure their
-**    kernels once; MD5 takes the widest one), among kernels that run on this CPU and pass
+** The one rule set by which every kernel family (SHA-256, BLAKE2b-256 batches, MD5 lanes,
+** Keccak-256 64-byte nodes) picks its kernel at run time (internal):
+**  - automatic by default: the family's own choice (SHA-256, BLAKE2b and Keccak-256 measure
+**    their kernels once; MD5 takes the widest one), among kernels that run on this CPU and pass
 **    their known-answer self-test;
 **  - the family's environment variable (MERKLE_BACKEND, MERKLE_BLAKE2B_BACKEND,
-**    MERKLE_MD5_BACKEND) forces a kernel by name when it is compiled in, runs here and passes
-**    its self-test; unset, empty, "auto", an unknown or an unusable name: automatic (the
-**    library never aborts over an environment variable);
+**    MERKLE_MD5_BACKEND, MERKLE_KECCAK_BACKEND) forces a kernel by name when it is compiled
+**    in, runs here and passes its self-test; unset, empty, "auto", an unknown or an unusable
+**    name: automatic (the library never aborts over an environment variable);
 **  - set(name): NULL or "auto" -> automatic; an unknown name -> MERKLE_ERR_ARG; compiled in
 **    but not for this CPU -> MERKLE_ERR_UNSUPPORTED; failing its self-test -> MERKLE_ERR_VERIFY;
 **  - list: the kernels this CPU runs, in preference order.

@@ -5,13 +5,17 @@
 ** Portable keccak-f[1600] on 25 64-bit lanes (FIPS 202 section 3.2: theta, rho, pi, chi,
 ** iota; the unrolled round is hash/keccak_round.h), and the 64-byte message shape of tree
 ** nodes on 4 (AVX2) or 8 (AVX-512) states at once (keccak_avx2.c, keccak_avx512.c), chosen
-** once -- self-tested, then timed -- or forced with MERKLE_KECCAK_BACKEND. tests/test_hash.c checks every kernel against
+** once by the rules of hash/dispatch.h (self-tested, then timed; MERKLE_KECCAK_BACKEND
+** forces one). tests/test_hash.c checks every kernel against
 ** known answers from @noble/hashes and the keccak npm package.
 */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "hash/dispatch.h"
 #include "hash/impl.h"
 
 #define RATE 136
@@ -33,7 +37,11 @@ const uint64_t merkle__keccak_rc[24] = {
 
 void merkle__keccak_f1600(uint64_t s[25])
 {
-    uint64_t a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3], a4 = s[4], a5 = s[5], a6 = s[6], a7 = s[7], a8 = s[8], a9 = s[9], a10 = s[10], a11 = s[11], a12 = s[12], a13 = s[13], a14 = s[14], a15 = s[15], a16 = s[16], a17 = s[17], a18 = s[18], a19 = s[19], a20 = s[20], a21 = s[21], a22 = s[22], a23 = s[23], a24 = s[24];
+    uint64_t a0 = s[0], a1 = s[1], a2 = s[2], a3 = s[3], a4 = s[4];
+    uint64_t a5 = s[5], a6 = s[6], a7 = s[7], a8 = s[8], a9 = s[9];
+    uint64_t a10 = s[10], a11 = s[11], a12 = s[12], a13 = s[13], a14 = s[14];
+    uint64_t a15 = s[15], a16 = s[16], a17 = s[17], a18 = s[18], a19 = s[19];
+    uint64_t a20 = s[20], a21 = s[21], a22 = s[22], a23 = s[23], a24 = s[24];
     for (int r = 0; r < 24; r++) KECCAK_ROUND(merkle__keccak_rc[r]);
     s[0] = a0;
     s[1] = a1;
@@ -139,17 +147,21 @@ static void msg64_portable(uint8_t *out, const uint8_t *base, size_t stride, siz
     for (size_t i = 0; i < n; i++) keccak_msg64(out + 32 * i, base + i * stride);
 }
 
-merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
-{
-    unsigned f = merkle__cpu_features();
-    if (!strcmp(name, "portable")) return msg64_portable;
+/* The family, in preference order (dispatch.h): name, kernel, CPU feature it needs. */
+typedef struct kimpl {
+    const char *name;
+    merkle__keccak256_msg64_fn fn;
+    unsigned need;
+} kimpl;
+
+static const kimpl g_impls[] = {
 #ifdef MERKLE_HAVE_X86
-    if (!strcmp(name, "avx2") && (f & MERKLE_CPU_AVX2)) return merkle__keccak256_msg64_avx2;
-    if (!strcmp(name, "avx512") && (f & MERKLE_CPU_AVX512)) return merkle__keccak256_msg64_avx512;
+    {"avx512", merkle__keccak256_msg64_avx512, MERKLE_CPU_AVX512},
+    {"avx2", merkle__keccak256_msg64_avx2, MERKLE_CPU_AVX2},
 #endif
-    (void)f;
-    return NULL;
-}
+    {"portable", msg64_portable, 0},
+};
+#define N_IMPLS (sizeof g_impls / sizeof g_impls[0])
 
 /* A kernel agrees with the streaming code on 19 messages (two groups and a ragged one). */
 static int kernel_self_test(merkle__keccak256_msg64_fn fn)
@@ -167,55 +179,82 @@ static int kernel_self_test(merkle__keccak256_msg64_fn fn)
     return 1;
 }
 
+static const char *fam_name(size_t i)
+{
+    return g_impls[i].name;
+}
+static int fam_available(size_t i)
+{
+    return (merkle__cpu_features() & g_impls[i].need) == g_impls[i].need;
+}
+static int fam_self_test(size_t i)
+{
+    return kernel_self_test(g_impls[i].fn);
+}
+static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
+
+merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
+{
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (!strcmp(name, g_impls[i].name)) return fam_available(i) ? g_impls[i].fn : NULL;
+    return NULL;
+}
+
 /* Thread CPU time of 64 messages, best of 3 (ns). */
 static uint64_t kernel_time(merkle__keccak256_msg64_fn fn)
 {
-    static uint8_t msgs[64 * 64], out[64 * 32];
+    static _Thread_local uint8_t msgs[64 * 64], out[64 * 32];
     uint64_t best = UINT64_MAX;
     for (int r = 0; r < 3; r++) {
         struct timespec a, b;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         fn(out, msgs, 64, 64);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-        uint64_t t = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)(b.tv_nsec - a.tv_nsec);
+        uint64_t t = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
+                     (uint64_t)(b.tv_nsec - a.tv_nsec);
         if (t < best) best = t;
     }
     return best;
 }
 
-/* Chosen once: MERKLE_KECCAK_BACKEND=portable|avx2|avx512 if this CPU has it and it passes
-** its self-test; otherwise the fastest kernel that passes, by a short timing (like the
-** SHA-256 dispatch). A benign race: every thread computes a correct choice. */
-static merkle__keccak256_msg64_fn g_msg64;
-static const char *g_msg64_name;
+/* The dispatch rules of dispatch.h: MERKLE_KECCAK_BACKEND forces a usable kernel; otherwise
+** every kernel that runs here and passes its self-test is timed and the fastest is used. */
+static _Atomic(size_t) g_choice = SIZE_MAX;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void choose(void)
+{
+    long forced = merkle__dispatch_env(&g_family, "MERKLE_KECCAK_BACKEND");
+    size_t pick = N_IMPLS - 1; /* portable */
+    if (forced >= 0) {
+        pick = (size_t)forced;
+    } else {
+        uint64_t best = UINT64_MAX;
+        for (size_t i = 0; i < N_IMPLS; i++) {
+            if (!fam_available(i) || !fam_self_test(i)) continue;
+            uint64_t t = kernel_time(g_impls[i].fn);
+            if (t < best) {
+                best = t;
+                pick = i;
+            }
+        }
+    }
+    atomic_store_explicit(&g_choice, pick, memory_order_release);
+}
+
+static const kimpl *chosen(void)
+{
+    size_t i = atomic_load_explicit(&g_choice, memory_order_acquire);
+    if (MERKLE_UNLIKELY(i == SIZE_MAX)) {
+        pthread_once(&g_once, choose);
+        i = atomic_load_explicit(&g_choice, memory_order_acquire);
+    }
+    return &g_impls[i];
+}
 
 const char *merkle__keccak256_backend(void)
 {
-    if (!g_msg64) {
-        static const char *const order[] = {"avx512", "avx2", "portable"};
-        const char *env = getenv("MERKLE_KECCAK_BACKEND");
-        merkle__keccak256_msg64_fn fn = NULL, f;
-        const char *name = "portable";
-        if (env && strcmp(env, "auto") != 0 && (f = merkle__keccak256_kernel(env)) != NULL &&
-            kernel_self_test(f)) {
-            fn = f;
-            name = env;
-        }
-        uint64_t best = UINT64_MAX;
-        for (size_t i = 0; !fn && i < sizeof order / sizeof order[0]; i++) {
-            f = merkle__keccak256_kernel(order[i]);
-            if (!f || !kernel_self_test(f)) continue;
-            uint64_t t = kernel_time(f);
-            if (t < best) {
-                best = t;
-                name = order[i];
-            }
-        }
-        if (!fn) fn = merkle__keccak256_kernel(name);
-        g_msg64_name = name;
-        g_msg64 = fn;
-    }
-    return g_msg64_name;
+    return chosen()->name;
 }
 
 merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
@@ -226,8 +265,7 @@ merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix
     if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))
         return MERKLE_ERR_ARG;
     if (prefix_len == 0 && len == 64) {
-        (void)merkle__keccak256_backend();
-        g_msg64(out, base, stride, n);
+        chosen()->fn(out, base, stride, n);
         return MERKLE_OK;
     }
     for (size_t i = 0; i < n; i++) {
