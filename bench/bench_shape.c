@@ -33,7 +33,8 @@
 
 typedef uint8_t node_t[32];
 
-static double time_root(const merkle_shape *s, const node_t *v, uint64_t n, int reps, uint8_t out[32])
+static double time_root(const merkle_shape *s, const node_t *v, uint64_t n, int reps,
+                        uint8_t out[32])
 {
     double *t = malloc((size_t)reps * sizeof *t);
     for (int r = 0; r < reps; r++) {
@@ -98,7 +99,8 @@ static void bench_bt(const char *merkle, uint64_t mib, int reps)
     snprintf(cmd, sizeof cmd, "openssl dgst -sha256 '%s' > /dev/null", path);
     double ossl = time_cmd(cmd, reps);
     for (int j = 1; j <= 2; j++) {
-        snprintf(cmd, sizeof cmd, "'%s' root --profile bittorrent-v2 -j%d '%s' > /dev/null", merkle, j, path);
+        snprintf(cmd, sizeof cmd, "'%s' root --profile bittorrent-v2 -j%d '%s' > /dev/null", merkle,
+                 j, path);
         double ms = time_cmd(cmd, reps);
         char name[64];
         snprintf(name, sizeof name, "merkle root -j%d (%llu MiB)", j, (unsigned long long)mib);
@@ -112,9 +114,9 @@ static int run_peers(const char *dir, uint64_t nssz, uint64_t nbtc, int reps, ui
                      uint64_t nkec, peer *p, int cap)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "node '%s/shape_peers.js' '%s' %llu %llu %d %llu %llu", MERKLE_BENCH_DIR,
-             dir, (unsigned long long)nssz, (unsigned long long)nbtc, reps, (unsigned long long)noz,
-             (unsigned long long)nkec);
+    snprintf(cmd, sizeof cmd, "node '%s/shape_peers.js' '%s' %llu %llu %d %llu %llu",
+             MERKLE_BENCH_DIR, dir, (unsigned long long)nssz, (unsigned long long)nbtc, reps,
+             (unsigned long long)noz, (unsigned long long)nkec);
     FILE *f = popen(cmd, "r");
     if (!f) return 0;
     int n = 0;
@@ -130,14 +132,22 @@ int main(int argc, char **argv)
     const char *peers = NULL, *merkle = NULL;
     uint64_t bt_mib = 1024;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--ssz") && i + 1 < argc) nssz = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--btc") && i + 1 < argc) nbtc = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--oz") && i + 1 < argc) noz = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--keccak") && i + 1 < argc) nkec = strtoull(argv[++i], NULL, 10);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--peers") && i + 1 < argc) peers = argv[++i];
-        else if (!strcmp(argv[i], "--merkle") && i + 1 < argc) merkle = argv[++i];
-        else if (!strcmp(argv[i], "--bt") && i + 1 < argc) bt_mib = strtoull(argv[++i], NULL, 10);
+        if (!strcmp(argv[i], "--ssz") && i + 1 < argc)
+            nssz = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--btc") && i + 1 < argc)
+            nbtc = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--oz") && i + 1 < argc)
+            noz = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--keccak") && i + 1 < argc)
+            nkec = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--peers") && i + 1 < argc)
+            peers = argv[++i];
+        else if (!strcmp(argv[i], "--merkle") && i + 1 < argc)
+            merkle = argv[++i];
+        else if (!strcmp(argv[i], "--bt") && i + 1 < argc)
+            bt_mib = strtoull(argv[++i], NULL, 10);
         else if (!strcmp(argv[i], "--smoke")) {
             nssz = 1024;
             nbtc = 1000;
@@ -146,8 +156,9 @@ int main(int argc, char **argv)
             bt_mib = 1;
             reps = 1;
         } else {
-            fprintf(stderr, "usage: bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] "
-                            "[--peers DIR] [--merkle PATH [--bt MiB]] [--smoke]\n");
+            fprintf(stderr,
+                    "usage: bench_shape [--ssz N] [--btc N] [--oz N] [--keccak N] [--reps R] "
+                    "[--peers DIR] [--merkle PATH [--bt MiB]] [--smoke]\n");
             return 2;
         }
     }
@@ -165,7 +176,8 @@ int main(int argc, char **argv)
     double ssz_ms = 0, btc_ms = 0, oz_ms = 0, kec_ms = 0;
     if (nssz) {
         for (uint64_t i = 0; i < nssz; i++) {
-            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            uint8_t le[4] = { (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16),
+                              (uint8_t)(i >> 24) };
             merkle_sha256_hash(v[i], le, 4);
         }
         merkle_shape s;
@@ -174,11 +186,13 @@ int main(int argc, char **argv)
         s.flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
         ssz_ms = time_root(&s, (const node_t *)v, nssz, reps, ssz_root);
         merkle_hex_encode(hex, ssz_root, 32);
-        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours ssz List[Bytes32, N]", ssz_ms, "", hex);
+        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours ssz List[Bytes32, N]", ssz_ms, "",
+               hex);
     }
     if (nbtc) {
         for (uint64_t i = 0; i < nbtc; i++) {
-            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            uint8_t le[4] = { (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16),
+                              (uint8_t)(i >> 24) };
             merkle_sha256_hash(v[i], le, 4);
             merkle_sha256_hash(v[i], v[i], 32);
         }
@@ -190,7 +204,8 @@ int main(int argc, char **argv)
     }
     if (noz) {
         for (uint64_t i = 0; i < noz; i++) {
-            uint8_t be[4] = {(uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8), (uint8_t)i};
+            uint8_t be[4] = { (uint8_t)(i >> 24), (uint8_t)(i >> 16), (uint8_t)(i >> 8),
+                              (uint8_t)i };
             merkle_keccak256_hash(v[i], be, 4);
         }
         merkle_shape s;
@@ -199,7 +214,8 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps; r++) {
             double a = bench_now();
             merkle_shape_tree *tr;
-            if (merkle_shape_tree_alloc(&tr, NULL, &s, (const node_t *)v, noz, NULL) != MERKLE_OK) return 1;
+            if (merkle_shape_tree_alloc(&tr, NULL, &s, (const node_t *)v, noz, NULL) != MERKLE_OK)
+                return 1;
             merkle_shape_tree_root(oz_root, tr);
             t[r] = bench_now() - a;
             merkle_shape_tree_free(tr);
@@ -207,7 +223,8 @@ int main(int argc, char **argv)
         oz_ms = bench_median(t, reps) * 1e3;
         free(t);
         merkle_hex_encode(hex, oz_root, 32);
-        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours openzeppelin tree + root", oz_ms, "", hex);
+        printf("%-40s %10.2f %12s   (root %.16s...)\n", "ours openzeppelin tree + root", oz_ms, "",
+               hex);
     }
     if (nkec) {
         uint8_t *msg = (uint8_t *)v;
@@ -223,19 +240,25 @@ int main(int argc, char **argv)
         memcpy(kec_last, outs + 32 * (nkec - 1), 32);
         free(t);
         free(outs);
-        printf("%-40s %10.2f %12s   (%.1f ns per message)\n", "ours keccak256 64-byte batch", kec_ms, "",
-               kec_ms * 1e6 / (double)nkec);
+        printf("%-40s %10.2f %12s   (%.1f ns per message)\n", "ours keccak256 64-byte batch",
+               kec_ms, "", kec_ms * 1e6 / (double)nkec);
     }
     int status = 0;
     if (peers) {
         peer p[8];
         int np = run_peers(peers, nssz, nbtc, reps, noz, nkec, p, 8);
-        if (np == 0) fprintf(stderr, "bench_shape: no peer figures (node or %s/node_modules missing?)\n", peers);
+        if (np == 0)
+            fprintf(stderr, "bench_shape: no peer figures (node or %s/node_modules missing?)\n",
+                    peers);
         for (int i = 0; i < np; i++) {
-            int is_ssz = strncmp(p[i].name, "hashtree", 8) == 0 || strncmp(p[i].name, "chainsafe", 9) == 0;
+            int is_ssz =
+                strncmp(p[i].name, "hashtree", 8) == 0 || strncmp(p[i].name, "chainsafe", 9) == 0;
             int is_oz = strncmp(p[i].name, "openzeppelin", 12) == 0;
             int is_kec = strncmp(p[i].name, "keccak", 6) == 0;
-            const uint8_t *mine = is_ssz ? ssz_root : is_oz ? oz_root : is_kec ? kec_last : btc_root;
+            const uint8_t *mine = is_ssz   ? ssz_root
+                                  : is_oz  ? oz_root
+                                  : is_kec ? kec_last
+                                           : btc_root;
             double ours = is_ssz ? ssz_ms : is_oz ? oz_ms : is_kec ? kec_ms : btc_ms;
             merkle_hex_encode(hex, mine, 32);
             int same = strcmp(hex, p[i].root) == 0;

@@ -36,7 +36,8 @@ static void help_proof(const char *sub)
     else
         printf("Usage: merkle proof --index I [OPTIONS] [FILE]\n"
                "       merkle proof --range START:END [OPTIONS] [FILE]\n"
-               "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
+               "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] "
+               "[FILE]\n"
                "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
                "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
                "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
@@ -169,8 +170,7 @@ static int split_args(int argc, char **argv, const char *sub, own_opts *own, cha
         rest[n++] = argv[i];
         if ((strcmp(a, "--profile") == 0 || strcmp(a, "--hash") == 0 ||
              strcmp(a, "--leaf-size") == 0 || strcmp(a, "--threads") == 0 ||
-             strcmp(a, "--limit") == 0 || strcmp(a, "--values") == 0 ||
-             strcmp(a, "-j") == 0) &&
+             strcmp(a, "--limit") == 0 || strcmp(a, "--values") == 0 || strcmp(a, "-j") == 0) &&
             i + 1 < argc)
             rest[n++] = argv[++i];
     }
@@ -711,14 +711,16 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
     merkle_status s = merkle_multiproof_alloc_json(&m, text, len, &err);
     if (s == MERKLE_ERR_VERIFY) return verify_failed("%s", err.message);
     if (s != MERKLE_OK) {
-        cli_error("%s: malformed proof: %s", pname, err.message[0] ? err.message : merkle_strerror(s));
+        cli_error("%s: malformed proof: %s", pname,
+                  err.message[0] ? err.message : merkle_strerror(s));
         return CLI_USAGE;
     }
     s = merkle_multiproof_verify(m, root, &err);
     merkle_multiproof_free(m);
     if (s == MERKLE_ERR_ARG && !root)
         return cli_usage_error("verify", "the proof has no root: give --root HEX");
-    if (s != MERKLE_OK) return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
+    if (s != MERKLE_OK)
+        return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
     printf("OK\n");
     if (!root)
         fprintf(stderr, "merkle verify: note: checked against the root stored in the proof; "

@@ -16,60 +16,73 @@
 
 static void help(void)
 {
-    printf("Usage: merkle root [OPTIONS] [FILE...]\n"
-           "Print the Merkle root of each FILE (or standard input) as '<hex>  <name>'.\n\n"
-           "  --profile P      rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256,\n"
-           "                   64-byte segments, empty input -> 32 zero bytes); bitcoin, ssz,\n"
-           "                   openzeppelin (each with --leaves, one 32-byte hash per line) or\n"
-           "                   bittorrent-v2 (BEP 52 pieces root of each FILE)\n"
-           "  --hash H         sha256 (rfc6962 default), blake2b-256 (sia default), keccak256\n"
-           "  --leaf-size N    cut the byte stream into N-byte leaves (the last may be short);\n"
-           "                   default 4096 for rfc6962, 64 for sia; K/M/G suffixes allowed\n"
-           "  --leaves         each input line is one leaf in hex (an empty line is an empty leaf)\n"
-           "  --internal-order bitcoin: txids and root in internal byte order (default: display\n"
-           "                   order, byte-reversed, as block explorers show them)\n"
-           "  --strict         bitcoin: exit 1 when the list is mutated (CVE-2012-2459)\n"
-           "  --limit N        ssz: pad to the next power of two of N chunks (a list limit)\n"
-           "  --mix-in-length  ssz: mix the number of chunks into the root (SSZ lists)\n"
-           "  --values TYPES   openzeppelin: each line is a row of comma-separated values of\n"
-           "                   the ABI types TYPES (e.g. address,uint256): StandardMerkleTree\n"
-           "  --dump FILE      openzeppelin: also write the tree's dump() JSON to FILE (a new file)\n"
-           "  --load           openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or\n"
-           "                   SimpleMerkleTree), checked node by node\n"
-           "  --piece-layer SIZE  bittorrent-v2: print the piece layer for pieces of SIZE bytes\n"
-           "                   (one '<hex>  <name>' line per piece) instead of the pieces root\n"
-           "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
-           "  -q, --quiet      no progress line on a terminal\n"
-           "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
-           "  -h, --help       this help\n\n"
-           "With no FILE, or when FILE is -, read standard input.\n"
-           "Exit status: 0 success, 1 if any input could not be read or parsed, 2 usage error.\n");
+    printf(
+        "Usage: merkle root [OPTIONS] [FILE...]\n"
+        "Print the Merkle root of each FILE (or standard input) as '<hex>  <name>'.\n\n"
+        "  --profile P      rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256,\n"
+        "                   64-byte segments, empty input -> 32 zero bytes); bitcoin, ssz,\n"
+        "                   openzeppelin (each with --leaves, one 32-byte hash per line) or\n"
+        "                   bittorrent-v2 (BEP 52 pieces root of each FILE)\n"
+        "  --hash H         sha256 (rfc6962 default), blake2b-256 (sia default), keccak256\n"
+        "  --leaf-size N    cut the byte stream into N-byte leaves (the last may be short);\n"
+        "                   default 4096 for rfc6962, 64 for sia; K/M/G suffixes allowed\n"
+        "  --leaves         each input line is one leaf in hex (an empty line is an empty leaf)\n"
+        "  --internal-order bitcoin: txids and root in internal byte order (default: display\n"
+        "                   order, byte-reversed, as block explorers show them)\n"
+        "  --strict         bitcoin: exit 1 when the list is mutated (CVE-2012-2459)\n"
+        "  --limit N        ssz: pad to the next power of two of N chunks (a list limit)\n"
+        "  --mix-in-length  ssz: mix the number of chunks into the root (SSZ lists)\n"
+        "  --values TYPES   openzeppelin: each line is a row of comma-separated values of\n"
+        "                   the ABI types TYPES (e.g. address,uint256): StandardMerkleTree\n"
+        "  --dump FILE      openzeppelin: also write the tree's dump() JSON to FILE (a new file)\n"
+        "  --load           openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or\n"
+        "                   SimpleMerkleTree), checked node by node\n"
+        "  --piece-layer SIZE  bittorrent-v2: print the piece layer for pieces of SIZE bytes\n"
+        "                   (one '<hex>  <name>' line per piece) instead of the pieces root\n"
+        "  -j, --threads N  hash with N threads (0 = all cores; default all cores)\n"
+        "  -q, --quiet      no progress line on a terminal\n"
+        "      --mpi        run under mpirun: ranks share the work (built with MERKLE_MPI)\n"
+        "  -h, --help       this help\n\n"
+        "With no FILE, or when FILE is -, read standard input.\n"
+        "Exit status: 0 success, 1 if any input could not be read or parsed, 2 usage error.\n");
 }
 
 int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int *first_arg)
 {
     enum {
-        OPT_PROFILE = 256, OPT_HASH, OPT_LEAF_SIZE, OPT_LEAVES, OPT_MPI, OPT_INTERNAL, OPT_STRICT,
-        OPT_LIMIT, OPT_MIX_IN, OPT_VALUES, OPT_DUMP, OPT_LOAD, OPT_PIECE_LAYER
+        OPT_PROFILE = 256,
+        OPT_HASH,
+        OPT_LEAF_SIZE,
+        OPT_LEAVES,
+        OPT_MPI,
+        OPT_INTERNAL,
+        OPT_STRICT,
+        OPT_LIMIT,
+        OPT_MIX_IN,
+        OPT_VALUES,
+        OPT_DUMP,
+        OPT_LOAD,
+        OPT_PIECE_LAYER
     };
     static const struct option longopts[] = {
-        {"profile", required_argument, NULL, OPT_PROFILE},
-        {"hash", required_argument, NULL, OPT_HASH},
-        {"leaf-size", required_argument, NULL, OPT_LEAF_SIZE},
-        {"leaves", no_argument, NULL, OPT_LEAVES},
-        {"threads", required_argument, NULL, 'j'},
-        {"mpi", no_argument, NULL, OPT_MPI},
-        {"internal-order", no_argument, NULL, OPT_INTERNAL},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {"limit", required_argument, NULL, OPT_LIMIT},
-        {"mix-in-length", no_argument, NULL, OPT_MIX_IN},
-        {"values", required_argument, NULL, OPT_VALUES},
-        {"dump", required_argument, NULL, OPT_DUMP},
-        {"load", no_argument, NULL, OPT_LOAD},
-        {"piece-layer", required_argument, NULL, OPT_PIECE_LAYER},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        { "profile", required_argument, NULL, OPT_PROFILE },
+        { "hash", required_argument, NULL, OPT_HASH },
+        { "leaf-size", required_argument, NULL, OPT_LEAF_SIZE },
+        { "leaves", no_argument, NULL, OPT_LEAVES },
+        { "threads", required_argument, NULL, 'j' },
+        { "mpi", no_argument, NULL, OPT_MPI },
+        { "internal-order", no_argument, NULL, OPT_INTERNAL },
+        { "strict", no_argument, NULL, OPT_STRICT },
+        { "limit", required_argument, NULL, OPT_LIMIT },
+        { "mix-in-length", no_argument, NULL, OPT_MIX_IN },
+        { "values", required_argument, NULL, OPT_VALUES },
+        { "dump", required_argument, NULL, OPT_DUMP },
+        { "load", no_argument, NULL, OPT_LOAD },
+        { "piece-layer", required_argument, NULL, OPT_PIECE_LAYER },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 }
+    };
     memset(o, 0, sizeof *o);
     o->profile = MERKLE_PROFILE_RFC6962;
     int have_hash = 0;
@@ -83,8 +96,10 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         switch (c) {
         case OPT_PROFILE:
             if (merkle_profile_from_name(&o->profile, optarg) != MERKLE_OK)
-                return cli_usage_error(sub, "unknown profile '%s' (rfc6962, sia, bitcoin, ssz, "
-                                            "openzeppelin or bittorrent-v2)", optarg);
+                return cli_usage_error(sub,
+                                       "unknown profile '%s' (rfc6962, sia, bitcoin, ssz, "
+                                       "openzeppelin or bittorrent-v2)",
+                                       optarg);
             break;
         case OPT_HASH:
             hash_name = optarg;
@@ -98,8 +113,10 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         case OPT_INTERNAL: o->internal_order = 1; break;
         case OPT_STRICT: o->strict = 1; break;
         case OPT_LIMIT:
-            if (cli_parse_u64(optarg, &o->limit) != 0 || o->limit == 0 || o->limit > ((uint64_t)1 << 62))
-                return cli_usage_error(sub, "--limit needs a chunk count 1..2^62, got '%s'", optarg);
+            if (cli_parse_u64(optarg, &o->limit) != 0 || o->limit == 0 ||
+                o->limit > ((uint64_t)1 << 62))
+                return cli_usage_error(sub, "--limit needs a chunk count 1..2^62, got '%s'",
+                                       optarg);
             break;
         case OPT_MIX_IN: o->mix_in = 1; break;
         case OPT_VALUES: o->values = optarg; break;
@@ -108,8 +125,8 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
         case OPT_PIECE_LAYER:
             if (cli_parse_size(optarg, &o->piece_layer) != 0 || o->piece_layer < 16384 ||
                 (o->piece_layer & (o->piece_layer - 1)) || o->piece_layer > ((uint64_t)1 << 40))
-                return cli_usage_error(sub, "--piece-layer needs a power of two of at least 16K, got '%s'",
-                                       optarg);
+                return cli_usage_error(
+                    sub, "--piece-layer needs a power of two of at least 16K, got '%s'", optarg);
             break;
         case 'j': {
             uint64_t j;
@@ -134,7 +151,8 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
     merkle_profile_defaults(o->profile, &def_hash, &def_leaf);
     o->hash = def_hash;
     if (have_hash && merkle_hash_alg_from_name(&o->hash, hash_name) != MERKLE_OK)
-        return cli_usage_error(sub, "unknown hash '%s' (sha256, blake2b-256 or keccak256)", hash_name);
+        return cli_usage_error(sub, "unknown hash '%s' (sha256, blake2b-256 or keccak256)",
+                               hash_name);
     o->have_hash = have_hash;
     if (shaped_check_opts(o, sub) != 0) return CLI_USAGE;
     if (!root_profile_classic(o->profile) && leaf_size)

@@ -18,14 +18,14 @@ typedef struct root_opts {
     int quiet;
     int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
     /* Shaped profiles (cli/shaped.c). */
-    int have_hash;      /* --hash given */
-    int internal_order; /* bitcoin: hashes in internal byte order, not display order */
-    int strict;         /* bitcoin: a mutated transaction list is an error */
-    uint64_t limit;     /* ssz: --limit N (0: none) */
-    int mix_in;         /* ssz: --mix-in-length */
-    const char *values; /* openzeppelin: --values TYPES */
-    const char *dump;   /* openzeppelin: --dump FILE, write the tree's dump() JSON */
-    int load;           /* openzeppelin: --load, the inputs are dump() JSON files */
+    int have_hash;        /* --hash given */
+    int internal_order;   /* bitcoin: hashes in internal byte order, not display order */
+    int strict;           /* bitcoin: a mutated transaction list is an error */
+    uint64_t limit;       /* ssz: --limit N (0: none) */
+    int mix_in;           /* ssz: --mix-in-length */
+    const char *values;   /* openzeppelin: --values TYPES */
+    const char *dump;     /* openzeppelin: --dump FILE, write the tree's dump() JSON */
+    int load;             /* openzeppelin: --load, the inputs are dump() JSON files */
     uint64_t piece_layer; /* bittorrent-v2: --piece-layer SIZE (0: print the pieces root) */
 } root_opts;
 

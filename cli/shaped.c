@@ -7,9 +7,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -46,15 +46,16 @@ int shaped_check_opts(const root_opts *o, const char *sub)
     if (o->piece_layer && o->leaves)
         return cli_usage_error(sub, "--piece-layer reads files, not --leaves");
     if ((o->values || o->dump || o->load) && p != MERKLE_PROFILE_OPENZEPPELIN)
-        return cli_usage_error(sub, "--values, --dump and --load belong to the openzeppelin profile");
+        return cli_usage_error(sub,
+                               "--values, --dump and --load belong to the openzeppelin profile");
     if (o->load && (o->values || o->leaves || o->dump))
         return cli_usage_error(sub, "--load reads a dump: no --leaves, --values or --dump");
     if (root_profile_classic(p)) return 0;
     if (o->values && o->leaves)
         return cli_usage_error(sub, "give either --leaves or --values, not both");
     if (!o->leaves && !o->values && !o->load && p != MERKLE_PROFILE_BITTORRENT_V2)
-        return cli_usage_error(sub, "the %s profile reads --leaves (one 32-byte hash per line)%s", pn,
-                               p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES" : "");
+        return cli_usage_error(sub, "the %s profile reads --leaves (one 32-byte hash per line)%s",
+                               pn, p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES" : "");
     return 0;
 }
 
@@ -125,7 +126,8 @@ static int read_nodes(const root_opts *o, const char *name, node_list *l)
 
 /* --values: one row per line; blank lines are skipped. Leaf hashes into l; the rows kept
 ** (for --dump) in *rows / *lens when rows is not NULL. */
-static int read_rows(const root_opts *o, const char *name, node_list *l, char ***rows, size_t **lens)
+static int read_rows(const root_opts *o, const char *name, node_list *l, char ***rows,
+                     size_t **lens)
 {
     memset(l, 0, sizeof *l);
     l->name = name;
@@ -158,7 +160,8 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
             break;
         }
         if (st != MERKLE_OK) {
-            cli_error("%s:%llu: %s", name, (ull)lineno, err.message[0] ? err.message : merkle_strerror(st));
+            cli_error("%s:%llu: %s", name, (ull)lineno,
+                      err.message[0] ? err.message : merkle_strerror(st));
             rc = -1;
             break;
         }
@@ -227,7 +230,8 @@ static int bt_collect_cb(void *ctx, const node_t *leaves, size_t n)
 
 /* Read the level-0 nodes: hashes (--leaves), ABI rows (--values), or a file's block hashes
 ** (bittorrent-v2, kept in memory for proofs). */
-static int read_input(const root_opts *o, const char *name, node_list *l, char ***rows, size_t **lens)
+static int read_input(const root_opts *o, const char *name, node_list *l, char ***rows,
+                      size_t **lens)
 {
     if (o->values) return read_rows(o, name, l, rows, lens);
     if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
@@ -345,7 +349,7 @@ static merkle_shape_tree *load_dump(const char *name)
 /* ------------------------------------------------------------------ bittorrent v2 */
 
 #define BT_BLOCK 16384u
-#define BT_READ (1u << 20) /* 64 blocks per read */
+#define BT_READ  (1u << 20) /* 64 blocks per read */
 
 typedef struct bt_job {
     int fd;
@@ -353,7 +357,7 @@ typedef struct bt_job {
     uint64_t first, last; /* blocks [first, last) of this thread */
     uint64_t base;        /* block number of leaves[0] */
     node_t *leaves;
-    int err;              /* errno of a failed read */
+    int err; /* errno of a failed read */
 } bt_job;
 
 /* SHA-256 of the 16 KiB blocks [first, last) of the file, read with pread. */
@@ -426,9 +430,10 @@ static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void
             unsigned tt = (uint64_t)t > wn / 64 ? (unsigned)(wn / 64 ? wn / 64 : 1) : t;
             bt_job jobs[64];
             pthread_t tid[64];
-            int started[64] = {0};
+            int started[64] = { 0 };
             for (unsigned i = 0; i < tt; i++) {
-                jobs[i] = (bt_job){fd, size, w0 + wn * i / tt, w0 + wn * (i + 1) / tt, w0, win, 0};
+                jobs[i] =
+                    (bt_job){ fd, size, w0 + wn * i / tt, w0 + wn * (i + 1) / tt, w0, win, 0 };
                 if (i) started[i] = pthread_create(&tid[i], NULL, bt_hash_range, &jobs[i]) == 0;
             }
             bt_hash_range(&jobs[0]);
@@ -470,8 +475,8 @@ static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void
             size_t full = used / BT_BLOCK, tail = eof ? used % BT_BLOCK : 0;
             for (size_t b = 0; b < full + (tail ? 1 : 0) && rc == 0; b++) {
                 if (b < full)
-                    (void)merkle_sha256_batch_strided(win[nw], NULL, 0, buf + b * BT_BLOCK, BT_BLOCK,
-                                                      BT_BLOCK, 1);
+                    (void)merkle_sha256_batch_strided(win[nw], NULL, 0, buf + b * BT_BLOCK,
+                                                      BT_BLOCK, BT_BLOCK, 1);
                 else
                     merkle_sha256_hash(win[nw], buf + b * BT_BLOCK, tail);
                 *nblocks += 1;
@@ -523,7 +528,8 @@ static void bt_emit(const bt_layer *l, const uint8_t h[MERKLE_HASH_LEN])
 static int bt_piece_done(bt_layer *l)
 {
     node_t h;
-    merkle_status s = merkle_shape_root(h, NULL, &l->piece, (const node_t *)l->leaves, l->have, NULL);
+    merkle_status s =
+        merkle_shape_root(h, NULL, &l->piece, (const node_t *)l->leaves, l->have, NULL);
     if (s != MERKLE_OK) {
         cli_error("%s: %s", l->name, merkle_strerror(s));
         return -1;
@@ -600,7 +606,8 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
                 root_result *res)
 {
     memset(res, 0, sizeof *res);
-    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) return bt_root(o, name, root, res);
+    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves)
+        return bt_root(o, name, root, res);
     if (o->load) {
         merkle_shape_tree *t = load_dump(name);
         if (!t) return -1;
@@ -828,7 +835,8 @@ static int flag_multiproof(const root_opts *o, const merkle_shape_tree *t, const
     return write_out(NULL, 0) == 0 ? CLI_OK : CLI_FAIL;
 }
 
-int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx, int binary)
+int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
+                 int binary)
 {
     const char *sub = "proof";
     merkle_profile p = o->profile;
@@ -836,11 +844,13 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
     if (o->dump) return cli_usage_error(sub, "--dump belongs to merkle root");
     if (gidx && p != MERKLE_PROFILE_SSZ && p != MERKLE_PROFILE_BITTORRENT_V2)
         return cli_usage_error(sub, "--gindex belongs to the ssz and bittorrent-v2 profiles");
-    if (!idx == !gidx) return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
+    if (!idx == !gidx)
+        return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
     uint64_t *list;
     size_t n;
     if (parse_list(idx ? idx : gidx, &list, &n) != 0)
-        return cli_usage_error(sub, "%s needs a comma-separated list of non-negative integers, got '%s'",
+        return cli_usage_error(sub,
+                               "%s needs a comma-separated list of non-negative integers, got '%s'",
                                idx ? "--index" : "--gindex", idx ? idx : gidx);
     if (n > 1 && p == MERKLE_PROFILE_BITCOIN) {
         free(list);

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merkle/hash.h"
 #include "hash/impl.h"
+#include "merkle/hash.h"
 #include "testutil.h"
 
 static void openssl_sha256(uint8_t out[32], const void *data, size_t len)
@@ -278,21 +278,23 @@ static void test_keccak256_kat(void **state)
         size_t p = len < 5 ? len : 5;
         uint8_t outs[96];
         memcpy(m + 4096, m, len);
-        assert_int_equal(merkle_hash_batch_strided(outs, MERKLE_HASH_KECCAK256, m, p, m + p, 0, len - p, 3),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_hash_batch_strided(outs, MERKLE_HASH_KECCAK256, m, p, m + p, 0, len - p, 3),
+            MERKLE_OK);
         for (int i = 0; i < 3; i++) tu_assert_hex(outs + 32 * i, 32, want, "keccak256 batch");
     }
     /* The 64-byte node shape (no prefix) against the streaming code. */
     uint8_t pairs[10][64], outs[10][32];
     for (int i = 0; i < 10; i++)
         for (int j = 0; j < 64; j++) pairs[i][j] = (uint8_t)(i * 31 + j);
-    assert_int_equal(merkle_keccak256_batch_strided(outs[0], NULL, 0, pairs[0], 64, 64, 10), MERKLE_OK);
+    assert_int_equal(merkle_keccak256_batch_strided(outs[0], NULL, 0, pairs[0], 64, 64, 10),
+                     MERKLE_OK);
     for (int i = 0; i < 10; i++) {
         merkle_keccak256_hash(out, pairs[i], 64);
         assert_memory_equal(out, outs[i], 32);
     }
     /* Every multi-buffer kernel against the streaming code: ragged counts and strides. */
-    static const char *const kernels[] = {"portable", "avx2", "avx512"};
+    static const char *const kernels[] = { "portable", "avx2", "avx512" };
     uint8_t *msgs = malloc(41 * 100), ref[41][32], got[41][32];
     for (int i = 0; i < 41 * 100; i++) msgs[i] = (uint8_t)(i * 29 + 3);
     for (size_t k = 0; k < 3; k++) {
@@ -319,7 +321,8 @@ static void test_keccak256_kat(void **state)
     assert_int_equal(a, 7);
     assert_string_equal(merkle_hash_alg_name(a), "keccak256");
     assert_int_equal(merkle_hash_alg_from_name(&a, "sha3-256"), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_keccak256_batch_strided(outs[0], pairs[0], 65, pairs[0], 64, 64, 1), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_keccak256_batch_strided(outs[0], pairs[0], 65, pairs[0], 64, 64, 1),
+                     MERKLE_ERR_ARG);
     free(m);
     json_free(v);
 }
@@ -327,9 +330,9 @@ static void test_keccak256_kat(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sha256_kat),        cmocka_unit_test(test_blake2b_kat),
-        cmocka_unit_test(test_every_backend),     cmocka_unit_test(test_generic_and_errors),
-        cmocka_unit_test(test_hex_and_ct),        cmocka_unit_test(test_keccak256_kat),
+        cmocka_unit_test(test_sha256_kat),    cmocka_unit_test(test_blake2b_kat),
+        cmocka_unit_test(test_every_backend), cmocka_unit_test(test_generic_and_errors),
+        cmocka_unit_test(test_hex_and_ct),    cmocka_unit_test(test_keccak256_kat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

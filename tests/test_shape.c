@@ -57,7 +57,8 @@ static void ref_sha256(uint8_t out[32], const void *a, size_t alen, const void *
 }
 
 /* Reference node for SHA-256 shapes: [0x01 prefix] H(l || r), doubled for bitcoin. */
-static void ref_node(const merkle_shape *s, uint8_t out[32], const uint8_t l[32], const uint8_t r[32])
+static void ref_node(const merkle_shape *s, uint8_t out[32], const uint8_t l[32],
+                     const uint8_t r[32])
 {
     uint8_t buf[65];
     size_t o = 0;
@@ -132,7 +133,8 @@ static void check_bitcoin_tree(const json *t)
     assert_int_equal(flags, mutated ? MERKLE_SHAPE_MUTATED : 0);
 
     merkle_shape_tree *tree;
-    assert_int_equal(merkle_shape_tree_alloc(&tree, &flags, &s, (const node_t *)tx, n, NULL), MERKLE_OK);
+    assert_int_equal(merkle_shape_tree_alloc(&tree, &flags, &s, (const node_t *)tx, n, NULL),
+                     MERKLE_OK);
     assert_int_equal(flags, mutated ? MERKLE_SHAPE_MUTATED : 0);
     merkle_shape_tree_root(root, tree);
     assert_memory_equal(root, want, 32);
@@ -150,8 +152,9 @@ static void check_bitcoin_tree(const json *t)
         assert_int_equal(merkle_shape_tree_branch(path, 64, &len, tree, pos), MERKLE_OK);
         assert_int_equal(len, bl);
         if (bl) assert_memory_equal(path, branch, bl * 32);
-        assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
+            MERKLE_OK);
         /* Tampering: another leaf, a flipped path byte, a short path, another position. */
         uint8_t other[32];
         memcpy(other, tx[index], 32);
@@ -160,14 +163,17 @@ static void check_bitcoin_tree(const json *t)
                          MERKLE_ERR_VERIFY);
         if (len) {
             path[len - 1][31] ^= 0x80;
-            assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len, NULL),
+                MERKLE_ERR_VERIFY);
             path[len - 1][31] ^= 0x80;
-            assert_int_equal(merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len - 1, NULL),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_shape_verify(&s, want, pos, tx[index], (const node_t *)path, len - 1, NULL),
+                MERKLE_ERR_VERIFY);
             /* The neighbour's position: fails unless the sibling is the leaf itself. */
-            assert_int_equal(merkle_shape_verify(&s, want, pos ^ 1, tx[index], (const node_t *)path, len, NULL),
-                             memcmp(path[0], tx[index], 32) == 0 ? MERKLE_OK : MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_shape_verify(&s, want, pos ^ 1, tx[index], (const node_t *)path, len, NULL),
+                memcmp(path[0], tx[index], 32) == 0 ? MERKLE_OK : MERKLE_ERR_VERIFY);
         }
         free(branch);
     }
@@ -194,7 +200,8 @@ static void test_bitcoin_vectors(void **state)
             node_t *wt = hex_list(json_get(w, "wtxids"), &n, 1);
             uint8_t root[32], want[32];
             hex32(want, json_get_str(w, "root"), 1);
-            assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)wt, n, NULL), MERKLE_OK);
+            assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)wt, n, NULL),
+                             MERKLE_OK);
             assert_memory_equal(root, want, 32);
             /* commitment = SHA-256d(root || reserved), in internal order. */
             uint8_t res[32], buf[64], c[32], want_c[32];
@@ -233,15 +240,18 @@ static void test_ssz_vectors(void **state)
         if (json_get(c, "mix_in_length")->boolean) s.flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
         node_t *chunks = malloc((n ? n : 1) * 32);
         for (uint64_t i = 0; i < n; i++) {
-            uint8_t le[4] = {(uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16), (uint8_t)(i >> 24)};
+            uint8_t le[4] = { (uint8_t)i, (uint8_t)(i >> 8), (uint8_t)(i >> 16),
+                              (uint8_t)(i >> 24) };
             ref_sha256(chunks[i], le, 4, NULL, 0);
         }
         uint8_t want[32], root[32];
         hex32(want, json_get_str(c, "root"), 0);
-        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)chunks, n, NULL), MERKLE_OK);
+        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)chunks, n, NULL),
+                         MERKLE_OK);
         assert_memory_equal(root, want, 32);
         merkle_shape_tree *t;
-        assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)chunks, n, NULL), MERKLE_OK);
+        assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)chunks, n, NULL),
+                         MERKLE_OK);
         merkle_shape_tree_root(root, t);
         assert_memory_equal(root, want, 32);
         const json *br = json_get(c, "branches");
@@ -258,13 +268,16 @@ static void test_ssz_vectors(void **state)
             assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, g), MERKLE_OK);
             assert_int_equal(len, bl);
             if (bl) assert_memory_equal(path, want_path, bl * 32);
-            assert_int_equal(merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL), MERKLE_OK);
+            assert_int_equal(
+                merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL), MERKLE_OK);
             if (len) {
-                assert_int_equal(merkle_shape_verify(&s, want, g * 2, leaf, (const node_t *)path, len, NULL),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_shape_verify(&s, want, g * 2, leaf, (const node_t *)path, len, NULL),
+                    MERKLE_ERR_VERIFY);
                 path[0][0] ^= 1;
-                assert_int_equal(merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_shape_verify(&s, want, g, leaf, (const node_t *)path, len, NULL),
+                    MERKLE_ERR_VERIFY);
             }
             free(want_path);
         }
@@ -285,7 +298,8 @@ static void test_ssz_vectors(void **state)
             node_t *leaves = hex_list(json_get(m, "leaves"), &nl, 0);
             node_t *proof = hex_list(json_get(m, "proof"), &np, 0);
             node_t mine[256], my_leaves[8];
-            assert_int_equal(merkle_shape_tree_multiproof(mine, 256, &len, my_leaves, t, g, ng), MERKLE_OK);
+            assert_int_equal(merkle_shape_tree_multiproof(mine, 256, &len, my_leaves, t, g, ng),
+                             MERKLE_OK);
             assert_int_equal(len, np);
             if (np) assert_memory_equal(mine, proof, np * 32);
             assert_memory_equal(my_leaves, leaves, nl * 32);
@@ -299,8 +313,9 @@ static void test_ssz_vectors(void **state)
                              MERKLE_ERR_VERIFY);
             leaves[0][5] ^= 4;
             if (np) {
-                assert_int_equal(merkle_shape_multiproof_verify(&s, want, g, (const node_t *)leaves, nl,
-                                                                (const node_t *)proof, np - 1, NULL),
+                assert_int_equal(merkle_shape_multiproof_verify(&s, want, g, (const node_t *)leaves,
+                                                                nl, (const node_t *)proof, np - 1,
+                                                                NULL),
                                  MERKLE_ERR_VERIFY);
             }
             free(leaves);
@@ -317,12 +332,12 @@ static void test_gindex_sets(void **state)
     (void)state;
     uint64_t out[16];
     size_t n;
-    uint64_t dup[2] = {9, 9}, anc[2] = {9, 4}, zero[1] = {0};
+    uint64_t dup[2] = { 9, 9 }, anc[2] = { 9, 4 }, zero[1] = { 0 };
     assert_int_equal(merkle_shape_helpers(out, 16, &n, dup, 2), MERKLE_ERR_ARG);
     assert_int_equal(merkle_shape_helpers(out, 16, &n, anc, 2), MERKLE_ERR_ARG);
     assert_int_equal(merkle_shape_helpers(out, 16, &n, zero, 1), MERKLE_ERR_ARG);
     assert_int_equal(merkle_shape_helpers(out, 16, &n, NULL, 0), MERKLE_ERR_ARG);
-    uint64_t two[2] = {8, 11};
+    uint64_t two[2] = { 8, 11 };
     assert_int_equal(merkle_shape_helpers(out, 1, &n, two, 2), MERKLE_ERR_BUFFER);
     assert_int_equal(n, 3);
     assert_int_equal(merkle_shape_helpers(out, 16, &n, two, 2), MERKLE_OK);
@@ -374,11 +389,14 @@ static void check_oz_tree(const merkle_shape *s, const node_t *leaves, size_t n,
         assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, pos), MERKLE_OK);
         assert_int_equal(len, pl);
         if (pl) assert_memory_equal(path, want_p, pl * 32);
-        assert_int_equal(merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL), MERKLE_OK);
+        assert_int_equal(
+            merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL),
+            MERKLE_OK);
         if (len) {
             path[len - 1][0] ^= 1;
-            assert_int_equal(merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_shape_verify(s, want, pos, leaves[idx], (const node_t *)path, len, NULL),
+                MERKLE_ERR_VERIFY);
         }
         free(want_p);
     }
@@ -389,13 +407,17 @@ static void check_oz_tree(const merkle_shape *s, const node_t *leaves, size_t n,
         size_t ni = ij->len;
         uint64_t *pos = malloc(ni * sizeof *pos);
         for (size_t i = 0; i < ni; i++)
-            assert_int_equal(merkle_shape_tree_position(&pos[i], t, (uint64_t)json_at(ij, i)->integer), MERKLE_OK);
+            assert_int_equal(
+                merkle_shape_tree_position(&pos[i], t, (uint64_t)json_at(ij, i)->integer),
+                MERKLE_OK);
         size_t np, nl = 0;
         node_t *want_p = hex_list(json_get(m, "proof"), &np, 0);
         size_t cap = ni * 66 + 1, gp, gf;
         node_t *gl = malloc(cap * 32), *gpr = malloc(cap * 32);
         uint8_t *flags = malloc(cap);
-        assert_int_equal(merkle_shape_tree_flag_multiproof(gl, gpr, &gp, flags, &gf, cap, t, pos, ni), MERKLE_OK);
+        assert_int_equal(
+            merkle_shape_tree_flag_multiproof(gl, gpr, &gp, flags, &gf, cap, t, pos, ni),
+            MERKLE_OK);
         assert_int_equal(gp, np);
         if (np) assert_memory_equal(gpr, want_p, np * 32);
         assert_int_equal(gf, fj->len);
@@ -407,17 +429,20 @@ static void check_oz_tree(const merkle_shape *s, const node_t *leaves, size_t n,
             assert_memory_equal(gl, wl, nl * 32);
             free(wl);
         }
-        assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni, (const node_t *)gpr,
-                                                             gp, flags, gf, NULL),
+        assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni,
+                                                             (const node_t *)gpr, gp, flags, gf,
+                                                             NULL),
                          MERKLE_OK);
         if (gf) {
             flags[0] ^= 1;
             assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni,
-                                                                 (const node_t *)gpr, gp, flags, gf, NULL),
+                                                                 (const node_t *)gpr, gp, flags, gf,
+                                                                 NULL),
                              MERKLE_ERR_VERIFY);
             flags[0] ^= 1;
             assert_int_equal(merkle_shape_flag_multiproof_verify(s, want, (const node_t *)gl, ni,
-                                                                 (const node_t *)gpr, gp, flags, gf - 1, NULL),
+                                                                 (const node_t *)gpr, gp, flags,
+                                                                 gf - 1, NULL),
                              MERKLE_ERR_VERIFY);
         }
         free(gl);
@@ -468,10 +493,12 @@ static void test_openzeppelin_vectors(void **state)
                 }
             }
             merkle_error e;
-            assert_int_equal(merkle_shape_abi_leaf(leaves[r], tl, line, strlen(line), &e), MERKLE_OK);
+            assert_int_equal(merkle_shape_abi_leaf(leaves[r], tl, line, strlen(line), &e),
+                             MERKLE_OK);
             uint8_t want[32];
             hex32(want, json_at(json_get(c, "leaf_hashes"), r)->str, 0);
-            if (memcmp(want, leaves[r], 32) != 0) fail_msg("types %s row %zu: leaf hash differs", tl, r);
+            if (memcmp(want, leaves[r], 32) != 0)
+                fail_msg("types %s row %zu: leaf hash differs", tl, r);
         }
         check_oz_tree(&s, (const node_t *)leaves, n, c);
         free(leaves);
@@ -489,8 +516,8 @@ static void test_sort_leaves(void **state)
     node_t *v = malloc(n * 32);
     tu_rng_fill(&r, v[0], n * 32);
     for (size_t i = 0; i < n; i++) {
-        if (i % 3 == 0) memset(v[i], 0xab, 8);               /* a common prefix */
-        if (i % 7 == 0 && i) memcpy(v[i], v[i / 2], 32);     /* repeats */
+        if (i % 3 == 0) memset(v[i], 0xab, 8);           /* a common prefix */
+        if (i % 7 == 0 && i) memcpy(v[i], v[i / 2], 32); /* repeats */
         if (i % 11 == 0) v[i][7] = (uint8_t)(i & 1);
     }
     merkle_shape s = shape_of(MERKLE_PROFILE_OPENZEPPELIN);
@@ -526,25 +553,36 @@ static void test_abi_errors(void **state)
         const char *types, *row;
         merkle_status st;
     } bad[] = {
-        {"uint7", "1", MERKLE_ERR_ARG},          {"bytes33", "0x00", MERKLE_ERR_ARG},
-        {"tuple", "1", MERKLE_ERR_ARG},          {"uint256,", "1", MERKLE_ERR_ARG},
-        {"uint8", "256", MERKLE_ERR_FORMAT},     {"int8", "128", MERKLE_ERR_FORMAT},
-        {"int8", "-129", MERKLE_ERR_FORMAT},     {"uint256", "-1", MERKLE_ERR_FORMAT},
-        {"address", "0x12", MERKLE_ERR_FORMAT},  {"bool", "yes", MERKLE_ERR_FORMAT},
-        {"bytes4", "0x0102", MERKLE_ERR_FORMAT}, {"bytes", "0x1", MERKLE_ERR_FORMAT},
-        {"uint256,uint256", "1", MERKLE_ERR_FORMAT}, {"string", "\"open", MERKLE_ERR_FORMAT},
-        {"uint256", "115792089237316195423570985008687907853269984665640564039457584007913129639936",
-         MERKLE_ERR_FORMAT},
+        { "uint7", "1", MERKLE_ERR_ARG },
+        { "bytes33", "0x00", MERKLE_ERR_ARG },
+        { "tuple", "1", MERKLE_ERR_ARG },
+        { "uint256,", "1", MERKLE_ERR_ARG },
+        { "uint8", "256", MERKLE_ERR_FORMAT },
+        { "int8", "128", MERKLE_ERR_FORMAT },
+        { "int8", "-129", MERKLE_ERR_FORMAT },
+        { "uint256", "-1", MERKLE_ERR_FORMAT },
+        { "address", "0x12", MERKLE_ERR_FORMAT },
+        { "bool", "yes", MERKLE_ERR_FORMAT },
+        { "bytes4", "0x0102", MERKLE_ERR_FORMAT },
+        { "bytes", "0x1", MERKLE_ERR_FORMAT },
+        { "uint256,uint256", "1", MERKLE_ERR_FORMAT },
+        { "string", "\"open", MERKLE_ERR_FORMAT },
+        { "uint256",
+          "115792089237316195423570985008687907853269984665640564039457584007913129639936",
+          MERKLE_ERR_FORMAT },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        merkle_status st = merkle_shape_abi_leaf(out, bad[i].types, bad[i].row, strlen(bad[i].row), &e);
+        merkle_status st =
+            merkle_shape_abi_leaf(out, bad[i].types, bad[i].row, strlen(bad[i].row), &e);
         if (st != bad[i].st) fail_msg("%s / %s: status %d", bad[i].types, bad[i].row, st);
     }
     /* -128 fits int8; a quoted comma stays in the string; the buffer size is reported. */
     assert_int_equal(merkle_shape_abi_leaf(out, "int8", "-128", 4, &e), MERKLE_OK);
-    assert_int_equal(merkle_shape_abi_encode(buf, 8, &n, "string", "\"a,b\"", 5, &e), MERKLE_ERR_BUFFER);
+    assert_int_equal(merkle_shape_abi_encode(buf, 8, &n, "string", "\"a,b\"", 5, &e),
+                     MERKLE_ERR_BUFFER);
     assert_int_equal(n, 96);
-    assert_int_equal(merkle_shape_abi_encode(buf, sizeof buf, &n, "string", "\"a,b\"", 5, &e), MERKLE_OK);
+    assert_int_equal(merkle_shape_abi_encode(buf, sizeof buf, &n, "string", "\"a,b\"", 5, &e),
+                     MERKLE_OK);
     assert_int_equal(buf[63], 3);
     assert_memory_equal(buf + 64, "a,b", 3);
     /* A heap tree has no empty form. */
@@ -570,7 +608,8 @@ static void test_merkletreejs_vectors(void **state)
         size_t n = (size_t)json_get(t, "n")->integer;
         node_t *leaves = malloc(n * 32);
         for (size_t k = 0; k < n; k++) {
-            uint8_t be[4] = {(uint8_t)(k >> 24), (uint8_t)(k >> 16), (uint8_t)(k >> 8), (uint8_t)k};
+            uint8_t be[4] = { (uint8_t)(k >> 24), (uint8_t)(k >> 16), (uint8_t)(k >> 8),
+                              (uint8_t)k };
             merkle_keccak256_hash(leaves[k], be, 4);
         }
         merkle_shape s;
@@ -581,15 +620,18 @@ static void test_merkletreejs_vectors(void **state)
             for (size_t k = 0; k < n; k++) rev32(leaves[k]);
         } else {
             s = shape_of(MERKLE_PROFILE_SSZ); /* SHA-256, no prefix */
-            s.odd = json_get(o, "duplicateOdd") ? MERKLE_SHAPE_ODD_DUPLICATE : MERKLE_SHAPE_ODD_PROMOTE;
+            s.odd =
+                json_get(o, "duplicateOdd") ? MERKLE_SHAPE_ODD_DUPLICATE : MERKLE_SHAPE_ODD_PROMOTE;
             if (json_get(o, "sortPairs")) s.flags |= MERKLE_SHAPE_SORTED_PAIRS;
             if (json_get(o, "sortLeaves")) s.flags |= MERKLE_SHAPE_SORT_LEAVES;
             if (!strcmp(json_get_str(t, "hash"), "keccak256")) s.hash = MERKLE_HASH_KECCAK256;
         }
-        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)leaves, n, NULL), MERKLE_OK);
+        assert_int_equal(merkle_shape_root(root, NULL, &s, (const node_t *)leaves, n, NULL),
+                         MERKLE_OK);
         if (bitcoin) rev32(root);
         hex32(want, json_get_str(t, "root"), 0);
-        if (memcmp(root, want, 32) != 0) fail_msg("merkletreejs %s, n = %zu", json_get_str(t, "name"), n);
+        if (memcmp(root, want, 32) != 0)
+            fail_msg("merkletreejs %s, n = %zu", json_get_str(t, "name"), n);
         checked++;
         free(leaves);
     }
@@ -606,7 +648,8 @@ static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
     assert_int_equal(merkle_shape_root(a, &fa, s, nodes, n, NULL), MERKLE_OK);
     ref_root(s, b, nodes, n, &fb);
     if (!(s->flags & MERKLE_SHAPE_DETECT_MUTATION)) fb = 0;
-    if (memcmp(a, b, 32) != 0) fail_msg("odd rule %d, n = %zu: chunked root differs from reference", s->odd, n);
+    if (memcmp(a, b, 32) != 0)
+        fail_msg("odd rule %d, n = %zu: chunked root differs from reference", s->odd, n);
     assert_int_equal(fa, fb);
     if (s->odd == MERKLE_SHAPE_ODD_PROMOTE) return;
     merkle_shape_tree *t;
@@ -621,7 +664,8 @@ static void diff_one(const merkle_shape *s, const node_t *nodes, size_t n)
         size_t len;
         assert_int_equal(merkle_shape_tree_position(&pos, t, i), MERKLE_OK);
         assert_int_equal(merkle_shape_tree_branch(path, 64, &len, t, pos), MERKLE_OK);
-        assert_int_equal(merkle_shape_verify(s, a, pos, nodes[i], (const node_t *)path, len, NULL), MERKLE_OK);
+        assert_int_equal(merkle_shape_verify(s, a, pos, nodes[i], (const node_t *)path, len, NULL),
+                         MERKLE_OK);
     }
     merkle_shape_tree_free(t);
 }
@@ -634,15 +678,20 @@ static void test_differential(void **state)
     size_t cap = 7000;
     node_t *nodes = malloc(cap * 32);
     tu_rng_fill(&r, nodes[0], cap * 32);
-    static const size_t sizes[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 511, 512, 513, 767, 1023, 1024, 1025, 2047, 2048, 2049, 2999, 4095, 4096, 4097, 6149, 6999};
-    merkle_profile profiles[] = {MERKLE_PROFILE_BITCOIN, MERKLE_PROFILE_SSZ, MERKLE_PROFILE_RFC6962};
+    static const size_t sizes[] = { 0,    1,    2,    3,    4,    5,    7,    8,
+                                    9,    127,  128,  129,  255,  256,  257,  383,
+                                    511,  512,  513,  767,  1023, 1024, 1025, 2047,
+                                    2048, 2049, 2999, 4095, 4096, 4097, 6149, 6999 };
+    merkle_profile profiles[] = { MERKLE_PROFILE_BITCOIN, MERKLE_PROFILE_SSZ,
+                                  MERKLE_PROFILE_RFC6962 };
     for (size_t p = 0; p < 3; p++) {
         merkle_shape s = shape_of(profiles[p]);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             if (sizes[i] == 0 && s.odd == MERKLE_SHAPE_ODD_PROMOTE) continue;
             diff_one(&s, (const node_t *)nodes, sizes[i]);
         }
-        for (int k = 0; k < 20; k++) diff_one(&s, (const node_t *)nodes, 1 + (size_t)tu_rng_below(&r, cap - 1));
+        for (int k = 0; k < 20; k++)
+            diff_one(&s, (const node_t *)nodes, 1 + (size_t)tu_rng_below(&r, cap - 1));
     }
     /* A limit pads further; a repeated chunk marks bitcoin trees mutated at any chunk. */
     merkle_shape s = shape_of(MERKLE_PROFILE_SSZ);
@@ -682,20 +731,22 @@ static void test_builder(void **state)
     shapes[2].limit = 1u << 14;
     shapes[2].flags |= MERKLE_SHAPE_MIX_IN_LENGTH;
     shapes[3] = shape_of(MERKLE_PROFILE_RFC6962);
-    static const size_t sizes[] = {0, 1, 2, 3, 2047, 2048, 2049, 4096, 5002, 8999};
+    static const size_t sizes[] = { 0, 1, 2, 3, 2047, 2048, 2049, 4096, 5002, 8999 };
     for (size_t k = 0; k < 4; k++)
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             size_t n = sizes[i];
             if (n == 0 && k == 3) continue;
             uint8_t a[32], b[32];
             uint32_t fa, fb;
-            assert_int_equal(merkle_shape_root(a, &fa, &shapes[k], (const node_t *)v, n, NULL), MERKLE_OK);
+            assert_int_equal(merkle_shape_root(a, &fa, &shapes[k], (const node_t *)v, n, NULL),
+                             MERKLE_OK);
             merkle_shape_builder *bd;
             assert_int_equal(merkle_shape_builder_alloc(&bd, &shapes[k], NULL), MERKLE_OK);
             for (size_t off = 0; off < n;) {
                 size_t take = 1 + (size_t)tu_rng_below(&r, 3000);
                 if (take > n - off) take = n - off;
-                assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v + off, take), MERKLE_OK);
+                assert_int_equal(merkle_shape_builder_push(bd, (const node_t *)v + off, take),
+                                 MERKLE_OK);
                 off += take;
             }
             assert_int_equal(merkle_shape_builder_count(bd), n);
@@ -730,8 +781,10 @@ static void test_promote_matches_rfc6962(void **state)
     merkle_shape s = shape_of(MERKLE_PROFILE_RFC6962);
     for (size_t n = 1; n < 1000; n += 37) {
         merkle_tree t;
-        assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 32), MERKLE_OK);
-        for (size_t i = 0; i < n; i++) assert_int_equal(merkle_tree_push_leaf_hash(&t, nodes[i]), MERKLE_OK);
+        assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 32),
+                         MERKLE_OK);
+        for (size_t i = 0; i < n; i++)
+            assert_int_equal(merkle_tree_push_leaf_hash(&t, nodes[i]), MERKLE_OK);
         uint8_t a[32], b[32];
         assert_int_equal(merkle_tree_root(&t, a, NULL), MERKLE_OK);
         assert_int_equal(merkle_shape_root(b, NULL, &s, (const node_t *)nodes, n, NULL), MERKLE_OK);
@@ -746,9 +799,10 @@ static void test_errors(void **state)
 {
     (void)state;
     merkle_shape s;
-    uint8_t out[32], leaf[32] = {0};
+    uint8_t out[32], leaf[32] = { 0 };
     assert_int_equal(merkle_shape_init(&s, 2, MERKLE_PROFILE_BITCOIN), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_shape_init(&s, MERKLE_SHAPE_VERSION, (merkle_profile)99), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_init(&s, MERKLE_SHAPE_VERSION, (merkle_profile)99),
+                     MERKLE_ERR_ARG);
     s = shape_of(MERKLE_PROFILE_BITCOIN);
     merkle_error e;
     /* 32 zero bytes for no transactions, as Bitcoin Core. */
@@ -766,14 +820,17 @@ static void test_errors(void **state)
     assert_int_equal(merkle_shape_root(out, NULL, &bad, NULL, 0, &e), MERKLE_ERR_ARG);
     merkle_shape z = shape_of(MERKLE_PROFILE_SSZ);
     z.limit = 2;
-    node_t three[3] = {{1}, {2}, {3}};
-    assert_int_equal(merkle_shape_root(out, NULL, &z, (const node_t *)three, 3, &e), MERKLE_ERR_RANGE);
+    node_t three[3] = { { 1 }, { 2 }, { 3 } };
+    assert_int_equal(merkle_shape_root(out, NULL, &z, (const node_t *)three, 3, &e),
+                     MERKLE_ERR_RANGE);
     merkle_shape_tree *t;
-    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &z, (const node_t *)three, 3, &e), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &z, (const node_t *)three, 3, &e),
+                     MERKLE_ERR_RANGE);
     assert_null(t);
     /* Positions outside the tree. */
     s = shape_of(MERKLE_PROFILE_BITCOIN);
-    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)three, 3, &e), MERKLE_OK);
+    assert_int_equal(merkle_shape_tree_alloc(&t, NULL, &s, (const node_t *)three, 3, &e),
+                     MERKLE_OK);
     uint64_t pos;
     assert_int_equal(merkle_shape_tree_position(&pos, t, 3), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_shape_tree_node(out, t, 0), MERKLE_ERR_RANGE);
@@ -791,7 +848,8 @@ static void test_errors(void **state)
     assert_int_equal(merkle_shape_verify(&s, NULL, 1, leaf, NULL, 0, &e), MERKLE_ERR_ARG);
     /* The classic builder refuses the new profiles. */
     merkle_tree mt;
-    assert_int_equal(merkle_tree_init(&mt, MERKLE_PROFILE_BITCOIN, MERKLE_HASH_SHA256, 32), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_init(&mt, MERKLE_PROFILE_BITCOIN, MERKLE_HASH_SHA256, 32),
+                     MERKLE_ERR_ARG);
     merkle_profile p;
     assert_int_equal(merkle_profile_from_name(&p, "bitcoin"), MERKLE_OK);
     assert_int_equal(p, MERKLE_PROFILE_BITCOIN);

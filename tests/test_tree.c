@@ -310,7 +310,8 @@ static void test_errors(void **state)
     uint8_t out[32], h[32] = {0};
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0), MERKLE_ERR_ARG);
     assert_int_equal(merkle_tree_init(&t, (merkle_profile)0, MERKLE_HASH_SHA256, 64), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_SIA, (merkle_hash_alg)99, 64), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_SIA, (merkle_hash_alg)99, 64),
+                     MERKLE_ERR_ARG);
     assert_int_equal(merkle_tree_init(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 64), MERKLE_ERR_ARG);
     assert_int_equal(merkle_root_bytes(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 0, "abc", 3), MERKLE_ERR_ARG);
     assert_int_equal(merkle_root_bytes(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 1, "abc", 3), MERKLE_ERR_ARG);

@@ -136,8 +136,8 @@ MERKLE_API void merkle_blake2b_256(uint8_t out[MERKLE_BLAKE2B_256_LEN], const vo
 
 /* Streaming state: plain data, copyable. */
 typedef struct merkle_keccak256 {
-    uint64_t s[25];   /* the sponge, little-endian lanes */
-    uint32_t pos;     /* bytes absorbed into the current block, < 136 */
+    uint64_t s[25]; /* the sponge, little-endian lanes */
+    uint32_t pos;   /* bytes absorbed into the current block, < 136 */
 } merkle_keccak256;
 
 MERKLE_API void merkle_keccak256_init(merkle_keccak256 *ctx);

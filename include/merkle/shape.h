@@ -71,15 +71,15 @@ typedef enum merkle_shape_result {
 
 /* A profile description: plain data, copyable. */
 typedef struct merkle_shape {
-    uint32_t version;          /* MERKLE_SHAPE_VERSION */
-    merkle_profile profile;    /* the profile it was made from (informational) */
+    uint32_t version;       /* MERKLE_SHAPE_VERSION */
+    merkle_profile profile; /* the profile it was made from (informational) */
     merkle_hash_alg hash;
-    uint32_t flags;            /* merkle_shape_flag bits */
+    uint32_t flags; /* merkle_shape_flag bits */
     merkle_shape_odd odd;
     merkle_shape_layout layout;
-    uint32_t node_prefix_len;  /* 0 or 1 */
+    uint32_t node_prefix_len; /* 0 or 1 */
     uint8_t node_prefix[1];
-    uint64_t limit;            /* ODD_PAD: pad to this many leaves (0: next power of two) */
+    uint64_t limit; /* ODD_PAD: pad to this many leaves (0: next power of two) */
 } merkle_shape;
 
 /* Exported size of merkle_shape (bindings). */
@@ -135,8 +135,8 @@ MERKLE_API merkle_status merkle_shape_builder_push(merkle_shape_builder *b,
                                                    const uint8_t (*nodes)[MERKLE_HASH_LEN],
                                                    uint64_t n);
 MERKLE_API uint64_t merkle_shape_builder_count(const merkle_shape_builder *b);
-MERKLE_API merkle_status merkle_shape_builder_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flags,
-                                                   merkle_shape_builder *b);
+MERKLE_API merkle_status merkle_shape_builder_root(uint8_t out[MERKLE_HASH_LEN],
+                                                   uint32_t *out_flags, merkle_shape_builder *b);
 MERKLE_API void merkle_shape_builder_free(merkle_shape_builder *b);
 
 /* SSZ mix_in_length: out = SHA-256(root || uint256_le(length)). out may alias root. */
@@ -213,14 +213,14 @@ MERKLE_API merkle_status merkle_shape_verify(const merkle_shape *shape,
 ** being an ancestor of another. Allocates a work array.
 */
 MERKLE_API merkle_status merkle_shape_helpers(uint64_t *out, size_t cap, size_t *out_len,
-                                               const uint64_t *gindices, size_t n);
+                                              const uint64_t *gindices, size_t n);
 
 /*
 ** The proof of gindices[0..n) from a LEVELS tree: the nodes at merkle_shape_helpers' order.
 ** leaves (may be NULL) receives the n nodes at the gindices. Buffer rules as above.
 */
-MERKLE_API merkle_status merkle_shape_tree_multiproof(uint8_t (*proof)[MERKLE_HASH_LEN],
-                                                      size_t cap, size_t *proof_len,
+MERKLE_API merkle_status merkle_shape_tree_multiproof(uint8_t (*proof)[MERKLE_HASH_LEN], size_t cap,
+                                                      size_t *proof_len,
                                                       uint8_t (*leaves)[MERKLE_HASH_LEN],
                                                       const merkle_shape_tree *t,
                                                       const uint64_t *gindices, size_t n);
@@ -230,13 +230,10 @@ MERKLE_API merkle_status merkle_shape_tree_multiproof(uint8_t (*proof)[MERKLE_HA
 ** nodes proof[0..proof_len) (in merkle_shape_helpers order) hash up to root. MERKLE_OK,
 ** MERKLE_ERR_VERIFY (wrong proof length, root mismatch), MERKLE_ERR_ARG (bad gindex set).
 */
-MERKLE_API merkle_status merkle_shape_multiproof_verify(const merkle_shape *shape,
-                                                         const uint8_t root[MERKLE_HASH_LEN],
-                                                         const uint64_t *gindices,
-                                                         const uint8_t (*leaves)[MERKLE_HASH_LEN],
-                                                         size_t n,
-                                                         const uint8_t (*proof)[MERKLE_HASH_LEN],
-                                                         size_t proof_len, merkle_error *err);
+MERKLE_API merkle_status merkle_shape_multiproof_verify(
+    const merkle_shape *shape, const uint8_t root[MERKLE_HASH_LEN], const uint64_t *gindices,
+    const uint8_t (*leaves)[MERKLE_HASH_LEN], size_t n, const uint8_t (*proof)[MERKLE_HASH_LEN],
+    size_t proof_len, merkle_error *err);
 
 /*
 ** OpenZeppelin multiproofs (HEAP trees; the format of MerkleProof.multiProofVerify):
@@ -260,13 +257,10 @@ MERKLE_API merkle_status merkle_shape_tree_flag_multiproof(uint8_t (*leaves)[MER
 ** fit (n + proof_len != flags_len + 1), a queue runs dry, or the root differs.
 ** Allocates a queue of n + flags_len nodes.
 */
-MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape *shape,
-                                                       const uint8_t root[MERKLE_HASH_LEN],
-                                                       const uint8_t (*leaves)[MERKLE_HASH_LEN],
-                                                       size_t n,
-                                                       const uint8_t (*proof)[MERKLE_HASH_LEN],
-                                                       size_t proof_len, const uint8_t *flags,
-                                                       size_t flags_len, merkle_error *err);
+MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(
+    const merkle_shape *shape, const uint8_t root[MERKLE_HASH_LEN],
+    const uint8_t (*leaves)[MERKLE_HASH_LEN], size_t n, const uint8_t (*proof)[MERKLE_HASH_LEN],
+    size_t proof_len, const uint8_t *flags, size_t flags_len, merkle_error *err);
 
 /* ------------------------------------------------------------------ ABI rows */
 
@@ -282,13 +276,12 @@ MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape 
 ** MERKLE_ERR_ARG for an unsupported type list.
 */
 MERKLE_API merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
-                                                 const char *types, const char *row,
-                                                 size_t row_len, merkle_error *err);
+                                                 const char *types, const char *row, size_t row_len,
+                                                 merkle_error *err);
 
 /* StandardMerkleTree leaf hash: keccak256(keccak256(abi.encode(types, row))). */
 MERKLE_API merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types,
-                                               const char *row, size_t row_len,
-                                               merkle_error *err);
+                                               const char *row, size_t row_len, merkle_error *err);
 
 /*
 ** The dump() JSON of @openzeppelin/merkle-tree for a HEAP tree, formatted as
@@ -299,8 +292,8 @@ MERKLE_API merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], con
 ** and hashes as 0x-hex. NUL-terminated; buffer rules as merkle_proof_to_json.
 */
 MERKLE_API merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len,
-                                                     const merkle_shape_tree *t,
-                                                     const char *types, const char *const *rows,
+                                                     const merkle_shape_tree *t, const char *types,
+                                                     const char *const *rows,
                                                      const size_t *row_lens, merkle_error *err);
 
 /*

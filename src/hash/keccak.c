@@ -26,13 +26,14 @@ const uint64_t merkle__keccak_rc[24] = {
     0x000000000000008aull, 0x0000000000000088ull, 0x0000000080008009ull, 0x000000008000000aull,
     0x000000008000808bull, 0x800000000000008bull, 0x8000000000008089ull, 0x8000000000008003ull,
     0x8000000000008002ull, 0x8000000000000080ull, 0x000000000000800aull, 0x800000008000000aull,
-    0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull};
+    0x8000000080008081ull, 0x8000000000008080ull, 0x0000000080000001ull, 0x8000000080008008ull
+};
 
-#define K_T uint64_t
-#define K_XOR(a, b) ((a) ^ (b))
+#define K_T                   uint64_t
+#define K_XOR(a, b)           ((a) ^ (b))
 #define K_XOR5(a, b, c, d, e) ((a) ^ (b) ^ (c) ^ (d) ^ (e))
-#define K_ROL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
-#define K_CHI(a, b, c) ((a) ^ (~(b) & (c)))
+#define K_ROL(x, n)           (((x) << (n)) | ((x) >> (64 - (n))))
+#define K_CHI(a, b, c)        ((a) ^ (~(b) & (c)))
 #include "hash/keccak_round.h"
 
 void merkle__keccak_f1600(uint64_t s[25])
@@ -132,7 +133,7 @@ void merkle_keccak256_hash(uint8_t out[MERKLE_KECCAK256_LEN], const void *data, 
 */
 static void keccak_msg64(uint8_t out[32], const uint8_t *m)
 {
-    uint64_t s[25] = {0};
+    uint64_t s[25] = { 0 };
     for (int i = 0; i < 8; i++) s[i] = merkle__load_le64(m + 8 * i);
     s[8] = 0x01;
     s[RATE / 8 - 1] = 0x8000000000000000ull;
@@ -156,10 +157,10 @@ typedef struct kimpl {
 
 static const kimpl g_impls[] = {
 #ifdef MERKLE_HAVE_X86
-    {"avx512", merkle__keccak256_msg64_avx512, MERKLE_CPU_AVX512},
-    {"avx2", merkle__keccak256_msg64_avx2, MERKLE_CPU_AVX2},
+    { "avx512", merkle__keccak256_msg64_avx512, MERKLE_CPU_AVX512 },
+    { "avx2", merkle__keccak256_msg64_avx2, MERKLE_CPU_AVX2 },
 #endif
-    {"portable", msg64_portable, 0},
+    { "portable", msg64_portable, 0 },
 };
 #define N_IMPLS (sizeof g_impls / sizeof g_impls[0])
 
@@ -191,7 +192,7 @@ static int fam_self_test(size_t i)
 {
     return kernel_self_test(g_impls[i].fn);
 }
-static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
+static const merkle__kernel_family g_family = { N_IMPLS, fam_name, fam_available, fam_self_test };
 
 merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
 {
@@ -210,8 +211,8 @@ static uint64_t kernel_time(merkle__keccak256_msg64_fn fn)
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
         fn(out, msgs, 64, 64);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-        uint64_t t = (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u +
-                     (uint64_t)(b.tv_nsec - a.tv_nsec);
+        uint64_t t =
+            (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)(b.tv_nsec - a.tv_nsec);
         if (t < best) best = t;
     }
     return best;

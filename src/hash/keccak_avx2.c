@@ -9,15 +9,15 @@
 
 #include "hash/impl.h"
 
-#define K_T __m256i
-#define K_XOR(a, b) _mm256_xor_si256(a, b)
+#define K_T                   __m256i
+#define K_XOR(a, b)           _mm256_xor_si256(a, b)
 #define K_XOR5(a, b, c, d, e) K_XOR(K_XOR(K_XOR(a, b), K_XOR(c, d)), e)
-#define K_ROL(x, n) _mm256_or_si256(_mm256_slli_epi64(x, n), _mm256_srli_epi64(x, 64 - (n)))
-#define K_CHI(a, b, c) _mm256_xor_si256(a, _mm256_andnot_si256(b, c))
-#define LANES 4
-#define SET1(x) _mm256_set1_epi64x((long long)(x))
-#define GATHER(idx, p) _mm256_i64gather_epi64((const long long *)(const void *)(p), idx, 1)
-#define STORE(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+#define K_ROL(x, n)           _mm256_or_si256(_mm256_slli_epi64(x, n), _mm256_srli_epi64(x, 64 - (n)))
+#define K_CHI(a, b, c)        _mm256_xor_si256(a, _mm256_andnot_si256(b, c))
+#define LANES                 4
+#define SET1(x)               _mm256_set1_epi64x((long long)(x))
+#define GATHER(idx, p)        _mm256_i64gather_epi64((const long long *)(const void *)(p), idx, 1)
+#define STORE(p, v)           _mm256_storeu_si256((__m256i *)(void *)(p), v)
 #include "hash/keccak_round.h"
 
 void merkle__keccak256_msg64_avx2(uint8_t *out, const uint8_t *base, size_t stride, size_t n)

@@ -41,12 +41,16 @@ static int parse_types(field *f, size_t *nf, const char *types)
         if (len >= sizeof t) return -1;
         memcpy(t, a, len);
         t[len] = 0;
-        field x = {0, 0};
+        field x = { 0, 0 };
         char *end;
-        if (!strcmp(t, "address")) x.kind = 'a';
-        else if (!strcmp(t, "bool")) x.kind = 'b';
-        else if (!strcmp(t, "string")) x.kind = 's';
-        else if (!strcmp(t, "bytes")) x.kind = 'B';
+        if (!strcmp(t, "address"))
+            x.kind = 'a';
+        else if (!strcmp(t, "bool"))
+            x.kind = 'b';
+        else if (!strcmp(t, "string"))
+            x.kind = 's';
+        else if (!strcmp(t, "bytes"))
+            x.kind = 'B';
         else if (!strcmp(t, "uint") || !strcmp(t, "int")) {
             x.kind = t[0];
             x.bits = 256;
@@ -168,7 +172,7 @@ static void put(obuf *o, const uint8_t *d, size_t n)
 
 static void put_word_u64(obuf *o, uint64_t v)
 {
-    uint8_t w[32] = {0};
+    uint8_t w[32] = { 0 };
     merkle__store_be64(w + 24, v);
     put(o, w, 32);
 }
@@ -248,9 +252,11 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
     field f[MAX_FIELDS];
     size_t nf;
     if (parse_types(f, &nf, types) != 0)
-        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
-                            "unsupported ABI type list '%.80s' (address, bool, uintN, intN, bytesN, "
-                            "bytes, string)", types);
+        return merkle__fail(
+            err, MERKLE_ERR_ARG, 0, 0,
+            "unsupported ABI type list '%.80s' (address, bool, uintN, intN, bytesN, "
+            "bytes, string)",
+            types);
     value v[MAX_FIELDS];
     size_t nv = 0;
     if (split_row(v, &nv, row ? row : "", row_len) != 0)
@@ -259,18 +265,20 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
     if (nv != nf)
         st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "%zu values for %zu types", nv, nf);
     /* Head, then the tails of the dynamic values in order. */
-    obuf o = {out, cap, 0};
+    obuf o = { out, cap, 0 };
     uint64_t tail_off = 32 * (uint64_t)nf;
     for (size_t i = 0; i < nf && st == MERKLE_OK; i++) {
-        uint8_t w[32] = {0};
+        uint8_t w[32] = { 0 };
         const char *s = v[i].s;
         size_t n = v[i].n;
         int bad = 0;
         switch (f[i].kind) {
         case 'a': bad = parse_hex(w + 12, 20, s, n) != 20; break;
         case 'b':
-            if (!strcmp(s, "true") || !strcmp(s, "1")) w[31] = 1;
-            else bad = strcmp(s, "false") != 0 && strcmp(s, "0") != 0;
+            if (!strcmp(s, "true") || !strcmp(s, "1"))
+                w[31] = 1;
+            else
+                bad = strcmp(s, "false") != 0 && strcmp(s, "0") != 0;
             break;
         case 'u':
         case 'i': bad = parse_int(w, &f[i], s, n) != 0; break;
@@ -290,8 +298,8 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
         }
         }
         if (bad)
-            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, i, "value %zu ('%.60s') is not a valid %s%s",
-                              i + 1, s,
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, i,
+                              "value %zu ('%.60s') is not a valid %s%s", i + 1, s,
                               f[i].kind == 'a'   ? "address"
                               : f[i].kind == 'b' ? "bool"
                               : f[i].kind == 'u' ? "uint"
@@ -306,7 +314,7 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
         if (f[i].kind != 'B' && f[i].kind != 's') continue;
         put_word_u64(&o, v[i].n);
         put(&o, (const uint8_t *)v[i].s, v[i].n);
-        static const uint8_t zeros[32] = {0};
+        static const uint8_t zeros[32] = { 0 };
         if (v[i].n % 32) put(&o, zeros, 32 - v[i].n % 32);
     }
     for (size_t i = 0; i < nv; i++) free(v[i].s);
@@ -361,15 +369,19 @@ static void sput_jstr(sout *o, const char *s, size_t n)
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
+            char e[2] = { '\\', (char)c };
             sput(o, e, 2);
         } else if (c < 0x20) {
-            const char *named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
-                                : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+            const char *named = c == '\n'   ? "\\n"
+                                : c == '\r' ? "\\r"
+                                : c == '\t' ? "\\t"
+                                : c == '\b' ? "\\b"
+                                : c == '\f' ? "\\f"
+                                            : NULL;
             if (named) {
                 sputs(o, named);
             } else {
-                char e[6] = {'\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15]};
+                char e[6] = { '\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15] };
                 sput(o, e, 6);
             }
         } else {
@@ -402,8 +414,9 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
     size_t nf = 0;
     if (types && parse_types(f, &nf, types) != 0)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "unsupported ABI type list");
-    sout o = {out, cap, 0};
-    sputs(&o, types ? "{\n  \"format\": \"standard-v1\",\n  \"leafEncoding\": [" : "{\n  \"format\": \"simple-v1\",\n");
+    sout o = { out, cap, 0 };
+    sputs(&o, types ? "{\n  \"format\": \"standard-v1\",\n  \"leafEncoding\": ["
+                    : "{\n  \"format\": \"simple-v1\",\n");
     if (types) {
         /* The type names as given, trimmed. */
         const char *p = types;
@@ -439,8 +452,8 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
             size_t nv;
             if (split_row(v, &nv, rows[i], row_lens[i]) != 0 || nv != nf) {
                 for (size_t k = 0; k < nv; k++) free(v[k].s);
-                st = merkle__fail(err, MERKLE_ERR_FORMAT, i + 1, 0, "row %llu does not fit the types",
-                                  (unsigned long long)i + 1);
+                st = merkle__fail(err, MERKLE_ERR_FORMAT, i + 1, 0,
+                                  "row %llu does not fit the types", (unsigned long long)i + 1);
                 break;
             }
             sputs(&o, "[");

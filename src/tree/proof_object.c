@@ -49,7 +49,7 @@ static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
     if (p->kind != MERKLE_PROOF_INCLUSION)
         return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "profile %s has inclusion proofs only",
                             merkle_profile_name(p->profile));
-    const uint8_t *lh = leaf_hash ? leaf_hash
+    const uint8_t *lh = leaf_hash                                 ? leaf_hash
                         : (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) ? p->leaf_hash
                                                                   : NULL;
     if (!lh) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no leaf hash to verify");
@@ -58,8 +58,8 @@ static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
         unsigned depth;
         if (p->index >= p->tree_size)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
-                                "leaf index %llu is out of range for tree size %llu",
-                                (ull)p->index, (ull)p->tree_size);
+                                "leaf index %llu is out of range for tree size %llu", (ull)p->index,
+                                (ull)p->tree_size);
         (void)merkle_shape_depth(&depth, &sh, p->tree_size);
         if (p->path_len != depth)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
@@ -376,8 +376,9 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
         putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
         if (p->kind == MERKLE_PROOF_INCLUSION)
             putf(&b, "  \"%s\": %llu,\n",
-                 p->profile == MERKLE_PROFILE_SSZ || p->profile == MERKLE_PROFILE_BITTORRENT_V2 ? "gindex"
-                                                                                             : "index",
+                 p->profile == MERKLE_PROFILE_SSZ || p->profile == MERKLE_PROFILE_BITTORRENT_V2
+                     ? "gindex"
+                     : "index",
                  (ull)p->index);
         else
             putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index, (ull)p->end);
@@ -679,7 +680,8 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
             else if (key_is(k, kn, "tree_size") || key_is(k, kn, "total") ||
                      key_is(k, kn, "new_size") || key_is(k, kn, "size2"))
                 f = F_SIZE;
-            else if (key_is(k, kn, "index") || key_is(k, kn, "gindex")) f = F_INDEX;
+            else if (key_is(k, kn, "index") || key_is(k, kn, "gindex"))
+                f = F_INDEX;
             else if (key_is(k, kn, "start")) f = F_START;
             else if (key_is(k, kn, "end")) f = F_END;
             else if (key_is(k, kn, "old_size") || key_is(k, kn, "size1")) f = F_OLD;
@@ -957,9 +959,12 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
         j->pos++;
         int *dup = NULL;
         int dummy = 0;
-        if (key_is(k, kn, "type")) s = jstring(j, &type, &type_n);
-        else if (key_is(k, kn, "profile")) s = jstring(j, &prof, &prof_n);
-        else if (key_is(k, kn, "hash")) s = jstring(j, &hashn, &hash_n);
+        if (key_is(k, kn, "type"))
+            s = jstring(j, &type, &type_n);
+        else if (key_is(k, kn, "profile"))
+            s = jstring(j, &prof, &prof_n);
+        else if (key_is(k, kn, "hash"))
+            s = jstring(j, &hashn, &hash_n);
         else if (key_is(k, kn, "root")) {
             dup = &m->has_root;
             dummy = m->has_root;
@@ -1000,12 +1005,14 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
     }
     if (peek(j) != -1) return jfail(j, "trailing data after the JSON object");
     if (type && !key_is(type, type_n, "multiproof"))
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: type is not \"multiproof\"");
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                            "multiproof JSON: type is not \"multiproof\"");
     char name[16];
     m->profile = have_g ? MERKLE_PROFILE_SSZ : MERKLE_PROFILE_OPENZEPPELIN;
     if (prof) {
         if (prof_n >= sizeof name)
-            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown profile");
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                                "multiproof JSON: unknown profile");
         memcpy(name, prof, prof_n);
         name[prof_n] = 0;
         if (merkle_profile_from_name(&m->profile, name) != MERKLE_OK ||
@@ -1021,15 +1028,19 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
         memcpy(name, hashn, hash_n);
         name[hash_n] = 0;
         if (merkle_hash_alg_from_name(&m->hash, name) != MERKLE_OK)
-            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown hash '%s'", name);
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                                "multiproof JSON: unknown hash '%s'", name);
     }
     const char *miss = !have_leaves ? "leaves" : !have_proof ? "proof" : NULL;
     if (!miss && m->profile != MERKLE_PROFILE_OPENZEPPELIN && !have_g) miss = "gindices";
     if (!miss && m->profile == MERKLE_PROFILE_OPENZEPPELIN && !have_flags) miss = "proofFlags";
-    if (miss) return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: missing \"%s\"", miss);
+    if (miss)
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: missing \"%s\"",
+                            miss);
     if (m->profile != MERKLE_PROFILE_OPENZEPPELIN && m->ngindices != m->nleaves)
         return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
-                            "multiproof JSON: %zu gindices for %zu leaves", m->ngindices, m->nleaves);
+                            "multiproof JSON: %zu gindices for %zu leaves", m->ngindices,
+                            m->nleaves);
     if (j->bad_len) return merkle__fail(j->err, MERKLE_ERR_VERIFY, 0, 0, "%s", j->bad_len_msg);
     return MERKLE_OK;
 }
@@ -1041,7 +1052,7 @@ merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *
     *out = NULL;
     merkle_multiproof *m = calloc(1, sizeof *m);
     if (!m) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    jp j = { json, len, 0, err, MERKLE_OK, { 0 } };
     merkle_status s = mp_parse(m, &j);
     if (s != MERKLE_OK) {
         merkle_multiproof_free(m);
@@ -1062,14 +1073,12 @@ merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t
     if (s != MERKLE_OK) return merkle__fail(err, s, 0, 0, "bad profile");
     sh.hash = m->hash;
     if (m->profile != MERKLE_PROFILE_OPENZEPPELIN)
-        return merkle_shape_multiproof_verify(&sh, rt, m->gindices,
-                                               (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves,
-                                               m->nleaves,
-                                               (const uint8_t(*)[MERKLE_HASH_LEN])m->proof,
-                                               m->nproof, err);
-    return merkle_shape_flag_multiproof_verify(&sh, rt, (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves,
-                                         m->nleaves, (const uint8_t(*)[MERKLE_HASH_LEN])m->proof,
-                                         m->nproof, m->flags, m->nflags, err);
+        return merkle_shape_multiproof_verify(
+            &sh, rt, m->gindices, (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves, m->nleaves,
+            (const uint8_t(*)[MERKLE_HASH_LEN])m->proof, m->nproof, err);
+    return merkle_shape_flag_multiproof_verify(
+        &sh, rt, (const uint8_t(*)[MERKLE_HASH_LEN])m->leaves, m->nleaves,
+        (const uint8_t(*)[MERKLE_HASH_LEN])m->proof, m->nproof, m->flags, m->nflags, err);
 }
 
 /* ------------------------------------------------------------------ tree dumps */
@@ -1109,7 +1118,8 @@ static size_t junescape(char *out, const char *a, size_t n)
                     i += 6;
                 }
             }
-            if (cp < 0x80) out[k++] = (char)cp;
+            if (cp < 0x80)
+                out[k++] = (char)cp;
             else if (cp < 0x800) {
                 out[k++] = (char)(0xC0 | cp >> 6);
                 out[k++] = (char)(0x80 | (cp & 63));
@@ -1192,9 +1202,9 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
     *out = NULL;
     if (types_cap) types[0] = 0;
-    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    jp j = { json, len, 0, err, MERKLE_OK, { 0 } };
     merkle_status s = MERKLE_OK;
-    dstr enc = {0}, row = {0};
+    dstr enc = { 0 }, row = { 0 };
     uint8_t(*tree)[MERKLE_HASH_LEN] = NULL;
     size_t ntree = 0, tcap = 0, nvals = 0, vcap = 0;
     uint64_t *tidx = NULL;
@@ -1215,8 +1225,10 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
             const char *f;
             size_t fn;
             if ((s = jstring(&j, &f, &fn)) != MERKLE_OK) goto done;
-            if (key_is(f, fn, "standard-v1")) standard = 1;
-            else if (key_is(f, fn, "simple-v1")) standard = 0;
+            if (key_is(f, fn, "standard-v1"))
+                standard = 1;
+            else if (key_is(f, fn, "simple-v1"))
+                standard = 0;
             else {
                 s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos, "dump: unknown format '%.*s'",
                                  (int)(fn < 40 ? fn : 40), f);
@@ -1238,7 +1250,8 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                 size_t an;
                 if ((s = jstring(&j, &a, &an)) != MERKLE_OK) goto done;
                 if ((enc.len && dput(&enc, ",", 1)) || dput(&enc, a, an)) goto nomem;
-                if (peek(&j) == ',') j.pos++;
+                if (peek(&j) == ',')
+                    j.pos++;
                 else if (peek(&j) != ']') {
                     s = jfail(&j, "expected ',' or ']'");
                     goto done;
@@ -1308,15 +1321,16 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                                 if (!first && dput(&row, ",", 1)) goto nomem;
                                 first = 0;
                                 if ((s = jrow_value(&j, &row)) != MERKLE_OK) goto done;
-                                if (peek(&j) == ',') j.pos++;
+                                if (peek(&j) == ',')
+                                    j.pos++;
                                 else if (peek(&j) != ']') {
                                     s = jfail(&j, "expected ',' or ']'");
                                     goto done;
                                 }
                             }
                             j.pos++;
-                            s = merkle_shape_abi_leaf(lh[nvals], enc.s ? enc.s : "", row.s ? row.s : "",
-                                                      row.len, err);
+                            s = merkle_shape_abi_leaf(lh[nvals], enc.s ? enc.s : "",
+                                                      row.s ? row.s : "", row.len, err);
                             if (s != MERKLE_OK) goto done;
                         } else {
                             /* formatLeaf: the value is a bytes32, the leaf is itself. */
@@ -1324,7 +1338,8 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                         }
                     } else if ((s = jskip(&j, 2)) != MERKLE_OK)
                         goto done;
-                    if (peek(&j) == ',') j.pos++;
+                    if (peek(&j) == ',')
+                        j.pos++;
                     else if (peek(&j) != '}') {
                         s = jfail(&j, "expected ',' or '}'");
                         goto done;
@@ -1337,7 +1352,8 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                     goto done;
                 }
                 nvals++;
-                if (peek(&j) == ',') j.pos++;
+                if (peek(&j) == ',')
+                    j.pos++;
                 else if (peek(&j) != ']') {
                     s = jfail(&j, "expected ',' or ']'");
                     goto done;
@@ -1364,9 +1380,10 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
     }
     if (standard == -1 || !have_tree || !have_values || (standard == 1 && !have_enc)) {
         s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "dump: missing %s",
-                         standard == -1 ? "\"format\"" : !have_tree ? "\"tree\""
-                                                         : !have_values ? "\"values\""
-                                                                        : "\"leafEncoding\"");
+                         standard == -1 ? "\"format\""
+                         : !have_tree   ? "\"tree\""
+                         : !have_values ? "\"values\""
+                                        : "\"leafEncoding\"");
         goto done;
     }
     if (j.bad_len) {
@@ -1374,7 +1391,8 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
         goto done;
     }
     if (nvals == 0 || ntree != 2 * nvals - 1) {
-        s = merkle__fail(err, MERKLE_ERR_VERIFY, 1, 0, "dump: %zu tree nodes for %zu values", ntree, nvals);
+        s = merkle__fail(err, MERKLE_ERR_VERIFY, 1, 0, "dump: %zu tree nodes for %zu values", ntree,
+                         nvals);
         goto done;
     }
     for (size_t i = 0; i < nvals; i++) {
@@ -1390,7 +1408,8 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
         s = merkle__shape_tree_from_heap(out, &sh, tree, nvals, tidx);
         tree = NULL; /* taken over */
         if (s == MERKLE_ERR_VERIFY)
-            s = merkle__fail(err, s, 1, 0, "dump: the tree is not a valid Merkle tree of its leaves");
+            s = merkle__fail(err, s, 1, 0,
+                             "dump: the tree is not a valid Merkle tree of its leaves");
         else if (s != MERKLE_OK)
             s = merkle__fail(err, s, 1, 0, "%s", merkle_strerror(s));
     }

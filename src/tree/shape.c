@@ -17,9 +17,9 @@
 #include "merkle/shape.h"
 #include "tree/tree_impl.h"
 
-#define CH 2048
+#define CH      2048
 #define CH_LOG2 11
-#define BLK 128 /* pairs hashed per batch call where a scratch copy is needed */
+#define BLK     128 /* pairs hashed per batch call where a scratch copy is needed */
 
 typedef uint8_t node_t[MERKLE_HASH_LEN];
 
@@ -246,8 +246,8 @@ static unsigned reduce_chunk(lbuild *b, size_t m, node_t *z)
 
 struct merkle_shape_builder {
     merkle_shape s;
-    uint64_t n;       /* nodes pushed */
-    size_t pending;   /* nodes in b.lvl not yet reduced (< CH) */
+    uint64_t n;     /* nodes pushed */
+    size_t pending; /* nodes in b.lvl not yet reduced (< CH) */
     int finished;
     lbuild b;
 };
@@ -453,7 +453,7 @@ static keyed *sort_keys(const node_t *nodes, uint64_t n)
         a[i].i = i;
     }
     for (unsigned shift = 0; shift < 64; shift += 8) {
-        size_t count[257] = {0};
+        size_t count[257] = { 0 };
         for (uint64_t i = 0; i < n; i++) count[((a[i].key >> shift) & 255) + 1]++;
         if (count[((a[0].key >> shift) & 255) + 1] == n) continue; /* one bucket: nothing moves */
         for (int c = 0; c < 256; c++) count[c + 1] += count[c];
@@ -576,10 +576,10 @@ merkle_status merkle_shape_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flag
 struct merkle_shape_tree {
     merkle_shape s;
     uint64_t n;
-    uint64_t *perm;  /* sorted position -> input index (SORT_LEAVES), else NULL */
-    uint64_t *rank;  /* input index -> sorted position */
+    uint64_t *perm; /* sorted position -> input index (SORT_LEAVES), else NULL */
+    uint64_t *rank; /* input index -> sorted position */
     /* LEVELS */
-    unsigned depth;  /* data tree depth (with padding) */
+    unsigned depth; /* data tree depth (with padding) */
     uint64_t cnt[MERKLE_MAX_DEPTH + 1];
     node_t *lv[MERKLE_MAX_DEPTH + 1];
     node_t z[MERKLE_MAX_DEPTH + 1];
@@ -680,8 +680,9 @@ merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_fla
     if (st != MERKLE_OK) {
         merkle_shape_tree_free(t);
         if (st == MERKLE_ERR_RANGE)
-            return merkle__fail(err, st, 0, 0, n && s->limit ? "more leaves than the limit"
-                                                             : "no leaves or a tree too deep");
+            return merkle__fail(err, st, 0, 0,
+                                n && s->limit ? "more leaves than the limit"
+                                              : "no leaves or a tree too deep");
         if (st == MERKLE_ERR_UNSUPPORTED)
             return merkle__fail(err, st, 0, 0, "promoting shapes have their proofs in proof.h");
         return merkle__fail(err, st, 0, 0, "out of memory");
@@ -755,8 +756,7 @@ static unsigned floor_log2(uint64_t g)
 }
 
 /* Node at gindex g of the data tree (no mix-in level). */
-static merkle_status data_node(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_tree *t,
-                               uint64_t g)
+static merkle_status data_node(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_tree *t, uint64_t g)
 {
     unsigned d = floor_log2(g);
     if (d > t->depth) return MERKLE_ERR_RANGE;
@@ -937,7 +937,7 @@ static merkle_status helpers(uint64_t **out, size_t *out_len, const uint64_t *g,
 }
 
 merkle_status merkle_shape_helpers(uint64_t *out, size_t cap, size_t *out_len,
-                                    const uint64_t *gindices, size_t n)
+                                   const uint64_t *gindices, size_t n)
 {
     if (!out_len || (cap && !out)) return MERKLE_ERR_ARG;
     uint64_t *h;
@@ -970,7 +970,8 @@ merkle_status merkle_shape_tree_multiproof(uint8_t (*proof)[MERKLE_HASH_LEN], si
         st = merkle_shape_tree_node(leaves ? leaves[i] : tmp, t, gindices[i]);
     }
     if (st == MERKLE_OK && cap < nh) st = MERKLE_ERR_BUFFER;
-    for (size_t i = 0; i < nh && st == MERKLE_OK; i++) st = merkle_shape_tree_node(proof[i], t, h[i]);
+    for (size_t i = 0; i < nh && st == MERKLE_OK; i++)
+        st = merkle_shape_tree_node(proof[i], t, h[i]);
     free(h);
     return st;
 }
@@ -986,11 +987,11 @@ static int cmp_gnode_desc(const void *a, const void *b)
 }
 
 merkle_status merkle_shape_multiproof_verify(const merkle_shape *s,
-                                              const uint8_t root[MERKLE_HASH_LEN],
-                                              const uint64_t *gindices,
-                                              const uint8_t (*leaves)[MERKLE_HASH_LEN], size_t n,
-                                              const uint8_t (*proof)[MERKLE_HASH_LEN],
-                                              size_t proof_len, merkle_error *err)
+                                             const uint8_t root[MERKLE_HASH_LEN],
+                                             const uint64_t *gindices,
+                                             const uint8_t (*leaves)[MERKLE_HASH_LEN], size_t n,
+                                             const uint8_t (*proof)[MERKLE_HASH_LEN],
+                                             size_t proof_len, merkle_error *err)
 {
     if (!root || !gindices || !leaves || (proof_len && !proof))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
@@ -1000,8 +1001,9 @@ merkle_status merkle_shape_multiproof_verify(const merkle_shape *s,
     size_t nh;
     merkle_status st = helpers(&h, &nh, gindices, n);
     if (st == MERKLE_ERR_ARG)
-        return merkle__fail(err, st, 0, 0, "generalized indices must be non-zero, distinct, "
-                                           "and none an ancestor of another");
+        return merkle__fail(err, st, 0, 0,
+                            "generalized indices must be non-zero, distinct, "
+                            "and none an ancestor of another");
     if (st != MERKLE_OK) return merkle__fail(err, st, 0, 0, "out of memory");
     if (nh != proof_len) {
         free(h);
@@ -1065,10 +1067,10 @@ merkle_status merkle_shape_multiproof_verify(const merkle_shape *s,
     }
     free(a);
     free(q);
-    if (st != MERKLE_OK)
-        return merkle__fail(err, st, 0, 0, "the proof nodes do not form a tree");
+    if (st != MERKLE_OK) return merkle__fail(err, st, 0, 0, "the proof nodes do not form a tree");
     if (!merkle_ct_equal(result, root, MERKLE_HASH_LEN))
-        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "the multiproof does not lead to the root");
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                            "the multiproof does not lead to the root");
     return MERKLE_OK;
 }
 
@@ -1096,7 +1098,8 @@ merkle_status merkle_shape_tree_flag_multiproof(uint8_t (*leaves)[MERKLE_HASH_LE
         return st;
     }
     if (n > cap) st = MERKLE_ERR_BUFFER;
-    for (size_t i = 0; i < n && st == MERKLE_OK; i++) memcpy(leaves[i], t->heap[q[i]], MERKLE_HASH_LEN);
+    for (size_t i = 0; i < n && st == MERKLE_OK; i++)
+        memcpy(leaves[i], t->heap[q[i]], MERKLE_HASH_LEN);
     size_t head = 0, tail = n, np = 0, nf = 0;
     while (tail > head && q[head] > 0) {
         uint64_t j = q[head++];
@@ -1125,11 +1128,11 @@ merkle_status merkle_shape_tree_flag_multiproof(uint8_t (*leaves)[MERKLE_HASH_LE
 }
 
 merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape *s,
-                                            const uint8_t root[MERKLE_HASH_LEN],
-                                            const uint8_t (*leaves)[MERKLE_HASH_LEN], size_t n,
-                                            const uint8_t (*proof)[MERKLE_HASH_LEN],
-                                            size_t proof_len, const uint8_t *flags,
-                                            size_t flags_len, merkle_error *err)
+                                                  const uint8_t root[MERKLE_HASH_LEN],
+                                                  const uint8_t (*leaves)[MERKLE_HASH_LEN],
+                                                  size_t n, const uint8_t (*proof)[MERKLE_HASH_LEN],
+                                                  size_t proof_len, const uint8_t *flags,
+                                                  size_t flags_len, merkle_error *err)
 {
     if (!root || (n && !leaves) || (proof_len && !proof) || (flags_len && !flags))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
@@ -1175,6 +1178,7 @@ merkle_status merkle_shape_flag_multiproof_verify(const merkle_shape *s,
     if (st != MERKLE_OK)
         return merkle__fail(err, st, 0, 0, "the flags do not match the leaves and proof");
     if (!merkle_ct_equal(result, root, MERKLE_HASH_LEN))
-        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "the multiproof does not lead to the root");
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                            "the multiproof does not lead to the root");
     return MERKLE_OK;
 }

@@ -27,11 +27,11 @@ merkle_status merkle_profile_from_name(merkle_profile *out, const char *name)
     static const struct {
         const char *name;
         merkle_profile p;
-    } names[] = {{"sia", MERKLE_PROFILE_SIA},
-                 {"bitcoin", MERKLE_PROFILE_BITCOIN},
-                 {"ssz", MERKLE_PROFILE_SSZ},
-                 {"openzeppelin", MERKLE_PROFILE_OPENZEPPELIN},
-                 {"bittorrent-v2", MERKLE_PROFILE_BITTORRENT_V2}};
+    } names[] = { { "sia", MERKLE_PROFILE_SIA },
+                  { "bitcoin", MERKLE_PROFILE_BITCOIN },
+                  { "ssz", MERKLE_PROFILE_SSZ },
+                  { "openzeppelin", MERKLE_PROFILE_OPENZEPPELIN },
+                  { "bittorrent-v2", MERKLE_PROFILE_BITTORRENT_V2 } };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         if (strcmp(name, names[i].name) == 0) {
             *out = names[i].p;
