@@ -88,12 +88,12 @@ MERKLE_API void merkle_hex_encode(char *out, const uint8_t *in, size_t n);
 /*
 ** Decode hex (upper or lower case, no separators) of length hex_len into out (capacity cap).
 ** *out_len receives the decoded length (hex_len / 2) in every case where it is known.
-** Errors: MERKLE_ERR_FORMAT for an odd length or a non-hex character (error->offset is the
+** Errors: MERKLE_ERR_FORMAT for an odd length or a non-hex character (err->offset is the
 ** position of the bad character), MERKLE_ERR_BUFFER when cap < hex_len / 2, MERKLE_ERR_ARG
 ** for NULL pointers with non-zero lengths. error may be NULL.
 */
 MERKLE_API merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len,
-                                           const char *hex, size_t hex_len, merkle_error *error);
+                                           const char *hex, size_t hex_len, merkle_error *err);
 
 /* Version string of the library that is linked ("MAJOR.MINOR.PATCH"). */
 MERKLE_API const char *merkle_version(void);

@@ -81,7 +81,7 @@ MERKLE_API void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_ma
 ** earlier). The line is modified in place (the name is unescaped)
 ** and out->name points into it. Comment lines (first byte '#') and empty lines give
 ** MERKLE_OK with out->name == NULL. A line that is not a valid checksum line gives
-** MERKLE_ERR_FORMAT (error->line = line_no). out->line is set to line_no.
+** MERKLE_ERR_FORMAT (err->line = line_no). out->line is set to line_no.
 ** With p->alg AUTO, a BSD line names its algorithm and a GNU line's hex length decides:
 ** 32 md5, 40 sha1, 64 sha256, 128 sha512; other lengths are malformed.
 */
@@ -136,7 +136,7 @@ MERKLE_API void merkle_manifest_free(merkle_manifest *m);
 
 /*
 ** Digest of a whole open file descriptor, read to EOF through a 64 KiB stack buffer.
-** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (error->sys_errno), MERKLE_ERR_ARG.
+** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (err->sys_errno), MERKLE_ERR_ARG.
 */
 MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg,
                                                    size_t digest_len, int fd, uint64_t *size,
@@ -181,7 +181,7 @@ MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, me
 ** directory with the old file's mode and owner, fsync, a unique temporary name, rename over
 ** PATH (or link when there is no file yet), fsync of the directory. Only ever writes over
 ** nothing or a cache (see merkle_vcache_load): MERKLE_ERR_UNSAFE otherwise. Errors:
-** MERKLE_ERR_IO (error->sys_errno; EPERM when the old file's owner cannot be kept); the old
+** MERKLE_ERR_IO (err->sys_errno; EPERM when the old file's owner cannot be kept); the old
 ** file is then left untouched.
 */
 MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,
@@ -347,7 +347,7 @@ MERKLE_API merkle_status merkle_manifest_leaf_encode(uint8_t *out, size_t cap, s
 
 /*
 ** Sort m's entries into the canonical order of the directory root: by name bytes
-** (unsigned memcmp, a prefix first). Duplicate names give MERKLE_ERR_FORMAT (error->line is
+** (unsigned memcmp, a prefix first). Duplicate names give MERKLE_ERR_FORMAT (err->line is
 ** the later line). After sorting, entry i is leaf i.
 */
 MERKLE_API merkle_status merkle_manifest_sort(merkle_manifest *m, merkle_error *err);

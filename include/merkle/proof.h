@@ -336,7 +336,7 @@ MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p,
                                              const uint8_t *old_root,
                                              const uint8_t *leaf_hash,
                                              const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                             merkle_error *error);
+                                             merkle_error *err);
 
 /*
 ** Binary encoding (all integers big-endian):
@@ -366,7 +366,7 @@ MERKLE_API merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *o
 */
 MERKLE_API merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf,
                                              size_t *leaf_len, const uint8_t *buf, size_t len,
-                                             merkle_error *error);
+                                             merkle_error *err);
 
 /*
 ** JSON rendering (one object, keys in a fixed order, lowercase hex, a final newline):
@@ -385,7 +385,7 @@ MERKLE_API merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out
 ** the consistency fields). leaf_buf[0..leaf_cap) receives a "leaf" field's bytes
 ** (*leaf_len, 0 when absent; MERKLE_ERR_BUFFER when it does not fit). A leaf hash or path
 ** element that is valid hex of a length other than 32 bytes makes the proof unverifiable:
-** reported as MERKLE_ERR_VERIFY (error->message says which). A root of another length
+** reported as MERKLE_ERR_VERIFY (err->message says which). A root of another length
 ** stands for itself (stored as SHA-256(0x02 || bytes), which no tree hash equals): it only
 ** matches the same bytes, as when transparency-dev compares the roots of two equal sizes.
 ** Every other defect is MERKLE_ERR_FORMAT. As for merkle_proof_decode, sizes and lengths are checked by the
@@ -394,7 +394,7 @@ MERKLE_API merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out
 MERKLE_API merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf,
                                                 size_t leaf_cap, size_t *leaf_len,
                                                 const char *json, size_t len,
-                                                merkle_error *error);
+                                                merkle_error *err);
 
 #ifdef __cplusplus
 }

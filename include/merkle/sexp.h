@@ -43,7 +43,7 @@ typedef struct merkle_sexp_store merkle_sexp_store;
 /*
 ** Limits for parsing. Every field must be set; merkle_sexp_limits_default() gives values fit
 ** for untrusted input of up to 64 MiB. A limit that is reached makes the parser stop with
-** MERKLE_ERR_LIMIT (error->offset = where).
+** MERKLE_ERR_LIMIT (err->offset = where).
 **   max_input  bytes the parser may consume
 **   max_atom   largest atom length accepted (including back-reference path atoms)
 **   max_nodes  nodes produced: each atom, pair and back reference counts one, and so does each
@@ -121,7 +121,7 @@ MERKLE_API merkle_status merkle_sexp_pair(merkle_sexp_node *left, merkle_sexp_no
 ** for them is the caller's job). flags: MERKLE_SEXP_BACKREFS to accept back references,
 ** MERKLE_SEXP_STRICT to reject non-minimal atom encodings. limits may be NULL for the
 ** defaults. Iterative; shared subtrees are never expanded.
-** Errors (error->offset = byte offset of the offending token): MERKLE_ERR_FORMAT (truncated
+** Errors (err->offset = byte offset of the offending token): MERKLE_ERR_FORMAT (truncated
 ** input, bad atom prefix, fe without back references, a path into an atom or past the parse
 ** stack, non-minimal atom in strict mode), MERKLE_ERR_LIMIT (a limit was reached),
 ** MERKLE_ERR_NOMEM. On failure the store is left as it was before the call.
@@ -130,7 +130,7 @@ MERKLE_API merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consum
                                            merkle_sexp_store *store, const uint8_t *in,
                                            size_t len, unsigned flags,
                                            const merkle_sexp_limits *limits,
-                                           merkle_error *error);
+                                           merkle_error *err);
 
 /*
 ** Tree hash (sha256tree) of node: H(01 || atom), H(02 || left || right). Each node reachable
@@ -177,7 +177,7 @@ MERKLE_API merkle_status merkle_sexp_serialize_backrefs_alloc(uint8_t **out, siz
                                                               merkle_sexp_store *store,
                                                               merkle_sexp_node node,
                                                               uint64_t max_out,
-                                                              merkle_error *error);
+                                                              merkle_error *err);
 
 /* Release a buffer returned by a merkle_sexp_*_alloc function. NULL is a no-op. */
 MERKLE_API void merkle_sexp_buffer_free(uint8_t *buf);
