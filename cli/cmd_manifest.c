@@ -178,69 +178,84 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* Checksum lines of `sum` in argument order, each as soon as every earlier file is done
-** (the library's result callback; serialised). Flushed at once on a terminal, at most five
-** times a second otherwise. */
-typedef struct sum_printer {
-    const char *const *names;
-    size_t n, next;
-    const merkle_check_result *res;
+/*
+** Lines printed in list order, each as soon as its entry and every earlier one are done
+** (`sum` and `check`): the library's result callback marks entries done (serialised by the
+** library); the longest finished prefix is printed through print(self, i). The lines go out
+** at once on a terminal, at most five times a second into a pipe or file (a write per line
+** would cost a system call per file on a check of many small files).
+*/
+typedef struct in_order {
     uint8_t *done;
+    size_t next, n;
+    int tty;
+    int64_t last_flush_ns;
+    cli_progress *prog; /* erased before lines are printed (redrawn by its next update) */
+    void (*print)(void *self, size_t i);
+    void *self;
+} in_order;
+
+static void in_order_release(in_order *o)
+{
+    size_t before = o->next;
+    while (o->next < o->n && o->done[o->next]) o->print(o->self, o->next++);
+    if (o->next == before) return;
+    int64_t now = mono_ns();
+    if (o->tty || now - o->last_flush_ns >= 200000000) {
+        fflush(stdout);
+        o->last_flush_ns = now;
+    }
+}
+
+static void in_order_on_result(void *ctx, size_t index, const merkle_check_result *r)
+{
+    in_order *o = ctx;
+    (void)r;
+    o->done[index] = 1;
+    if (index != o->next) return;
+    if (o->prog && o->prog->shown) cli_progress_end(o->prog);
+    in_order_release(o);
+}
+
+/* Checksum lines of `sum`. */
+typedef struct sum_printer {
+    in_order io;
+    const char *const *names;
+    const merkle_check_result *res;
     merkle_manifest_alg alg;
     size_t dlen;
     unsigned flags;
     char *line;
     size_t cap;
-    int rc, tty;
-    int64_t last_flush_ns;
-    cli_progress *prog;
+    int rc;
 } sum_printer;
 
-static void sum_print_ready(sum_printer *p)
+static void sum_print(void *self, size_t i)
 {
-    size_t before = p->next;
-    for (; p->next < p->n && p->done[p->next]; p->next++) {
-        size_t i = p->next;
-        if (p->res[i].status != MERKLE_CHECK_OK) {
-            fflush(stdout);
-            err_name(p->names[i], strerror(p->res[i].sys_errno));
-            p->rc = CLI_FAIL;
-            continue;
-        }
-        size_t need;
-        merkle_manifest_format_line(NULL, 0, &need, p->alg, p->res[i].digest, p->dlen,
-                                    p->names[i], p->flags);
-        if (need > p->cap) {
-            char *nl = realloc(p->line, need);
-            if (!nl) {
-                fflush(stdout);
-                cli_error("out of memory");
-                p->rc = CLI_FAIL;
-                continue;
-            }
-            p->line = nl;
-            p->cap = need;
-        }
-        merkle_manifest_format_line(p->line, p->cap, &need, p->alg, p->res[i].digest, p->dlen,
-                                    p->names[i], p->flags);
-        fwrite(p->line, 1, need, stdout);
-    }
-    if (p->next == before) return;
-    int64_t now = mono_ns();
-    if (p->tty || now - p->last_flush_ns >= 200000000) {
+    sum_printer *p = self;
+    if (p->res[i].status != MERKLE_CHECK_OK) {
         fflush(stdout);
-        p->last_flush_ns = now;
+        err_name(p->names[i], strerror(p->res[i].sys_errno));
+        p->rc = CLI_FAIL;
+        return;
     }
-}
-
-static void sum_on_result(void *ctx, size_t index, const merkle_check_result *r)
-{
-    sum_printer *p = ctx;
-    (void)r;
-    p->done[index] = 1;
-    if (index != p->next) return;
-    if (p->prog && p->prog->shown) cli_progress_end(p->prog);
-    sum_print_ready(p);
+    size_t need;
+    merkle_manifest_format_line(NULL, 0, &need, p->alg, p->res[i].digest, p->dlen,
+                                p->names[i], p->flags);
+    if (need > p->cap) {
+        char *nl = realloc(p->line, need);
+        if (!nl) {
+            fflush(stdout);
+            cli_error("out of memory");
+            p->rc = CLI_FAIL;
+            return;
+        }
+        p->line = nl;
+        p->cap = need;
+    }
+    merkle_manifest_format_line(p->line, p->cap, &need, p->alg, p->res[i].digest, p->dlen,
+                                p->names[i], p->flags);
+    fwrite(p->line, 1, need, stdout);
 }
 
 static void sum_help(void)
@@ -411,17 +426,19 @@ int cmd_sum(int argc, char **argv)
     sum_printer sp;
     memset(&sp, 0, sizeof sp);
     sp.names = names;
-    sp.n = n;
     sp.res = res;
-    sp.done = done;
+    sp.io.done = done;
+    sp.io.n = n;
+    sp.io.print = sum_print;
+    sp.io.self = &sp;
     sp.alg = alg;
     sp.dlen = dlen;
     sp.flags = tag ? MERKLE_MANIFEST_TAG : (binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
     sp.flags |= zero ? MERKLE_MANIFEST_ZERO : 0;
-    sp.tty = isatty(STDOUT_FILENO);
-    sp.prog = &pc.p;
-    o.on_result = sum_on_result;
-    o.result_ctx = &sp;
+    sp.io.tty = isatty(STDOUT_FILENO);
+    sp.io.prog = &pc.p;
+    o.on_result = in_order_on_result;
+    o.result_ctx = &sp.io;
     merkle_error err;
     merkle_status s = merkle_manifest_hash_files(res, names, n, alg, dlen, &o, &err);
     cli_progress_end(&pc.p);
@@ -434,7 +451,7 @@ int cmd_sum(int argc, char **argv)
         return CLI_FAIL;
     }
     memset(done, 1, n);
-    sum_print_ready(&sp);
+    in_order_release(&sp.io);
     rc = sp.rc;
     free(sp.line);
     free(res);
@@ -538,16 +555,14 @@ static void check_help(void)
 /* Results of one manifest printed in manifest order, each line as soon as every earlier
 ** entry is done (from the library's result callback, serialised by it). */
 typedef struct printer {
+    in_order io;
     const check_opts *co;
     const char *shown, *tag;
     const merkle_manifest *m;
     const merkle_check_result *res;
-    uint8_t *done;
-    size_t next, bi;
+    size_t bi;
     uint64_t n_bad, n_fail, n_mismatch;
-    int properly, matched, tty;
-    int64_t last_flush_ns;
-    cli_progress *prog;
+    int properly, matched;
 } printer;
 
 /* -w warnings for the malformed lines before line number upto. */
@@ -566,8 +581,9 @@ static void print_bad_lines(printer *p, uint64_t upto)
     }
 }
 
-static void print_entry(printer *p, size_t i)
+static void print_entry(void *self, size_t i)
 {
+    printer *p = self;
     const check_opts *co = p->co;
     const merkle_manifest_entry *en = &p->m->entries[i];
     const merkle_check_result *r = &p->res[i];
@@ -598,31 +614,6 @@ static void print_entry(printer *p, size_t i)
         put_name(stdout, en->name, escape);
         fputs(ok ? ": OK\n" : ": FAILED\n", stdout);
     }
-}
-
-/* Print every entry from p->next on whose result is in, then let the lines out: at once on
-** a terminal, at most five times a second into a pipe or file (a write per line would cost
-** a system call per file in a check of many small files). */
-static void print_ready(printer *p)
-{
-    size_t before = p->next;
-    while (p->next < p->m->count && p->done[p->next]) print_entry(p, p->next++);
-    if (p->next == before) return;
-    int64_t now = mono_ns();
-    if (p->tty || now - p->last_flush_ns >= 200000000) {
-        fflush(stdout);
-        p->last_flush_ns = now;
-    }
-}
-
-static void on_result(void *ctx, size_t index, const merkle_check_result *r)
-{
-    printer *p = ctx;
-    (void)r;
-    p->done[index] = 1;
-    if (index != p->next) return;
-    if (p->prog && p->prog->shown) cli_progress_end(p->prog); /* redrawn by the next update */
-    print_ready(p);
 }
 
 /* 1 when the file of entry e (a SHA-512 line) does not match as SHA-512 but matches as
@@ -771,19 +762,22 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     pr.shown = shown;
     pr.m = &m;
     pr.res = res;
-    pr.done = done;
-    pr.prog = &pc.p;
+    pr.io.done = done;
+    pr.io.n = m.count;
+    pr.io.prog = &pc.p;
+    pr.io.print = print_entry;
+    pr.io.self = &pr;
     pr.tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
              : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
              : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
              : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
                                              : "BLAKE2b";
-    pr.tty = isatty(STDOUT_FILENO);
+    pr.io.tty = isatty(STDOUT_FILENO);
     /* Lines appear in manifest order as soon as every earlier file is done, as md5sum -c
     ** prints them (the MPI check reports at the end). */
     if (!co->mpi) {
-        o.on_result = on_result;
-        o.result_ctx = &pr;
+        o.on_result = in_order_on_result;
+        o.result_ctx = &pr.io;
     }
     merkle_status s = co->mpi ? mpi_manifest_check(res, m.entries, m.count, &o, &err)
                               : merkle_manifest_check(res, m.entries, m.count, &o, &err);
@@ -797,7 +791,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         return 0;
     }
     memset(done, 1, m.count);
-    print_ready(&pr);
+    in_order_release(&pr.io);
     print_bad_lines(&pr, UINT64_MAX);
     free(res);
     free(done);

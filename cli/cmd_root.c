@@ -128,14 +128,10 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
                 return cli_usage_error(
                     sub, "--piece-layer needs a power of two of at least 16K, got '%s'", optarg);
             break;
-        case 'j': {
-            uint64_t j;
-            if (cli_parse_u64(optarg, &j) != 0 || j > 1024)
-                return cli_usage_error(sub, "-j needs a thread count 0..1024, got '%s'", optarg);
-            o->threads = (unsigned)j;
-            o->threads_given = j > 0;
+        case 'j':
+            if (cli_parse_jobs(sub, optarg, &o->threads) != 0) return CLI_USAGE;
+            o->threads_given = o->threads > 0;
             break;
-        }
         case OPT_MPI: o->mpi = 1; break;
         case 'q': o->quiet = 1; break;
         case 'h': help(); return -1;

@@ -11,6 +11,7 @@
 
 #include "merkle/sexp.h"
 #include "sexp/sexp_impl.h"
+#include "sexp_fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,20 +29,6 @@ static void same_hash(const uint8_t *buf, size_t len, unsigned flags, const uint
     merkle_sexp_store_free(st);
 }
 
-/* The indexed path search and clvm_rs's own breadth-first search must agree on every token:
-** same bytes, no disagreement (unless the work bound cut a search in). */
-static void crosscheck(merkle_sexp_store *st, merkle_sexp_node root, const uint8_t *br, size_t blen)
-{
-    merkle__sexp_br_opts o;
-    memset(&o, 0, sizeof o);
-    o.crosscheck = 1;
-    uint8_t *out;
-    size_t len;
-    if (merkle__sexp_serialize_backrefs(&out, &len, st, root, 1u << 24, &o, NULL) != MERKLE_OK) abort();
-    if (o.internal_errors) abort();
-    if (o.budget_cuts == 0 && (o.mismatches || len != blen || memcmp(out, br, len) != 0)) abort();
-    free(out);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
