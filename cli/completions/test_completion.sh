@@ -63,7 +63,7 @@ bash)
     expect_bash "merkle trie root --branch-factor " "16 2 256 4"
     expect_bash "merkle trie prove --k" "--key"
     expect_bash "merkle trie verify --root " ""
-    expect_bash "merkle proof --in" "--index"
+    expect_bash "merkle proof --in" "--index --internal-order"
     expect_bash "merkle consistency --old" "--old-size"
     expect_bash "merkle verify --leaf" "--leaf --leaf-hash --leaf-hex"
     expect_bash "merkle proof --index " ""
