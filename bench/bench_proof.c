@@ -31,7 +31,7 @@ static double run_root(const uint8_t *buf, size_t len, size_t leaf, uint8_t out[
     if (merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaf) != MERKLE_OK) exit(1);
     for (size_t off = 0; off < len; off += PIECE)
         if (merkle_tree_write(&t, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
-    if (merkle_tree_root(&t, out, NULL) != MERKLE_OK) exit(1);
+    if (merkle_tree_root(out, NULL, &t) != MERKLE_OK) exit(1);
     return bench_now() - t0;
 }
 
@@ -43,7 +43,7 @@ static double run_prover(const uint8_t *buf, size_t len, size_t leaf, merkle_pro
     if (merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, leaf, a, b) != MERKLE_OK) exit(1);
     for (size_t off = 0; off < len; off += PIECE)
         if (merkle_prover_write(&p, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
-    if (merkle_prover_finish(&p, pr, MERKLE_PROFILE_RFC6962) != MERKLE_OK) exit(1);
+    if (merkle_prover_finish(pr, &p, MERKLE_PROFILE_RFC6962) != MERKLE_OK) exit(1);
     return bench_now() - t0;
 }
 

@@ -237,7 +237,8 @@ static void *half_main(void *arg)
         pos += want;
     }
     if (s == MERKLE_OK)
-        s = h->prove ? merkle_prover_finish(pv, h->out, h->profile) : merkle_tree_root(t, h->root, NULL);
+        s = h->prove ? merkle_prover_finish(h->out, pv, h->profile)
+                     : merkle_tree_root(h->root, NULL, t);
     if (s == MERKLE_OK) h->err = 0;
 done:
     free(buf);
@@ -501,7 +502,7 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
         status = CLI_FAIL;
     } else {
         uint64_t n = merkle_prover_leaf_count(pv);
-        s = split_done ? MERKLE_OK : merkle_prover_finish(pv, pr, o.profile);
+        s = split_done ? MERKLE_OK : merkle_prover_finish(pr, pv, o.profile);
         if (s == MERKLE_ERR_RANGE) {
             if (kind == MERKLE_PROOF_INCLUSION)
                 cli_error("%s: leaf index %llu is out of range: the input has %llu leaves", name,

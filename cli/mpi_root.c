@@ -187,7 +187,7 @@ static int merge_root(const root_opts *o, const char *name, const uint8_t *piece
         const uint8_t *rec = pieces + i * (1 + MERKLE_HASH_LEN);
         s = merkle__tree_push_subtree(t, rec[0], rec + 1);
     }
-    if (s == MERKLE_OK) s = merkle_tree_root(t, root, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(root, NULL, t);
     free(t);
     if (s != MERKLE_OK) {
         cli_error("%s: %s", name, merkle_strerror(s));

@@ -333,7 +333,7 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
     if (fd != STDIN_FILENO) close(fd);
     if (rc == 0) {
         res->leaf_count = merkle_tree_leaf_count(t);
-        s = merkle_tree_root(t, root, &res->is_empty);
+        s = merkle_tree_root(root, &res->is_empty, t);
         if (s != MERKLE_OK) {
             cli_error("%s: %s", name, merkle_strerror(s));
             rc = -1;

@@ -27,7 +27,7 @@ static int file_root(const char *path, uint8_t root[MERKLE_HASH_LEN])
         s = merkle_tree_write(&t, buf, n); /* pieces of any size; leaves may span them */
     if (s == MERKLE_OK && ferror(f)) s = MERKLE_ERR_IO;
     fclose(f);
-    if (s == MERKLE_OK) s = merkle_tree_root(&t, root, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(root, NULL, &t);
     if (s != MERKLE_OK) {
         fprintf(stderr, "%s: %s\n", path, merkle_strerror(s));
         return -1;

@@ -33,7 +33,7 @@ static inline void fz_prove(merkle_proof *pr, merkle_proof_kind kind, uint64_t t
         leaf[8] = extra;
         if (merkle_prover_push_leaf(&p, leaf, sizeof leaf) != MERKLE_OK) __builtin_trap();
     }
-    if (merkle_prover_finish(&p, pr, MERKLE_PROFILE_RFC6962) != MERKLE_OK) __builtin_trap();
+    if (merkle_prover_finish(pr, &p, MERKLE_PROFILE_RFC6962) != MERKLE_OK) __builtin_trap();
 }
 
 /* For every pair of bytes data[k], data[k+1] (k from 5): flip the bit they name in

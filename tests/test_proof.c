@@ -285,7 +285,7 @@ static void test_vectors(void **state)
                 assert_int_equal(merkle_prover_write(&p, data + off, take), MERKLE_OK);
                 off += take;
             }
-            merkle_status s = merkle_prover_finish(&p, &pr, MERKLE_PROFILE_SIA);
+            merkle_status s = merkle_prover_finish(&pr, &p, MERKLE_PROFILE_SIA);
             if (want_err) {
                 assert_int_equal(s, MERKLE_ERR_RANGE);
             } else {
@@ -566,7 +566,7 @@ static void test_bit_flips(void **state)
         merkle_proof pr;
         assert_int_equal(merkle_prover_init(&pv, MERKLE_PROOF_RANGE, alg, 1, i, e), MERKLE_OK);
         feed_hashes(&pv, lh, n);
-        assert_int_equal(merkle_prover_finish(&pv, &pr, MERKLE_PROFILE_RFC6962), MERKLE_OK);
+        assert_int_equal(merkle_prover_finish(&pr, &pv, MERKLE_PROFILE_RFC6962), MERKLE_OK);
         h32 lv[3];
         memcpy(lv, lh[i], (e - i) * 32);
         uint8_t *rparts[3] = {&pr.path[0][0], pr.root, &lv[0][0]};
@@ -596,7 +596,7 @@ static void check_prover(merkle_hash_alg alg, const h32 *lh, uint64_t n, merkle_
     assert_int_equal(merkle_prover_init(&p, kind, alg, 1, a, b), MERKLE_OK);
     feed_hashes(&p, lh, n);
     assert_int_equal(merkle_prover_leaf_count(&p), n);
-    merkle_status s = merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962);
+    merkle_status s = merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962);
     uint64_t need = kind == MERKLE_PROOF_RANGE ? b : kind == MERKLE_PROOF_INCLUSION ? a + 1 : a;
     if (need > n) {
         assert_int_equal(s, MERKLE_ERR_RANGE);
@@ -696,8 +696,8 @@ static void test_prover_stream(void **state)
                 off += take;
             }
             feed_hashes(&p2, lh, n);
-            assert_int_equal(merkle_prover_finish(&p1, &r1, MERKLE_PROFILE_RFC6962), MERKLE_OK);
-            assert_int_equal(merkle_prover_finish(&p2, &r2, MERKLE_PROFILE_RFC6962), MERKLE_OK);
+            assert_int_equal(merkle_prover_finish(&r1, &p1, MERKLE_PROFILE_RFC6962), MERKLE_OK);
+            assert_int_equal(merkle_prover_finish(&r2, &p2, MERKLE_PROFILE_RFC6962), MERKLE_OK);
             assert_memory_equal(r1.root, r2.root, 32);
             assert_int_equal(r1.path_len, r2.path_len);
             assert_memory_equal(r1.path, r2.path, r1.path_len * 32);
@@ -719,7 +719,7 @@ static void test_prover_stream(void **state)
         int k = snprintf(b, sizeof b, "%d", i);
         assert_int_equal(merkle_prover_push_leaf(&p, b, (size_t)k), MERKLE_OK);
     }
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962), MERKLE_OK);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_OK);
     h32 *lh = make_leaf_hashes(MERKLE_HASH_SHA256, 300);
     assert_memory_equal(pr.leaf_hash, lh[200], 32);
     assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, NULL), MERKLE_OK);
@@ -740,25 +740,25 @@ static void test_prover_errors(void **state)
     assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 0, 0), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0), MERKLE_OK);
     /* Empty stream: index 0 not reached. */
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_prover_write(&p, "ab", 2), MERKLE_ERR_STATE);
     assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0), MERKLE_OK);
     assert_int_equal(merkle_prover_write(&p, "ab", 2), MERKLE_OK);
     assert_int_equal(merkle_prover_push_leaf(&p, "x", 1), MERKLE_ERR_STATE); /* partial leaf pending */
     assert_int_equal(merkle_prover_write(&p, NULL, 3), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_finish(&p, &pr, (merkle_profile)0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_SIA), MERKLE_OK);
+    assert_int_equal(merkle_prover_finish(&pr, &p, (merkle_profile)0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_SIA), MERKLE_OK);
     assert_int_equal(pr.tree_size, 1);
     assert_int_equal(pr.path_len, 0);
     assert_memory_equal(pr.root, pr.leaf_hash, 32);
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_SIA), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_SIA), MERKLE_ERR_STATE);
     /* Range end and old size beyond the stream. */
     assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_RANGE, MERKLE_HASH_SHA256, 1, 1, 4), MERKLE_OK);
     for (int i = 0; i < 3; i++) assert_int_equal(merkle_prover_push_leaf(&p, "a", 1), MERKLE_OK);
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 4, 0), MERKLE_OK);
     for (int i = 0; i < 3; i++) assert_int_equal(merkle_prover_push_leaf(&p, "a", 1), MERKLE_OK);
-    assert_int_equal(merkle_prover_finish(&p, &pr, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
 }
 
 /* ------------------------------------------------------------------ other verifiers */
@@ -837,7 +837,7 @@ static void make_proof(merkle_proof *pr, merkle_proof_kind kind, uint64_t n, uin
     h32 *lh = make_leaf_hashes(MERKLE_HASH_SHA256, n);
     assert_int_equal(merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, 1, a, b), MERKLE_OK);
     feed_hashes(&p, lh, n);
-    assert_int_equal(merkle_prover_finish(&p, pr, MERKLE_PROFILE_RFC6962), MERKLE_OK);
+    assert_int_equal(merkle_prover_finish(pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_OK);
     pr->leaf_size = 0;
     free(lh);
 }

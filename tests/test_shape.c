@@ -786,7 +786,7 @@ static void test_promote_matches_rfc6962(void **state)
         for (size_t i = 0; i < n; i++)
             assert_int_equal(merkle_tree_push_leaf_hash(&t, nodes[i]), MERKLE_OK);
         uint8_t a[32], b[32];
-        assert_int_equal(merkle_tree_root(&t, a, NULL), MERKLE_OK);
+        assert_int_equal(merkle_tree_root(a, NULL, &t), MERKLE_OK);
         assert_int_equal(merkle_shape_root(b, NULL, &s, (const node_t *)nodes, n, NULL), MERKLE_OK);
         assert_memory_equal(a, b, 32);
     }

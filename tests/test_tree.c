@@ -160,7 +160,7 @@ static void test_root_vectors(void **state)
             for (size_t k = 0; k < n; k++) assert_int_equal(merkle_tree_push_leaf(&t, leaves[k], lens[k]), MERKLE_OK);
             int empty = -1;
             uint8_t root2[32];
-            assert_int_equal(merkle_tree_root(&t, root2, &empty), MERKLE_OK);
+            assert_int_equal(merkle_tree_root(root2, &empty, &t), MERKLE_OK);
             assert_int_equal(empty, n == 0);
             assert_memory_equal(root, root2, 32);
             free_leaves(leaves, lens, n);
@@ -188,7 +188,7 @@ static void test_root_vectors(void **state)
                 const json *nl = json_get(expected, "num_leaves");
                 if (nl) assert_int_equal(merkle_tree_leaf_count(&t), (uint64_t)nl->integer);
                 int empty = -1;
-                assert_int_equal(merkle_tree_root(&t, root, &empty), MERKLE_OK);
+                assert_int_equal(merkle_tree_root(root, &empty, &t), MERKLE_OK);
                 const json *want = json_get(expected, "root");
                 if (want->type == JSON_NULL) {
                     /* merkletree's nil root: no leaves at all. */
@@ -246,7 +246,7 @@ static void test_leaves_vs_reference(void **state)
                 assert_int_equal(merkle_tree_push_leaf_hash(&t, lh), MERKLE_OK);
             }
             assert_int_equal(merkle_tree_leaf_count(&t), n);
-            assert_int_equal(merkle_tree_root(&t, got, NULL), MERKLE_OK);
+            assert_int_equal(merkle_tree_root(got, NULL, &t), MERKLE_OK);
             assert_memory_equal(want, got, 32);
         }
     }
@@ -294,7 +294,7 @@ static void test_stream_vs_reference(void **state)
                 off += k;
             }
             assert_int_equal(merkle_tree_leaf_count(&t), (len + ls - 1) / ls);
-            assert_int_equal(merkle_tree_root(&t, got, NULL), MERKLE_OK);
+            assert_int_equal(merkle_tree_root(got, NULL, &t), MERKLE_OK);
             assert_memory_equal(want, got, 32);
         }
     }
@@ -325,11 +325,11 @@ static void test_errors(void **state)
     assert_int_equal(merkle_tree_push_leaf(&t, "x", 1), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_push_leaf_hash(&t, h), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_write(&t, NULL, 3), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_tree_root(&t, out, NULL), MERKLE_OK);
+    assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_OK);
     uint8_t want[32];
     assert_int_equal(merkle_leaf_hash(want, MERKLE_HASH_SHA256, "ab", 2), MERKLE_OK);
     assert_memory_equal(out, want, 32); /* one short leaf */
-    assert_int_equal(merkle_tree_root(&t, out, NULL), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_write(&t, "a", 1), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_push_leaf(&t, "a", 1), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_push_leaf(NULL, "a", 1), MERKLE_ERR_ARG);
@@ -378,7 +378,7 @@ static void test_count_overflow(void **state)
     assert_int_equal(merkle_tree_leaf_count(&t), UINT64_MAX);
     assert_int_equal(merkle_tree_write(&t, "abcdefghijk", 11), MERKLE_ERR_RANGE);
     /* the root of a tree with 2^64 - 1 leaves is computable */
-    assert_int_equal(merkle_tree_root(&t, out, NULL), MERKLE_OK);
+    assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_OK);
 
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 8), MERKLE_OK);
     t.count = UINT64_MAX - (MERKLE_TREE_CHUNK - 1);

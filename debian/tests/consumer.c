@@ -20,7 +20,7 @@ int main(void)
     if (!t) return 1;
     merkle_status s = merkle_tree_init(t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1);
     if (s == MERKLE_OK) s = merkle_tree_write(t, msg, strlen(msg));
-    if (s == MERKLE_OK) s = merkle_tree_root(t, root, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(root, NULL, t);
     free(t);
     if (s != MERKLE_OK) {
         fprintf(stderr, "consumer: %s\n", merkle_strerror(s));

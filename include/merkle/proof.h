@@ -318,7 +318,7 @@ typedef struct merkle_proof {
 ** or range end beyond the size, old size > size; "index was not reached"). After this call
 ** only merkle_prover_init may be used on p.
 */
-MERKLE_API merkle_status merkle_prover_finish(merkle_prover *p, merkle_proof *out,
+MERKLE_API merkle_status merkle_prover_finish(merkle_proof *out, merkle_prover *p,
                                               merkle_profile profile);
 
 /* ------------------------------------------------------------------ proof objects */

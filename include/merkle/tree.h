@@ -123,8 +123,8 @@ MERKLE_API uint64_t merkle_tree_leaf_count(const merkle_tree *t);
 ** leaves at all, the profile's empty root is written and *is_empty (if not NULL) is set to
 ** 1 (0 otherwise). After this call only merkle_tree_init may be used on t.
 */
-MERKLE_API merkle_status merkle_tree_root(merkle_tree *t, uint8_t out[MERKLE_HASH_LEN],
-                                          int *is_empty);
+MERKLE_API merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
+                                          merkle_tree *t);
 
 /*
 ** Root of a list of n byte strings leaves[i] of lens[i] bytes in one call (CometBFT

@@ -48,7 +48,7 @@ _range_verify = fn("merkle_range_verify", c_int, c_int, c_u64, c_u64, c_char_p, 
 _prover_init = fn("merkle_prover_init", c_int, c_void_p, c_int, c_int, c_size_t, c_u64, c_u64)
 _prover_push = fn("merkle_prover_push_leaf", c_int, c_void_p, c_char_p, c_size_t)
 _prover_write = fn("merkle_prover_write", c_int, c_void_p, c_void_p, c_size_t)
-_prover_finish = fn("merkle_prover_finish", c_int, c_void_p, ctypes.POINTER(_Proof), c_int)
+_prover_finish = fn("merkle_prover_finish", c_int, ctypes.POINTER(_Proof), c_void_p, c_int)
 _proof_verify = fn("merkle_proof_verify", c_int, ctypes.POINTER(_Proof), c_char_p, c_char_p,
                    c_char_p, c_char_p, _E)
 _encode = fn("merkle_proof_encode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
@@ -206,7 +206,7 @@ def _prover(kind, hash_alg, leaf_size, a, b):
 
 def _finish(addr, profile_id):
     p = _Proof()
-    check(_prover_finish(addr, ctypes.byref(p), profile_id))
+    check(_prover_finish(ctypes.byref(p), addr, profile_id))
     return p
 
 

@@ -27,7 +27,7 @@ _root_bytes_mt = fn("merkle_root_bytes_mt", c_int, c_void_p, c_int, c_int, c_siz
                     c_size_t, ctypes.c_uint)
 _tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
 _tree_write = fn("merkle_tree_write", c_int, c_void_p, c_void_p, c_size_t)
-_tree_root = fn("merkle_tree_root", c_int, c_void_p, c_void_p, ctypes.POINTER(c_int))
+_tree_root = fn("merkle_tree_root", c_int, c_void_p, ctypes.POINTER(c_int), c_void_p)
 _tree_count = fn("merkle_tree_leaf_count", ctypes.c_uint64, c_void_p)
 
 PROFILES = ("rfc6962", "sia")
@@ -186,7 +186,7 @@ class Tree:
     def root(self):
         """Finish and return the 32-byte root (MerkleError MERKLE_ERR_STATE when called twice)."""
         out = ctypes.create_string_buffer(_lib.HASH_LEN)
-        check(_tree_root(self._addr, out, None))
+        check(_tree_root(out, None, self._addr))
         return out.raw
 
 

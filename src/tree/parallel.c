@@ -60,7 +60,7 @@ static merkle_status range_root(const job *j, uint64_t off, uint64_t len, uint8_
         off += n;
         len -= n;
     }
-    if (s == MERKLE_OK) s = merkle_tree_root(&t, out, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(out, NULL, &t);
     return s;
 }
 
@@ -194,7 +194,7 @@ static merkle_status run(job *j, uint8_t out[MERKLE_HASH_LEN], int *is_empty, un
         if (s == MERKLE_OK) s = merkle__tree_push_subtree(t, (unsigned)b, root);
         leaf += size;
     }
-    if (s == MERKLE_OK) s = merkle_tree_root(t, out, is_empty);
+    if (s == MERKLE_OK) s = merkle_tree_root(out, is_empty, t);
     free(buf);
     free(t);
     return s;

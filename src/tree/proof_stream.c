@@ -246,7 +246,7 @@ merkle_status merkle_prover_write(merkle_prover *p, const void *data, size_t len
     return MERKLE_OK;
 }
 
-merkle_status merkle_prover_finish(merkle_prover *p, merkle_proof *out, merkle_profile profile)
+merkle_status merkle_prover_finish(merkle_proof *out, merkle_prover *p, merkle_profile profile)
 {
     merkle_status s = check(p);
     if (s != MERKLE_OK) return s;
@@ -355,7 +355,7 @@ static merkle_status from_hashes(merkle_proof *pr, merkle_proof_kind kind, merkl
     merkle_status s = merkle_prover_init(&p, kind, hash, 1, a, 0);
     for (uint64_t i = 0; s == MERKLE_OK && i < n; i++)
         s = merkle_prover_push_leaf_hash(&p, leaf_hashes[i]);
-    if (s == MERKLE_OK) s = merkle_prover_finish(&p, pr, MERKLE_PROFILE_RFC6962);
+    if (s == MERKLE_OK) s = merkle_prover_finish(pr, &p, MERKLE_PROFILE_RFC6962);
     return s;
 }
 

@@ -291,7 +291,7 @@ merkle_status merkle_tree_write(merkle_tree *t, const void *data, size_t len)
     return MERKLE_OK;
 }
 
-merkle_status merkle_tree_root(merkle_tree *t, uint8_t out[MERKLE_HASH_LEN], int *is_empty)
+merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_empty, merkle_tree *t)
 {
     if (!t || !out) return MERKLE_ERR_ARG;
     if (t->finished) return MERKLE_ERR_STATE;
@@ -333,7 +333,7 @@ merkle_status merkle_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile prof
     merkle_tree t;
     merkle_status s = merkle_tree_init(&t, profile, hash, 1);
     for (size_t i = 0; s == MERKLE_OK && i < n; i++) s = merkle_tree_push_leaf(&t, leaves[i], lens[i]);
-    if (s == MERKLE_OK) s = merkle_tree_root(&t, out, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(out, NULL, &t);
     return s;
 }
 
@@ -345,6 +345,6 @@ merkle_status merkle_root_bytes(uint8_t out[MERKLE_HASH_LEN], merkle_profile pro
     merkle_tree t;
     merkle_status s = merkle_tree_init(&t, profile, hash, leaf_size);
     if (s == MERKLE_OK) s = merkle_tree_write(&t, data, len);
-    if (s == MERKLE_OK) s = merkle_tree_root(&t, out, NULL);
+    if (s == MERKLE_OK) s = merkle_tree_root(out, NULL, &t);
     return s;
 }
