@@ -220,8 +220,9 @@ static void test_vectors(void **state)
                 int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
                 size_t rl;
                 uint8_t *r = tu_unhex(json_get_str(ex, "root"), &rl);
-                assert_int_equal(merkle_cometbft_verify(r, (int64_t)n, (int64_t)a, lhash, NULL, 0,
-                                                        leaf, (size_t)k), MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_cometbft_verify(r, (int64_t)n, (int64_t)a, lhash, leaf,
+                                                        (size_t)k, NULL, 0),
+                                 MERKLE_ERR_VERIFY);
                 free(r);
             } else if (want_err) {
                 assert_int_equal(s, MERKLE_ERR_RANGE);
@@ -231,8 +232,9 @@ static void test_vectors(void **state)
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "proof"), 0, id);
                     tu_assert_hex(old_root, 32, json_get_str(ex, "old_root"), id);
                     tu_assert_hex(root, 32, json_get_str(ex, "new_root"), id);
-                    assert_int_equal(merkle_consistency_verify(alg, a, n, old_root, root,
-                                                               (const uint8_t(*)[32])path, plen), MERKLE_OK);
+                    assert_int_equal(merkle_consistency_verify(alg, old_root, root, a, n,
+                                                               (const uint8_t(*)[32])path, plen),
+                                     MERKLE_OK);
                 } else if (strcmp(op, "proof") == 0) {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "aunts"), 0, id);
                     tu_assert_hex(root, 32, json_get_str(ex, "root"), id);
@@ -241,21 +243,25 @@ static void test_vectors(void **state)
                     char leaf[24];
                     int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
                     assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)a, lh[a],
-                                                            (const uint8_t(*)[32])path, plen, leaf,
-                                                            (size_t)k), MERKLE_OK);
+                                                            leaf, (size_t)k,
+                                                            (const uint8_t(*)[32])path, plen),
+                                     MERKLE_OK);
                     /* Verify takes the raw leaf: another leaf fails. */
                     assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)a, lh[a],
-                                                            (const uint8_t(*)[32])path, plen, "x", 1),
+                                                            "x", 1, (const uint8_t(*)[32])path,
+                                                            plen),
                                      MERKLE_ERR_VERIFY);
                     assert_int_equal(merkle_cometbft_verify(NULL, (int64_t)n, (int64_t)a, lh[a],
-                                                            (const uint8_t(*)[32])path, plen, leaf,
-                                                            (size_t)k), MERKLE_ERR_VERIFY);
+                                                            leaf, (size_t)k,
+                                                            (const uint8_t(*)[32])path, plen),
+                                     MERKLE_ERR_VERIFY);
                 } else {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "path"), 0, id);
                     tu_assert_hex(root, 32, json_get_str(ex, "root"), id);
                     tu_assert_hex(lh[a], 32, json_get_str(ex, "leaf_hash"), id);
-                    assert_int_equal(merkle_inclusion_verify(alg, a, n, lh[a], (const uint8_t(*)[32])path,
-                                                             plen, root), MERKLE_OK);
+                    assert_int_equal(merkle_inclusion_verify(alg, root, n, a, lh[a],
+                                                             (const uint8_t(*)[32])path, plen),
+                                     MERKLE_OK);
                 }
             }
             free(lh);
@@ -308,8 +314,8 @@ static void test_vectors(void **state)
                     assert_path((const uint8_t(*)[32])pr.path, pr.path_len, ps, 1, id);
                     assert_int_equal(json_get(ex, "num_leaves")->integer, (long long)n);
                     size_t sl = (a + 1) * seg <= len ? seg : len - a * seg;
-                    assert_int_equal(merkle_sia_verify(alg, pr.root, data + a * seg, sl,
-                                                       (const uint8_t(*)[32])pr.path, pr.path_len, a, n),
+                    assert_int_equal(merkle_sia_verify(alg, pr.root, n, a, data + a * seg, sl,
+                                                       (const uint8_t(*)[32])pr.path, pr.path_len),
                                      MERKLE_OK);
                     /* The range-order form. */
                     h32 ro[130];
@@ -320,17 +326,19 @@ static void test_vectors(void **state)
                     assert_int_equal(merkle_range_order_to_path(back, (const uint8_t(*)[32])ro,
                                                                 pr.path_len, a), MERKLE_OK);
                     assert_memory_equal(back, pr.path, pr.path_len * 32);
-                    assert_int_equal(merkle_range_verify(alg, a, a + 1, (const uint8_t(*)[32])lh,
-                                                         (const uint8_t(*)[32])ro, pr.path_len, n,
-                                                         pr.root), MERKLE_OK);
+                    assert_int_equal(merkle_range_verify(alg, pr.root, n, a, a + 1,
+                                                         (const uint8_t(*)[32])lh,
+                                                         (const uint8_t(*)[32])ro, pr.path_len),
+                                     MERKLE_OK);
                 }
                 assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])lh, NULL),
                                  MERKLE_OK);
                 if (range) {
                     /* Upstream VerifyRangeProof does not know n. */
-                    assert_int_equal(merkle_range_verify(alg, a, b, (const uint8_t(*)[32])lh,
-                                                         (const uint8_t(*)[32])pr.path, pr.path_len, 0,
-                                                         pr.root), MERKLE_OK);
+                    assert_int_equal(
+                        merkle_range_verify(alg, pr.root, 0, a, b, (const uint8_t(*)[32])lh,
+                                            (const uint8_t(*)[32])pr.path, pr.path_len),
+                        MERKLE_OK);
                 }
                 free(lh);
             }
@@ -349,16 +357,17 @@ static void test_vectors(void **state)
                 size_t l1 = hex_any(json_get_str(in, "root1"), r1);
                 size_t l2 = hex_any(json_get_str(in, "root2"), r2);
                 if (lens_ok && l1 == 32 && l2 == 32)
-                    s = merkle_consistency_verify(alg, (uint64_t)json_get(in, "size1")->integer,
-                                                  (uint64_t)json_get(in, "size2")->integer, r1, r2,
-                                                  (const uint8_t(*)[32])path, plen);
+                    s = merkle_consistency_verify(
+                        alg, r1, r2, (uint64_t)json_get(in, "size1")->integer,
+                        (uint64_t)json_get(in, "size2")->integer, (const uint8_t(*)[32])path, plen);
             } else {
                 size_t l1 = hex_any(json_get_str(in, "root"), r1);
                 size_t l2 = hex_any(json_get_str(in, "leaf_hash"), leaf);
                 if (lens_ok && l1 == 32 && l2 == 32)
-                    s = merkle_inclusion_verify(alg, (uint64_t)json_get(in, "index")->integer,
-                                                (uint64_t)json_get(in, "tree_size")->integer, leaf,
-                                                (const uint8_t(*)[32])path, plen, r1) == MERKLE_OK
+                    s = merkle_inclusion_verify(alg, r1,
+                                                (uint64_t)json_get(in, "tree_size")->integer,
+                                                (uint64_t)json_get(in, "index")->integer, leaf,
+                                                (const uint8_t(*)[32])path, plen) == MERKLE_OK
                             ? MERKLE_OK
                             : MERKLE_ERR_VERIFY;
                 (void)r2;
@@ -419,30 +428,38 @@ static void test_inclusion_all(void **state)
             assert_int_equal(gn, merkle_inclusion_path_len(i, n));
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(groot, root, 32);
-            assert_int_equal(merkle_inclusion_verify(alg, i, n, lh[i], (const uint8_t(*)[32])got, gn, root),
-                             MERKLE_OK);
+            assert_int_equal(
+                merkle_inclusion_verify(alg, root, n, i, lh[i], (const uint8_t(*)[32])got, gn),
+                MERKLE_OK);
             /* Wrong index / size / leaf / too long / too short. */
             if (n > 1)
-                assert_int_equal(merkle_inclusion_verify(alg, (i + 1) % n, n, lh[i],
-                                                         (const uint8_t(*)[32])got, gn, root), MERKLE_ERR_VERIFY);
-            assert_int_equal(merkle_inclusion_verify(alg, i, n, lh[(i + 1) % 64],
-                                                     (const uint8_t(*)[32])got, gn, root), MERKLE_ERR_VERIFY);
-            assert_int_equal(merkle_inclusion_verify(alg, n, n, lh[i], (const uint8_t(*)[32])got, gn, root),
+                assert_int_equal(merkle_inclusion_verify(alg, root, n, (i + 1) % n, lh[i],
+                                                         (const uint8_t(*)[32])got, gn),
+                                 MERKLE_ERR_VERIFY);
+            assert_int_equal(merkle_inclusion_verify(alg, root, n, i, lh[(i + 1) % 64],
+                                                     (const uint8_t(*)[32])got, gn),
                              MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_inclusion_verify(alg, root, n, n, lh[i], (const uint8_t(*)[32])got, gn),
+                MERKLE_ERR_VERIFY);
             memcpy(got[gn], root, 32);
-            assert_int_equal(merkle_inclusion_verify(alg, i, n, lh[i], (const uint8_t(*)[32])got, gn + 1, root),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_inclusion_verify(alg, root, n, i, lh[i], (const uint8_t(*)[32])got, gn + 1),
+                MERKLE_ERR_VERIFY);
             if (gn)
-                assert_int_equal(merkle_inclusion_verify(alg, i, n, lh[i], (const uint8_t(*)[32])got, gn - 1,
-                                                         root), MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_inclusion_verify(alg, root, n, i, lh[i],
+                                                         (const uint8_t(*)[32])got, gn - 1),
+                                 MERKLE_ERR_VERIFY);
             /* CometBFT Verify accepts the same path. */
             char leaf[24];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
-            assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i],
-                                                    (const uint8_t(*)[32])got, gn, leaf, (size_t)k), MERKLE_OK);
+            assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
+                                                    (size_t)k, (const uint8_t(*)[32])got, gn),
+                             MERKLE_OK);
             if (gn)
-                assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i],
-                                                        (const uint8_t(*)[32])got, gn - 1, leaf, (size_t)k),
+                assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
+                                                        (size_t)k, (const uint8_t(*)[32])got,
+                                                        gn - 1),
                                  MERKLE_ERR_VERIFY);
         }
     }
@@ -452,9 +469,10 @@ static void test_inclusion_all(void **state)
     assert_int_equal(merkle_inclusion_proof(got, 8, &gn, NULL, alg, (const uint8_t(*)[32])lh, 5, 5), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_inclusion_proof(got, 1, &gn, NULL, alg, (const uint8_t(*)[32])lh, 64, 5), MERKLE_ERR_BUFFER);
     assert_int_equal(gn, 6);
-    assert_int_equal(merkle_inclusion_verify(alg, 0, 0, lh[0], NULL, 0, lh[0]), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_inclusion_verify(alg, 0, 1, NULL, NULL, 0, lh[0]), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_inclusion_verify((merkle_hash_alg)9, 0, 1, lh[0], NULL, 0, lh[0]), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_inclusion_verify(alg, lh[0], 0, 0, lh[0], NULL, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_inclusion_verify(alg, lh[0], 1, 0, NULL, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_inclusion_verify((merkle_hash_alg)9, lh[0], 1, 0, lh[0], NULL, 0),
+                     MERKLE_ERR_ARG);
     free(lh);
 }
 
@@ -478,17 +496,22 @@ static void test_consistency_all(void **state)
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(o, roots[m], 32);
             assert_memory_equal(r, roots[n], 32);
-            assert_int_equal(merkle_consistency_verify(alg, m, n, o, r, (const uint8_t(*)[32])got, gn), MERKLE_OK);
+            assert_int_equal(
+                merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn),
+                MERKLE_OK);
             /* Swapped roots, wrong sizes, extra or missing element. */
             if (m < n) {
-                assert_int_equal(merkle_consistency_verify(alg, m, n, r, o, (const uint8_t(*)[32])got, gn),
-                                 MERKLE_ERR_VERIFY);
-                assert_int_equal(merkle_consistency_verify(alg, m, n, o, r, (const uint8_t(*)[32])got, gn - 1),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_consistency_verify(alg, r, o, m, n, (const uint8_t(*)[32])got, gn),
+                    MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn - 1),
+                    MERKLE_ERR_VERIFY);
             }
             memcpy(got[gn], r, 32);
-            assert_int_equal(merkle_consistency_verify(alg, m, n, o, r, (const uint8_t(*)[32])got, gn + 1),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn + 1),
+                MERKLE_ERR_VERIFY);
         }
     }
     size_t gn;
@@ -497,11 +520,15 @@ static void test_consistency_all(void **state)
                      MERKLE_ERR_RANGE);
     assert_int_equal(merkle_consistency_proof(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 5),
                      MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_consistency_verify(alg, 0, 0, roots[1], roots[1], NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, 0, 3, roots[1], roots[3], NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, 4, 3, roots[1], roots[3], NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, 3, 3, roots[3], roots[3], NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_consistency_verify(alg, 3, 3, roots[3], roots[4], NULL, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[1], 0, 0, NULL, 0),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[3], 0, 3, NULL, 0),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[3], 4, 3, NULL, 0),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_consistency_verify(alg, roots[3], roots[3], 3, 3, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_consistency_verify(alg, roots[3], roots[4], 3, 3, NULL, 0),
+                     MERKLE_ERR_VERIFY);
     free(lh);
 }
 
@@ -538,12 +565,15 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < sizes[w] * 8; bit++) {
                 flip(parts[w], bit);
-                assert_int_equal(merkle_inclusion_verify(alg, i, n, leaf, (const uint8_t(*)[32])path, pn, root),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
+                    MERKLE_ERR_VERIFY);
                 flip(parts[w], bit);
             }
         }
-        assert_int_equal(merkle_inclusion_verify(alg, i, n, leaf, (const uint8_t(*)[32])path, pn, root), MERKLE_OK);
+        assert_int_equal(
+            merkle_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
+            MERKLE_OK);
         /* Consistency from m = i + 1 to n. */
         uint64_t m = i + 1;
         uint8_t o[32];
@@ -554,12 +584,15 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < csizes[w] * 8; bit++) {
                 flip(cparts[w], bit);
-                assert_int_equal(merkle_consistency_verify(alg, m, n, o, root, (const uint8_t(*)[32])path, pn),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
+                    MERKLE_ERR_VERIFY);
                 flip(cparts[w], bit);
             }
         }
-        assert_int_equal(merkle_consistency_verify(alg, m, n, o, root, (const uint8_t(*)[32])path, pn), MERKLE_OK);
+        assert_int_equal(
+            merkle_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
+            MERKLE_OK);
         /* Range [i, min(n, i+3)). */
         uint64_t e = i + 3 < n ? i + 3 : n;
         merkle_prover pv;
@@ -574,14 +607,16 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < rsizes[w] * 8; bit++) {
                 flip(rparts[w], bit);
-                assert_int_equal(merkle_range_verify(alg, i, e, (const uint8_t(*)[32])lv,
-                                                     (const uint8_t(*)[32])pr.path, pr.path_len, 0, pr.root),
+                assert_int_equal(merkle_range_verify(alg, pr.root, 0, i, e,
+                                                     (const uint8_t(*)[32])lv,
+                                                     (const uint8_t(*)[32])pr.path, pr.path_len),
                                  MERKLE_ERR_VERIFY);
                 flip(rparts[w], bit);
             }
         }
-        assert_int_equal(merkle_range_verify(alg, i, e, (const uint8_t(*)[32])lv,
-                                             (const uint8_t(*)[32])pr.path, pr.path_len, n, pr.root), MERKLE_OK);
+        assert_int_equal(merkle_range_verify(alg, pr.root, n, i, e, (const uint8_t(*)[32])lv,
+                                             (const uint8_t(*)[32])pr.path, pr.path_len),
+                         MERKLE_OK);
     }
     free(lh);
 }
@@ -777,50 +812,63 @@ static void test_sia_and_range_verify(void **state)
             ref_path(alg, lh, i, 0, n, path, &pn);
             char leaf[8];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
-            assert_int_equal(merkle_sia_verify(alg, root, leaf, (size_t)k, (const uint8_t(*)[32])path, pn, i, n),
-                             MERKLE_OK);
-            assert_int_equal(merkle_sia_verify(alg, root, leaf, (size_t)k, (const uint8_t(*)[32])path, pn, n, n),
-                             MERKLE_ERR_VERIFY);
+            assert_int_equal(
+                merkle_sia_verify(alg, root, n, i, leaf, (size_t)k, (const uint8_t(*)[32])path, pn),
+                MERKLE_OK);
+            assert_int_equal(
+                merkle_sia_verify(alg, root, n, n, leaf, (size_t)k, (const uint8_t(*)[32])path, pn),
+                MERKLE_ERR_VERIFY);
             memcpy(path[pn], root, 32);
-            assert_int_equal(merkle_sia_verify(alg, root, leaf, (size_t)k, (const uint8_t(*)[32])path, pn + 1, i, n),
+            assert_int_equal(merkle_sia_verify(alg, root, n, i, leaf, (size_t)k,
+                                               (const uint8_t(*)[32])path, pn + 1),
                              MERKLE_ERR_VERIFY);
             if (pn)
-                assert_int_equal(merkle_sia_verify(alg, root, leaf, (size_t)k, (const uint8_t(*)[32])path, pn - 1, i,
-                                                   n), MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_sia_verify(alg, root, n, i, leaf, (size_t)k,
+                                                   (const uint8_t(*)[32])path, pn - 1),
+                                 MERKLE_ERR_VERIFY);
             /* Every range [i, e) verifies, with and without n; a short proof fails. */
             for (uint64_t e = i + 1; e <= n; e++) {
                 h32 rp[40];
                 size_t rn = 0;
                 ref_range(alg, lh, i, e, n, rp, &rn);
                 assert_int_equal(rn, merkle_range_path_len(i, e, n));
-                assert_int_equal(merkle_range_verify(alg, i, e, (const uint8_t(*)[32])(lh + i),
-                                                     (const uint8_t(*)[32])rp, rn, 0, root), MERKLE_OK);
-                assert_int_equal(merkle_range_verify(alg, i, e, (const uint8_t(*)[32])(lh + i),
-                                                     (const uint8_t(*)[32])rp, rn, n, root), MERKLE_OK);
+                assert_int_equal(merkle_range_verify(alg, root, 0, i, e,
+                                                     (const uint8_t(*)[32])(lh + i),
+                                                     (const uint8_t(*)[32])rp, rn),
+                                 MERKLE_OK);
+                assert_int_equal(merkle_range_verify(alg, root, n, i, e,
+                                                     (const uint8_t(*)[32])(lh + i),
+                                                     (const uint8_t(*)[32])rp, rn),
+                                 MERKLE_OK);
                 if (rn) {
-                    assert_int_equal(merkle_range_verify(alg, i, e, (const uint8_t(*)[32])(lh + i),
-                                                         (const uint8_t(*)[32])rp, rn - 1, 0, root),
+                    assert_int_equal(merkle_range_verify(alg, root, 0, i, e,
+                                                         (const uint8_t(*)[32])(lh + i),
+                                                         (const uint8_t(*)[32])rp, rn - 1),
                                      MERKLE_ERR_VERIFY);
                 }
             }
         }
     }
     uint8_t z[32] = {0};
-    assert_int_equal(merkle_range_verify(alg, 3, 3, (const uint8_t(*)[32])lh, NULL, 0, 0, z), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_range_verify(alg, 4, 3, (const uint8_t(*)[32])lh, NULL, 0, 0, z), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_range_verify(alg, 0, 1, NULL, NULL, 0, 0, z), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0),
+                     MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0),
+                     MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_range_verify(alg, z, 0, 0, 1, NULL, NULL, 0), MERKLE_ERR_ARG);
     /* A taller subtree pushed after a shorter one is an error, not a crash: range [1,2) with
     ** a left element then right elements whose nominal heights are fine, but [3,4): left
     ** elements sizes 2,1 -- fine; craft [0,1) with far too many right elements instead. */
     h32 many[70];
     memset(many, 7, sizeof many);
-    assert_int_equal(merkle_range_verify(alg, 0, 1, (const uint8_t(*)[32])lh, (const uint8_t(*)[32])many, 70, 0, z),
+    assert_int_equal(merkle_range_verify(alg, z, 0, 0, 1, (const uint8_t(*)[32])lh,
+                                         (const uint8_t(*)[32])many, 70),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_sia_verify(alg, z, NULL, 0, NULL, 0, 0, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_sia_verify(alg, z, 0, 0, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
     /* CometBFT argument rules. */
     assert_int_equal(merkle_cometbft_verify(z, -1, 0, z, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
     assert_int_equal(merkle_cometbft_verify(z, 1, -1, z, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_cometbft_verify(z, 1, 0, z, (const uint8_t(*)[32])many, 101, NULL, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_cometbft_verify(z, 1, 0, z, NULL, 0, (const uint8_t(*)[32])many, 101),
+                     MERKLE_ERR_VERIFY);
     /* Conversion rejects impossible lengths. */
     h32 out[70];
     assert_int_equal(merkle_path_to_range_order(out, (const uint8_t(*)[32])many, 1, 3), MERKLE_ERR_FORMAT);

@@ -55,12 +55,12 @@ MERKLE_API size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_si
 ** a path of the wrong length (too short or too long, even if it happens to hash right), or a
 ** root mismatch. MERKLE_ERR_ARG for NULL pointers or a bad hash. Allocates nothing.
 */
-MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash, uint64_t index,
-                                                 uint64_t size,
+MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash,
+                                                 const uint8_t root[MERKLE_HASH_LEN], uint64_t size,
+                                                 uint64_t index,
                                                  const uint8_t leaf_hash[MERKLE_HASH_LEN],
                                                  const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                 size_t path_len,
-                                                 const uint8_t root[MERKLE_HASH_LEN]);
+                                                 size_t path_len);
 
 /*
 ** Verify an RFC 9162 consistency proof that the tree of old_size leaves with root old_root
@@ -69,10 +69,10 @@ MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash, uint64_t 
 ** proof of the wrong length, a root mismatch). MERKLE_ERR_ARG for NULL pointers or a bad
 ** hash. Allocates nothing.
 */
-MERKLE_API merkle_status merkle_consistency_verify(merkle_hash_alg hash, uint64_t old_size,
-                                                   uint64_t new_size,
+MERKLE_API merkle_status merkle_consistency_verify(merkle_hash_alg hash,
                                                    const uint8_t old_root[MERKLE_HASH_LEN],
                                                    const uint8_t new_root[MERKLE_HASH_LEN],
+                                                   uint64_t old_size, uint64_t new_size,
                                                    const uint8_t (*path)[MERKLE_HASH_LEN],
                                                    size_t path_len);
 
@@ -112,12 +112,11 @@ MERKLE_API merkle_status merkle_consistency_proof(uint8_t (*path)[MERKLE_HASH_LE
 ** leaf may be NULL when leaf_len is 0; aunts may be NULL when aunt_count is 0.
 ** Allocates nothing.
 */
-MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total,
-                                                int64_t index,
+MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t index,
                                                 const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                                const void *leaf, size_t leaf_len,
                                                 const uint8_t (*aunts)[MERKLE_HASH_LEN],
-                                                size_t aunt_count, const void *leaf,
-                                                size_t leaf_len);
+                                                size_t aunt_count);
 
 /* ------------------------------------------------------------------ Sia merkletree */
 
@@ -128,11 +127,9 @@ MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t tot
 ** wrong path length, root mismatch). Allocates nothing.
 */
 MERKLE_API merkle_status merkle_sia_verify(merkle_hash_alg hash,
-                                           const uint8_t root[MERKLE_HASH_LEN],
-                                           const void *segment, size_t segment_len,
-                                           const uint8_t (*path)[MERKLE_HASH_LEN],
-                                           size_t path_len, uint64_t index,
-                                           uint64_t num_leaves);
+                                           const uint8_t root[MERKLE_HASH_LEN], uint64_t num_leaves,
+                                           uint64_t index, const void *segment, size_t segment_len,
+                                           const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len);
 
 /*
 ** Number of hashes in the range proof of [start, end) in a tree of size leaves:
@@ -149,11 +146,12 @@ MERKLE_API size_t merkle_range_path_len(uint64_t start, uint64_t end, uint64_t s
 ** an element that would break the subtree order, root mismatch); MERKLE_ERR_RANGE when
 ** start >= end; MERKLE_ERR_ARG for NULL pointers. Allocates nothing (about 4 KiB of stack).
 */
-MERKLE_API merkle_status merkle_range_verify(merkle_hash_alg hash, uint64_t start, uint64_t end,
+MERKLE_API merkle_status merkle_range_verify(merkle_hash_alg hash,
+                                             const uint8_t root[MERKLE_HASH_LEN], uint64_t size,
+                                             uint64_t start, uint64_t end,
                                              const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
                                              const uint8_t (*path)[MERKLE_HASH_LEN],
-                                             size_t path_len, uint64_t size,
-                                             const uint8_t root[MERKLE_HASH_LEN]);
+                                             size_t path_len);
 
 /*
 ** Convert between the two orders of the same hashes for leaf `index`: the audit path

@@ -35,16 +35,17 @@ class _Proof(ctypes.Structure):
                 ("path_len", c_size_t), ("path", _Hash * MAX_PATH)]
 
 
-_incl_verify = fn("merkle_inclusion_verify", c_int, c_int, c_u64, c_u64, c_char_p, c_char_p,
-                  c_size_t, c_char_p)
-_cons_verify = fn("merkle_consistency_verify", c_int, c_int, c_u64, c_u64, c_char_p, c_char_p,
+# Every verify function: hash, root(s), size(s), position, leaf, path, path length.
+_incl_verify = fn("merkle_inclusion_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p,
+                  c_char_p, c_size_t)
+_cons_verify = fn("merkle_consistency_verify", c_int, c_int, c_char_p, c_char_p, c_u64, c_u64,
                   c_char_p, c_size_t)
 _comet_verify = fn("merkle_cometbft_verify", c_int, c_char_p, c_i64, c_i64, c_char_p, c_char_p,
                    c_size_t, c_char_p, c_size_t)
-_sia_verify = fn("merkle_sia_verify", c_int, c_int, c_char_p, c_char_p, c_size_t, c_char_p,
-                 c_size_t, c_u64, c_u64)
-_range_verify = fn("merkle_range_verify", c_int, c_int, c_u64, c_u64, c_char_p, c_char_p,
-                   c_size_t, c_u64, c_char_p)
+_sia_verify = fn("merkle_sia_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p, c_size_t,
+                 c_char_p, c_size_t)
+_range_verify = fn("merkle_range_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_u64, c_char_p,
+                   c_char_p, c_size_t)
 _prover_init = fn("merkle_prover_init", c_int, c_void_p, c_int, c_int, c_size_t, c_u64, c_u64)
 _prover_push = fn("merkle_prover_push_leaf", c_int, c_void_p, c_char_p, c_size_t)
 _prover_write = fn("merkle_prover_write", c_int, c_void_p, c_void_p, c_size_t)
@@ -283,16 +284,16 @@ def stream_proof(data, kind="inclusion", index=0, end=None, old_size=None, leaf_
 def verify_inclusion(leaf_hash, index, tree_size, path, root, hash="sha256"):
     """RFC 9162 inclusion check of a leaf hash H(0x00 || leaf). True or MerkleError."""
     p, n = _hashes(path, "path")
-    check(_incl_verify(hash_id(hash), index, tree_size, _lib.digest_arg(leaf_hash, "leaf_hash"),
-                       p, n, _lib.digest_arg(root, "root")))
+    check(_incl_verify(hash_id(hash), _lib.digest_arg(root, "root"), tree_size, index,
+                       _lib.digest_arg(leaf_hash, "leaf_hash"), p, n))
     return True
 
 
 def verify_consistency(old_size, new_size, old_root, new_root, path, hash="sha256"):
     """RFC 9162 consistency check. True or MerkleError (MERKLE_ERR_VERIFY)."""
     p, n = _hashes(path, "path")
-    check(_cons_verify(hash_id(hash), old_size, new_size, _lib.digest_arg(old_root, "old_root"),
-                       _lib.digest_arg(new_root, "new_root"), p, n))
+    check(_cons_verify(hash_id(hash), _lib.digest_arg(old_root, "old_root"),
+                       _lib.digest_arg(new_root, "new_root"), old_size, new_size, p, n))
     return True
 
 
@@ -301,7 +302,7 @@ def verify_cometbft(root, total, index, leaf_hash, aunts, leaf):
     a, n = _hashes(aunts, "aunts")
     lf = bytes(leaf)
     check(_comet_verify(_lib.digest_arg(root, "root"), total, index,
-                        _lib.digest_arg(leaf_hash, "leaf_hash"), a, n, lf, len(lf)))
+                        _lib.digest_arg(leaf_hash, "leaf_hash"), lf, len(lf), a, n))
     return True
 
 
@@ -309,8 +310,8 @@ def verify_sia(root, segment, path, index, num_leaves, hash="blake2b-256"):
     """Sia VerifyProof of a single-leaf proof set (segment = proofSet[0], path the rest)."""
     p, n = _hashes(path, "path")
     seg = bytes(segment)
-    check(_sia_verify(hash_id(hash), _lib.digest_arg(root, "root"), seg, len(seg), p, n, index,
-                      num_leaves))
+    check(_sia_verify(hash_id(hash), _lib.digest_arg(root, "root"), num_leaves, index, seg,
+                      len(seg), p, n))
     return True
 
 
@@ -322,6 +323,6 @@ def verify_range(start, end, leaves, path, root, size=0, hash="sha256", leaf_has
         leaf_hashes = [_lh(x, hash) for x in leaves]
     lh, _ = _hashes(leaf_hashes, "leaf_hashes")
     p, n = _hashes(path, "path")
-    check(_range_verify(hash_id(hash), start, end, lh, p, n, size,
-                        _lib.digest_arg(root, "root")))
+    check(_range_verify(hash_id(hash), _lib.digest_arg(root, "root"), size, start, end, lh, p,
+                        n))
     return True

@@ -100,7 +100,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; leaf %llu of a tree of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)n, want);
-        s = merkle_inclusion_verify(p->hash, p->index, n, lh, path, p->path_len, rt);
+        s = merkle_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the leaf and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
@@ -122,7 +122,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; sizes %llu -> %llu need %zu", p->path_len,
                                 (ull)m, (ull)n, want);
-        s = merkle_consistency_verify(p->hash, m, n, ort, rt, path, p->path_len);
+        s = merkle_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the path does not link the two roots");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
@@ -139,7 +139,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; range [%llu, %llu) of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)p->end, (ull)n, want);
-        s = merkle_range_verify(p->hash, p->index, p->end, leaf_hashes, path, p->path_len, n, rt);
+        s = merkle_range_verify(p->hash, rt, n, p->index, p->end, leaf_hashes, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the leaves and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));

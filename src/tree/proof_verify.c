@@ -41,10 +41,10 @@ size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_size)
     return (inner - shift) + border + (pow2 ? 0u : 1u);
 }
 
-merkle_status merkle_inclusion_verify(merkle_hash_alg hash, uint64_t index, uint64_t size,
+merkle_status merkle_inclusion_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
+                                      uint64_t size, uint64_t index,
                                       const uint8_t leaf_hash[MERKLE_HASH_LEN],
-                                      const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len,
-                                      const uint8_t root[MERKLE_HASH_LEN])
+                                      const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
 {
     if (!leaf_hash || !root || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
     if (index >= size) return MERKLE_ERR_VERIFY;
@@ -62,11 +62,10 @@ merkle_status merkle_inclusion_verify(merkle_hash_alg hash, uint64_t index, uint
     return merkle_ct_equal(r, root, MERKLE_HASH_LEN) ? MERKLE_OK : MERKLE_ERR_VERIFY;
 }
 
-merkle_status merkle_consistency_verify(merkle_hash_alg hash, uint64_t old_size,
-                                        uint64_t new_size,
+merkle_status merkle_consistency_verify(merkle_hash_alg hash,
                                         const uint8_t old_root[MERKLE_HASH_LEN],
-                                        const uint8_t new_root[MERKLE_HASH_LEN],
-                                        const uint8_t (*path)[MERKLE_HASH_LEN],
+                                        const uint8_t new_root[MERKLE_HASH_LEN], uint64_t old_size,
+                                        uint64_t new_size, const uint8_t (*path)[MERKLE_HASH_LEN],
                                         size_t path_len)
 {
     if (!old_root || !new_root || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
@@ -105,9 +104,9 @@ merkle_status merkle_consistency_verify(merkle_hash_alg hash, uint64_t old_size,
 }
 
 merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t index,
-                                     const uint8_t leaf_hash[MERKLE_HASH_LEN],
-                                     const uint8_t (*aunts)[MERKLE_HASH_LEN], size_t aunt_count,
-                                     const void *leaf, size_t leaf_len)
+                                     const uint8_t leaf_hash[MERKLE_HASH_LEN], const void *leaf,
+                                     size_t leaf_len, const uint8_t (*aunts)[MERKLE_HASH_LEN],
+                                     size_t aunt_count)
 {
     if (!leaf_hash || (!aunts && aunt_count) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
     if (!root) return MERKLE_ERR_VERIFY; /* Verify: "invalid root hash: cannot be nil" */
@@ -143,9 +142,9 @@ merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t
 }
 
 merkle_status merkle_sia_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
-                                const void *segment, size_t segment_len,
-                                const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len,
-                                uint64_t index, uint64_t num_leaves)
+                                uint64_t num_leaves, uint64_t index, const void *segment,
+                                size_t segment_len, const uint8_t (*path)[MERKLE_HASH_LEN],
+                                size_t path_len)
 {
     if (!root || (!segment && segment_len) || (!path && path_len) || !hash_ok(hash))
         return MERKLE_ERR_ARG;
@@ -214,10 +213,10 @@ static int vpush(vstack *st, merkle_hash_alg alg, unsigned height, const uint8_t
     return 0;
 }
 
-merkle_status merkle_range_verify(merkle_hash_alg hash, uint64_t start, uint64_t end,
+merkle_status merkle_range_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
+                                  uint64_t size, uint64_t start, uint64_t end,
                                   const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                  const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len,
-                                  uint64_t size, const uint8_t root[MERKLE_HASH_LEN])
+                                  const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
 {
     if (!root || !leaf_hashes || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
     if (start >= end) return MERKLE_ERR_RANGE;
