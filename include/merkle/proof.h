@@ -284,6 +284,10 @@ MERKLE_API merkle_status merkle_prover_write(merkle_prover *p, const void *data,
 /* Leaves seen so far (a started partial stream leaf counts). */
 MERKLE_API uint64_t merkle_prover_leaf_count(const merkle_prover *p);
 
+/* sizeof(merkle_prover) and its alignment in this library (for bindings that allocate it). */
+MERKLE_API size_t merkle_prover_struct_size(void);
+MERKLE_API size_t merkle_prover_struct_align(void);
+
 /* A decoded or generated proof: plain data, no pointers (about 4.3 KiB). */
 typedef struct merkle_proof {
     uint32_t version;

@@ -118,6 +118,10 @@ MERKLE_API merkle_status merkle_tree_write(merkle_tree *t, const void *data, siz
 /* Number of leaves so far, counting a started partial stream leaf. */
 MERKLE_API uint64_t merkle_tree_leaf_count(const merkle_tree *t);
 
+/* sizeof(merkle_tree) and its alignment in this library (for bindings that allocate it). */
+MERKLE_API size_t merkle_tree_struct_size(void);
+MERKLE_API size_t merkle_tree_struct_align(void);
+
 /*
 ** Finish and write the root. A started partial stream leaf becomes the last leaf. With no
 ** leaves at all, the profile's empty root is written and *is_empty (if not NULL) is set to

@@ -63,9 +63,12 @@ _from_json = fn("merkle_proof_from_json", c_int, ctypes.POINTER(_Proof), c_void_
 
 AVAILABLE = _prover_init is not None
 
-# merkle_prover is about 22 KiB and 64-byte aligned (it embeds a hasher with a libsodium
-# state); the header does not export its size, so it gets a generous aligned buffer.
-_PROVER_BUFFER = 128 * 1024
+# merkle_prover is plain data (about 22 KiB, 64-byte aligned): the library says how big and
+# how aligned (merkle_prover_struct_size/_align).
+_prover_size = fn("merkle_prover_struct_size", c_size_t)
+_prover_align = fn("merkle_prover_struct_align", c_size_t)
+_PROVER_BUFFER = int(_prover_size()) if _prover_size else 128 * 1024
+_PROVER_ALIGN = int(_prover_align()) if _prover_align else 64
 _READ_CHUNK = 1 << 20
 
 
@@ -200,7 +203,7 @@ class Proof:
 
 
 def _prover(kind, hash_alg, leaf_size, a, b):
-    addr, keep = _lib.aligned(_PROVER_BUFFER)
+    addr, keep = _lib.aligned(_PROVER_BUFFER, _PROVER_ALIGN)
     check(_prover_init(addr, kind, hash_alg, leaf_size, a, b))
     return addr, keep
 

@@ -35,10 +35,12 @@ PROFILES = ("rfc6962", "sia")
 _WORD = "Q" if ctypes.sizeof(c_void_p) == 8 else "I"
 HASHES = ("sha256", "blake2b-256")
 
-# A merkle_tree is about 10 KiB and 64-byte aligned (it embeds a libsodium BLAKE2b state);
-# the header does not export its size, so root_file gives it a generously sized, aligned
-# buffer of its own. merkle_tree holds no pointers, so any such buffer will do.
-_TREE_BUFFER = 64 * 1024
+# A merkle_tree is plain data (about 10 KiB, 64-byte aligned): the library says how big and
+# how aligned (merkle_tree_struct_size/_align), so the buffer fits exactly.
+_tree_size = fn("merkle_tree_struct_size", c_size_t)
+_tree_align = fn("merkle_tree_struct_align", c_size_t)
+_TREE_BUFFER = int(_tree_size()) if _tree_size else 64 * 1024
+_TREE_ALIGN = int(_tree_align()) if _tree_align else 64
 _READ_CHUNK = 1 << 20
 
 
@@ -170,7 +172,7 @@ class Tree:
 
     def __init__(self, leaf_size=None, profile="rfc6962", hash=None):
         p, h, ls = _resolve(profile, hash, leaf_size)
-        self._addr, self._keep = _lib.aligned(_TREE_BUFFER)
+        self._addr, self._keep = _lib.aligned(_TREE_BUFFER, _TREE_ALIGN)
         check(_tree_init(self._addr, p, h, ls))
 
     def write(self, data):

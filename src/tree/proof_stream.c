@@ -68,6 +68,16 @@ static uint64_t held(const merkle_prover *p)
     return p->count + p->pending + (p->partial_len ? 1 : 0);
 }
 
+size_t merkle_prover_struct_size(void)
+{
+    return sizeof(merkle_prover);
+}
+
+size_t merkle_prover_struct_align(void)
+{
+    return _Alignof(merkle_prover);
+}
+
 uint64_t merkle_prover_leaf_count(const merkle_prover *p)
 {
     return p ? held(p) : 0;

@@ -177,6 +177,16 @@ static uint64_t held(const merkle_tree *t)
     return t->count + t->pending + (t->partial_len ? 1 : 0);
 }
 
+size_t merkle_tree_struct_size(void)
+{
+    return sizeof(merkle_tree);
+}
+
+size_t merkle_tree_struct_align(void)
+{
+    return _Alignof(merkle_tree);
+}
+
 uint64_t merkle_tree_leaf_count(const merkle_tree *t)
 {
     return held(t);
