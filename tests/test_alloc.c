@@ -42,9 +42,9 @@ static void test_allocations_do_not_grow(void **state)
     for (int a = 1; a <= 2; a++) {
         for (int by_leaf = 0; by_leaf <= 1; by_leaf++) {
             /* warm up one-time initialisation (backend choice, libsodium init) */
-            (void)allocs_for_root((merkle_hash_alg)a, data, 64 * 10, 64, by_leaf);
-            size_t small = allocs_for_root((merkle_hash_alg)a, data, 64 * 10, 64, by_leaf);
-            size_t big = allocs_for_root((merkle_hash_alg)a, data, len, 64, by_leaf);
+            (void)allocs_for_root(TU_TREE_HASH(a), data, 64 * 10, 64, by_leaf);
+            size_t small = allocs_for_root(TU_TREE_HASH(a), data, 64 * 10, 64, by_leaf);
+            size_t big = allocs_for_root(TU_TREE_HASH(a), data, len, 64, by_leaf);
             print_message("alg %d by_leaf %d: %zu allocations for 10 leaves, %zu for 100000\n", a,
                           by_leaf, small, big);
             assert_int_equal(small, big);

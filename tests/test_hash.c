@@ -195,21 +195,21 @@ static void test_generic_and_errors(void **state)
     merkle_hasher h;
     assert_int_equal(merkle_hasher_init(&h, (merkle_hash_alg)0), MERKLE_ERR_ARG);
     for (int a = 1; a <= 2; a++) {
-        assert_int_equal(merkle_hasher_init(&h, (merkle_hash_alg)a), MERKLE_OK);
+        assert_int_equal(merkle_hasher_init(&h, TU_TREE_HASH(a)), MERKLE_OK);
         merkle_hasher_update(&h, "ab", 2);
         merkle_hasher_update(&h, "c", 1);
         merkle_hasher_final(&h, out);
-        assert_int_equal(merkle_hash(want, (merkle_hash_alg)a, "abc", 3), MERKLE_OK);
+        assert_int_equal(merkle_hash(want, TU_TREE_HASH(a), "abc", 3), MERKLE_OK);
         assert_memory_equal(out, want, 32);
         /* generic batch == one-shot of prefix || message */
         uint8_t outs[3 * 32];
         const uint8_t data[] = "xyzxyzxyz";
-        assert_int_equal(merkle_hash_batch_strided(outs, (merkle_hash_alg)a, (const uint8_t *)"ab", 2, data, 3, 3, 3), MERKLE_OK);
-        assert_int_equal(merkle_hash(want, (merkle_hash_alg)a, "abxyz", 5), MERKLE_OK);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), (const uint8_t *)"ab", 2, data, 3, 3, 3), MERKLE_OK);
+        assert_int_equal(merkle_hash(want, TU_TREE_HASH(a), "abxyz", 5), MERKLE_OK);
         for (int i = 0; i < 3; i++) assert_memory_equal(outs + 32 * i, want, 32);
-        assert_int_equal(merkle_hash_batch_strided(outs, (merkle_hash_alg)a, NULL, 65, data, 3, 3, 1), MERKLE_ERR_ARG);
-        assert_int_equal(merkle_hash_batch_strided(NULL, (merkle_hash_alg)a, NULL, 0, data, 3, 3, 1), MERKLE_ERR_ARG);
-        assert_int_equal(merkle_hash_batch_strided(outs, (merkle_hash_alg)a, NULL, 0, data, 3, 3, 0), MERKLE_OK);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 65, data, 3, 3, 1), MERKLE_ERR_ARG);
+        assert_int_equal(merkle_hash_batch_strided(NULL, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 1), MERKLE_ERR_ARG);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 0), MERKLE_OK);
     }
     const uint8_t *p[1] = {(const uint8_t *)"x"};
     assert_int_equal(merkle_sha256_batch(out, NULL, 1, p, 1, 1), MERKLE_ERR_ARG);

@@ -41,7 +41,7 @@ static void test_same_root_every_thread_count(void **state)
         size_t len = (size_t)tu_rng_below(&r, ls < 64 ? 60000 : maxlen);
         if (target == 64 && len > 100000) len = 100000; /* tiny pieces: keep the count sane */
         if (iter < 3) len = (size_t)iter;
-        merkle_hash_alg alg = (merkle_hash_alg)(1 + iter % 2);
+        merkle_hash_alg alg = TU_TREE_HASH(1 + iter % 2);
         merkle_profile prof = iter % 5 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         uint8_t want[32], got[32];
         assert_int_equal(merkle_root_bytes(want, prof, alg, ls, data, len), MERKLE_OK);

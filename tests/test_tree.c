@@ -228,7 +228,7 @@ static void test_leaves_vs_reference(void **state)
             leaves[i] = pool + i * 40;
         }
         for (int a = 1; a <= 2; a++) {
-            merkle_hash_alg alg = (merkle_hash_alg)a;
+            merkle_hash_alg alg = TU_TREE_HASH(a);
             uint8_t want[32], got[32];
             leafset ls = {leaves, lens};
             if (n)
@@ -269,7 +269,7 @@ static void test_stream_vs_reference(void **state)
         size_t max_leaves = ls == 1 ? 5000 : 5000;
         size_t len = (size_t)tu_rng_below(&r, (ls * max_leaves < maxlen ? ls * max_leaves : maxlen) + 1);
         if (iter < 4) len = (size_t)iter; /* 0..3 bytes */
-        merkle_hash_alg alg = (merkle_hash_alg)(1 + iter % 2);
+        merkle_hash_alg alg = TU_TREE_HASH(1 + iter % 2);
         merkle_profile prof = iter % 3 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         uint8_t want[32], got[32];
         ref_stream_root(alg, prof, data, len, ls, want);

@@ -27,9 +27,13 @@
 extern "C" {
 #endif
 
+/* Values never change and never clash with merkle_manifest_alg's: one number is one digest
+** across the library (MD5 1, SHA-1 2, SHA-256 3, SHA-512 4, BLAKE2b of any length 5 are the
+** manifest's; BLAKE2b-256 6, Keccak-256 7). Binary proofs keep their own hash byte
+** (docs/formats.md), mapped explicitly. */
 typedef enum merkle_hash_alg {
-    MERKLE_HASH_SHA256 = 1,
-    MERKLE_HASH_BLAKE2B_256 = 2,
+    MERKLE_HASH_SHA256 = 3,
+    MERKLE_HASH_BLAKE2B_256 = 6,
     MERKLE_HASH_KECCAK256 = 7 /* Keccak-256, original padding (Ethereum), not SHA3-256 */
 } merkle_hash_alg;
 

@@ -12,7 +12,7 @@ import os
 
 from . import _lib
 from ._lib import MerkleError, check, fn
-from .tree import _resolve, _threads_arg, hash_id, HASHES, PROFILES  # noqa: F401
+from .tree import _resolve, _threads_arg, hash_id, hash_name, HASHES, PROFILES  # noqa: F401
 
 c_int, c_size_t, c_void_p, c_char_p, c_u32, c_u64, c_i64 = (
     ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32,
@@ -101,7 +101,7 @@ class Proof:
     # -- fields
     kind = property(lambda s: KINDS.get(s._p.kind, str(s._p.kind)))
     profile = property(lambda s: PROFILES[s._p.profile - 1])
-    hash = property(lambda s: HASHES[s._p.hash - 1])
+    hash = property(lambda s: hash_name(s._p.hash))
     tree_size = property(lambda s: int(s._p.tree_size))
     index = property(lambda s: int(s._p.index))
     start = index

@@ -34,6 +34,15 @@ PROFILES = ("rfc6962", "sia")
 # array typecode of a pointer-sized unsigned integer (size_t and pointers alike).
 _WORD = "Q" if ctypes.sizeof(c_void_p) == 8 else "I"
 HASHES = ("sha256", "blake2b-256")
+_hash_alg_name = fn("merkle_hash_alg_name", c_char_p, c_int)
+
+
+def hash_name(alg):
+    """The name of a merkle_hash_alg value (the library's own table)."""
+    name = _hash_alg_name(int(alg)) if _hash_alg_name else None
+    if name is None:
+        raise ValueError("unknown merkle_hash_alg value %r" % (alg,))
+    return name.decode()
 
 # A merkle_tree is plain data (about 10 KiB, 64-byte aligned): the library says how big and
 # how aligned (merkle_tree_struct_size/_align), so the buffer fits exactly.
@@ -88,7 +97,7 @@ def profile_defaults(profile="rfc6962"):
     p = profile_id(profile)
     dh, dl = c_int(), c_size_t()
     check(_profile_defaults(p, ctypes.byref(dh), ctypes.byref(dl)))
-    return HASHES[dh.value - 1], dl.value
+    return hash_name(dh.value), dl.value
 
 
 def _threads_arg(threads):

@@ -30,6 +30,29 @@ static const char *kind_name(merkle_proof_kind k)
     return NULL;
 }
 
+
+/* The binary format's hash byte (docs/formats.md): 1 SHA-256, 2 BLAKE2b-256, 7 Keccak-256,
+** fixed by the format, independent of the merkle_hash_alg values. 0 for none. */
+static uint8_t hash_to_wire(merkle_hash_alg h)
+{
+    switch (h) {
+    case MERKLE_HASH_SHA256: return 1;
+    case MERKLE_HASH_BLAKE2B_256: return 2;
+    case MERKLE_HASH_KECCAK256: return 7;
+    }
+    return 0;
+}
+
+static int hash_from_wire(uint8_t b, merkle_hash_alg *h)
+{
+    switch (b) {
+    case 1: *h = MERKLE_HASH_SHA256; return 1;
+    case 2: *h = MERKLE_HASH_BLAKE2B_256; return 1;
+    case 7: *h = MERKLE_HASH_KECCAK256; return 1;
+    default: return 0;
+    }
+}
+
 /* ------------------------------------------------------------------ verification */
 
 /*
@@ -177,7 +200,7 @@ merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
     w[4] = (uint8_t)MERKLE_PROOF_VERSION;
     w[5] = (uint8_t)p->kind;
     w[6] = (uint8_t)p->profile;
-    w[7] = (uint8_t)p->hash;
+    w[7] = hash_to_wire(p->hash);
     w[8] = (uint8_t)flags;
     merkle__store_be64(w + 9, p->tree_size);
     merkle__store_be64(w + 17, p->index);
@@ -221,8 +244,7 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
     p->profile = (merkle_profile)buf[6];
     if (!merkle_profile_name(p->profile))
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 6, "unknown profile %u", buf[6]);
-    p->hash = (merkle_hash_alg)buf[7];
-    if (!merkle_hash_alg_name(p->hash))
+    if (!hash_from_wire(buf[7], &p->hash))
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 7, "unknown hash %u", buf[7]);
     uint32_t flags = buf[8];
     if (flags & ~(uint32_t)KNOWN_FLAGS)

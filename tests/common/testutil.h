@@ -42,4 +42,8 @@ void tu_counter_bytes(uint8_t *buf, size_t len);
 ** wrapper via -Wl,--wrap when they need it; 0 otherwise). */
 extern size_t tu_alloc_count;
 
+/* The tree hashes by a small number, for loops over both: 1 SHA-256, 2 BLAKE2b-256 (the
+** merkle_hash_alg values themselves are 3 and 6). */
+#define TU_TREE_HASH(a) ((a) == 1 ? MERKLE_HASH_SHA256 : MERKLE_HASH_BLAKE2B_256)
+
 #endif
