@@ -198,7 +198,7 @@ int cmd_clvm(int argc, char **argv)
         goto out;
     }
     merkle_sexp_limits lim;
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     merkle_sexp_node root;
     size_t used = 0;
     merkle_error err;

@@ -144,7 +144,7 @@ int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int 
     }
     merkle_hash_alg def_hash;
     size_t def_leaf;
-    merkle_profile_defaults(o->profile, &def_hash, &def_leaf);
+    merkle_profile_defaults(&def_hash, &def_leaf, o->profile);
     o->hash = def_hash;
     if (have_hash && merkle_hash_alg_from_name(&o->hash, hash_name) != MERKLE_OK)
         return cli_usage_error(sub, "unknown hash '%s' (sha256, blake2b-256 or keccak256)",

@@ -33,7 +33,7 @@ static void same_hash(const uint8_t *buf, size_t len, unsigned flags, const uint
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     merkle_sexp_limits lim;
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     lim.max_nodes = 1 << 16;
     lim.max_depth = 1 << 12;
     merkle_sexp_store *st = NULL;

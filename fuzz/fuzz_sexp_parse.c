@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     merkle_sexp_limits lim;
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     lim.max_nodes = 1 << 16;
     lim.max_depth = 1 << 12;
     merkle_sexp_store *st = NULL;

@@ -452,7 +452,7 @@ static void test_limits(void **state)
 {
     (void)state;
     merkle_sexp_limits lim;
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     merkle_error err;
     const char *list = "ff01ff02ff03ff04ff05ff0680"; /* 13 nodes, 13 bytes, depth 13 ops */
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_OK);
@@ -462,19 +462,19 @@ static void test_limits(void **state)
     assert_non_null(strstr(err.message, "node limit"));
     lim.max_nodes = 13;
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_OK);
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     lim.max_input = 12;
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_ERR_LIMIT);
     assert_int_equal(err.offset, 12);
     lim.max_input = 13;
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_OK);
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     lim.max_depth = 6;
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_ERR_LIMIT);
     assert_non_null(strstr(err.message, "depth"));
     lim.max_depth = 13;
     assert_int_equal(parse_hex(list, 0, &lim, &err, NULL), MERKLE_OK);
-    merkle_sexp_limits_default(&lim);
+    merkle_sexp_limits_init(&lim);
     lim.max_atom = 2;
     assert_int_equal(parse_hex("83666f6f", 0, &lim, &err, NULL), MERKLE_ERR_LIMIT);
     assert_int_equal(parse_hex("82666f", 0, &lim, &err, NULL), MERKLE_OK);

@@ -351,12 +351,12 @@ static void test_errors(void **state)
     assert_int_equal(merkle_profile_from_name(&p, "bitcoin"), MERKLE_OK); /* a shaped profile */
     merkle_hash_alg a;
     size_t ls;
-    assert_int_equal(merkle_profile_defaults(MERKLE_PROFILE_SIA, &a, &ls), MERKLE_OK);
+    assert_int_equal(merkle_profile_defaults(&a, &ls, MERKLE_PROFILE_SIA), MERKLE_OK);
     assert_int_equal(a, MERKLE_HASH_BLAKE2B_256);
     assert_int_equal(ls, 64);
-    assert_int_equal(merkle_profile_defaults(MERKLE_PROFILE_RFC6962, &a, &ls), MERKLE_OK);
+    assert_int_equal(merkle_profile_defaults(&a, &ls, MERKLE_PROFILE_RFC6962), MERKLE_OK);
     assert_int_equal(ls, MERKLE_RFC6962_DEFAULT_LEAF_SIZE);
-    assert_int_equal(merkle_profile_defaults((merkle_profile)0, &a, &ls), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_profile_defaults(&a, &ls, (merkle_profile)0), MERKLE_ERR_ARG);
     assert_string_equal(merkle_profile_name(MERKLE_PROFILE_SIA), "sia");
     assert_null(merkle_profile_name((merkle_profile)0));
 }

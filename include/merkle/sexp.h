@@ -41,7 +41,7 @@ typedef uint32_t merkle_sexp_node;
 typedef struct merkle_sexp_store merkle_sexp_store;
 
 /*
-** Limits for parsing. Every field must be set; merkle_sexp_limits_default() gives values fit
+** Limits for parsing. Every field must be set; merkle_sexp_limits_init() gives values fit
 ** for untrusted input of up to 64 MiB. A limit that is reached makes the parser stop with
 ** MERKLE_ERR_LIMIT (err->offset = where).
 **   max_input  bytes the parser may consume
@@ -64,7 +64,7 @@ enum {
 };
 
 /* Fill *limits with the defaults: input 64 MiB, atom 64 MiB, 2^26 nodes, depth 2^20. */
-MERKLE_API void merkle_sexp_limits_default(merkle_sexp_limits *limits);
+MERKLE_API void merkle_sexp_limits_init(merkle_sexp_limits *limits);
 
 /*
 ** A new empty store (ALLOCATES: merkle_sexp_store_free). Nothing more is allocated until

@@ -53,8 +53,8 @@ MERKLE_API merkle_status merkle_profile_from_name(merkle_profile *out, const cha
 MERKLE_API const char *merkle_profile_name(merkle_profile profile);
 /* The default hash and stream leaf size of a profile (bitcoin, ssz, openzeppelin: 32, the
 ** size of a level-0 node; bittorrent-v2: 16384). MERKLE_ERR_ARG for a bad profile. */
-MERKLE_API merkle_status merkle_profile_defaults(merkle_profile profile, merkle_hash_alg *hash,
-                                                 size_t *leaf_size);
+MERKLE_API merkle_status merkle_profile_defaults(merkle_hash_alg *hash, size_t *leaf_size,
+                                                 merkle_profile profile);
 
 /*
 ** Root of the empty tree for a profile and hash: H("") for rfc6962, 32 zero bytes for sia.

@@ -91,7 +91,7 @@ static PyObject *sp_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     if (opt[1] && !profile_arg(opt[1], &p)) goto slow;
     merkle_hash_alg h;
     size_t ls;
-    if (merkle_profile_defaults(p, &h, &ls) != MERKLE_OK) goto slow;
+    if (merkle_profile_defaults(&h, &ls, p) != MERKLE_OK) goto slow;
     if (opt[2] && opt[2] != Py_None && !hash_arg(opt[2], &h)) goto slow;
     if (opt[0] && opt[0] != Py_None) {
         if (!PyLong_CheckExact(opt[0])) goto slow;

@@ -15,8 +15,8 @@ _u8p = ctypes.POINTER(ctypes.c_uint8)
 
 _profile_from_name = fn("merkle_profile_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
 _hash_from_name = fn("merkle_hash_alg_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
-_profile_defaults = fn("merkle_profile_defaults", c_int, c_int, ctypes.POINTER(c_int),
-                       ctypes.POINTER(c_size_t))
+_profile_defaults = fn("merkle_profile_defaults", c_int, ctypes.POINTER(c_int),
+                       ctypes.POINTER(c_size_t), c_int)
 _empty_root = fn("merkle_empty_root", c_int, c_void_p, c_int, c_int)
 _leaf_hash = fn("merkle_leaf_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _node_hash = fn("merkle_node_hash", c_int, c_void_p, c_int, c_char_p, c_char_p)
@@ -81,7 +81,7 @@ def _resolve(profile, hash, leaf_size):
     """(profile id, hash id, leaf size) with the profile's defaults filled in."""
     p = profile_id(profile)
     dh, dl = c_int(), c_size_t()
-    check(_profile_defaults(p, ctypes.byref(dh), ctypes.byref(dl)))
+    check(_profile_defaults(ctypes.byref(dh), ctypes.byref(dl), p))
     h = dh.value if hash is None else hash_id(hash)
     if leaf_size is None:
         leaf_size = dl.value
@@ -96,7 +96,7 @@ def profile_defaults(profile="rfc6962"):
     """(default hash name, default leaf size) of a profile: ("sha256", 4096) for rfc6962."""
     p = profile_id(profile)
     dh, dl = c_int(), c_size_t()
-    check(_profile_defaults(p, ctypes.byref(dh), ctypes.byref(dl)))
+    check(_profile_defaults(ctypes.byref(dh), ctypes.byref(dl), p))
     return hash_name(dh.value), dl.value
 
 

@@ -217,7 +217,7 @@ merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
     if (limits)
         p.lim = *limits;
     else
-        merkle_sexp_limits_default(&p.lim);
+        merkle_sexp_limits_init(&p.lim);
     p.len = (uint64_t)len > p.lim.max_input ? (size_t)p.lim.max_input : len;
     size_t save_pairs = store->npairs, save_atoms = store->natoms, save_bytes = store->nbytes;
 

@@ -30,7 +30,7 @@ int merkle__sexp_grow(void **buf, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-void merkle_sexp_limits_default(merkle_sexp_limits *limits)
+void merkle_sexp_limits_init(merkle_sexp_limits *limits)
 {
     if (!limits) return;
     limits->max_input = (uint64_t)64 << 20;

@@ -813,7 +813,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
         if (merkle_profile_from_name(&p->profile, name) != MERKLE_OK)
             return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile '%s'", name);
     }
-    (void)merkle_profile_defaults(p->profile, &p->hash, NULL);
+    (void)merkle_profile_defaults(&p->hash, NULL, p->profile);
     if (hashn) {
         char name[16];
         if (hash_n >= sizeof name)
@@ -1043,7 +1043,7 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
             return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
                                 "multiproof JSON: no multiproofs for profile '%s'", name);
     }
-    (void)merkle_profile_defaults(m->profile, &m->hash, NULL);
+    (void)merkle_profile_defaults(&m->hash, NULL, m->profile);
     if (hashn) {
         if (hash_n >= sizeof name)
             return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0, "multiproof JSON: unknown hash");

@@ -54,8 +54,8 @@ const char *merkle_profile_name(merkle_profile profile)
     return NULL;
 }
 
-merkle_status merkle_profile_defaults(merkle_profile profile, merkle_hash_alg *hash,
-                                      size_t *leaf_size)
+merkle_status merkle_profile_defaults(merkle_hash_alg *hash, size_t *leaf_size,
+                                      merkle_profile profile)
 {
     merkle_hash_alg h;
     size_t ls;
