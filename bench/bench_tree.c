@@ -5,7 +5,7 @@
 **   bench_tree [--size MiB] [--reps N] [--merkle PATH] [--smoke]
 **
 ** In memory (a buffer of --size MiB, default 256):
-**   ours        merkle_root_bytes (1 thread) / merkle_root_bytes_mt (2 threads)
+**   ours        merkle_tree_root_bytes (1 thread) / merkle_tree_root_bytes_mt (2 threads)
 **   naive-evp   the usual C code: every leaf hash and every node hash is one OpenSSL
 **               EVP_Digest call, all leaf hashes held in memory, levels paired with promotion
 **   flat-sha256 one OpenSSL SHA-256 over the same bytes (EVP streaming)
@@ -96,11 +96,18 @@ static double run_case(int kind, const uint8_t *data, size_t len, size_t ls, uin
 {
     double t0 = bench_now();
     switch (kind) {
-    case K_OURS1: merkle_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len); break;
-    case K_OURS2: merkle_root_bytes_mt(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len, 2); break;
+    case K_OURS1:
+        merkle_tree_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len);
+        break;
+    case K_OURS2:
+        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len,
+                                  2);
+        break;
     case K_NAIVE: naive_root(evp_sha256, out, data, len, ls); break;
     case K_FLAT: flat_sha256(out, data, len); break;
-    case K_SIA_OURS: merkle_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256, ls, data, len); break;
+    case K_SIA_OURS:
+        merkle_tree_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256, ls, data, len);
+        break;
     case K_SIA_NAIVE: naive_root(sodium_blake2b_256, out, data, len, ls); break;
     }
     return bench_now() - t0;

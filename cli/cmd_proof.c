@@ -290,7 +290,7 @@ static int prove_split(const root_opts *o, const char *name, int fd, uint64_t si
     memcpy(mine ? right : left, pr->root, MERKLE_HASH_LEN);
     memcpy(mine ? left : right, h[1 - mine].root, MERKLE_HASH_LEN);
     memcpy(pr->path[pr->path_len++], h[1 - mine].root, MERKLE_HASH_LEN);
-    (void)merkle_node_hash(pr->root, o->hash, left, right);
+    (void)merkle_tree_node_hash(pr->root, o->hash, left, right);
     pr->tree_size = n;
     pr->index = i;
     pr->end = i + 1;
@@ -662,7 +662,7 @@ static int hl_add(hash_list *l, const uint8_t *leaf, size_t len)
         l->h = nh;
         l->cap = nc;
     }
-    merkle_status s = merkle_leaf_hash(l->h[l->n++], l->alg, leaf, len);
+    merkle_status s = merkle_tree_leaf_hash(l->h[l->n++], l->alg, leaf, len);
     if (s != MERKLE_OK) {
         cli_error("%s", merkle_strerror(s));
         return -1;
@@ -702,7 +702,7 @@ static int leaf_hash_of(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p, con
         if (n != MERKLE_HASH_LEN) return -1;
         memcpy(out, d, MERKLE_HASH_LEN);
         return 0;
-    default: return merkle_leaf_hash(out, p->hash, d, n) == MERKLE_OK ? 0 : -1;
+    default: return merkle_tree_leaf_hash(out, p->hash, d, n) == MERKLE_OK ? 0 : -1;
     }
 }
 

@@ -8,7 +8,7 @@
 **     chunks, so every rank's range starts on a multiple of C. The rank covers its range
 **     with aligned perfect subtrees (2^h leaves starting at a multiple of 2^h, the largest
 **     that fits: at most 2 * 64 of them) and computes each one's root with the library's
-**     threaded merkle_root_parallel (-j threads) over pread(2); a piece that holds the short
+**     threaded merkle_tree_root_parallel (-j threads) over pread(2); a piece that holds the short
 **     last leaf is still a perfect shape of 2^h leaves. Every rank then sends a status and
 **     its (height, root) list to rank 0 in one gather (O(log n) hashes per rank), and rank 0
 **     pushes them in order into a merkle_tree (merkle__tree_push_subtree, a compact-range
@@ -150,8 +150,8 @@ static void rank_work(const root_opts *o, const char *name, uint64_t size, int r
         piece_reader rd = {.fd = fd, .base = off};
         atomic_init(&rd.err, 0);
         uint8_t *rec = recs + i * (1 + MERKLE_HASH_LEN);
-        merkle_status s = merkle_root_parallel(rec + 1, NULL, o->profile, o->hash, o->leaf_size,
-                                               len, piece_read_at, &rd, threads);
+        merkle_status s = merkle_tree_root_parallel(rec + 1, NULL, o->profile, o->hash,
+                                                    o->leaf_size, len, piece_read_at, &rd, threads);
         rec[0] = (uint8_t)pieces[i].height;
         int e = atomic_load(&rd.err);
         if (s != MERKLE_OK && e > 0) {

@@ -298,8 +298,8 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
         atomic_init(&src.done, 0);
         pthread_mutex_init(&src.display, NULL);
         cli_progress_start(&src.prog, o->quiet, total, 0);
-        s = merkle_root_parallel(root, &res->is_empty, o->profile, o->hash, o->leaf_size, total,
-                                 pread_progress, &src, o->threads);
+        s = merkle_tree_root_parallel(root, &res->is_empty, o->profile, o->hash, o->leaf_size,
+                                      total, pread_progress, &src, o->threads);
         cli_progress_end(&src.prog);
         pthread_mutex_destroy(&src.display);
         if (s == MERKLE_ERR_IO)

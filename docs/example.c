@@ -51,7 +51,7 @@ int main(int argc, char **argv)
     const uint8_t *leaves[] = {(const uint8_t *)"0", (const uint8_t *)"1", (const uint8_t *)"2"};
     const size_t lens[] = {1, 1, 1};
     merkle_status s =
-        merkle_root_list(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaves, lens, 3);
+        merkle_tree_root_list(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaves, lens, 3);
     if (s != MERKLE_OK) {
         fprintf(stderr, "root: %s\n", merkle_strerror(s));
         return 1;

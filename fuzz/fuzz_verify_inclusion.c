@@ -14,8 +14,9 @@ typedef struct incl {
 static int verify_incl(const merkle_proof *pr, const void *ctx)
 {
     const incl *c = ctx;
-    return merkle_inclusion_verify(MERKLE_HASH_SHA256, pr->root, c->n, c->index, pr->leaf_hash,
-                                   (const uint8_t(*)[MERKLE_HASH_LEN])pr->path, pr->path_len);
+    return merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, pr->root, c->n, c->index,
+                                         pr->leaf_hash, (const uint8_t(*)[MERKLE_HASH_LEN])pr->path,
+                                         pr->path_len);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,15 +37,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (np > 70) np = 70;
         const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])(data + 80);
         merkle_status a =
-            merkle_inclusion_verify(MERKLE_HASH_SHA256, root, tsize, index, leaf, path, np);
+            merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, tsize, index, leaf, path, np);
         if (a != MERKLE_OK && a != MERKLE_ERR_VERIFY) __builtin_trap();
         if (index < tsize && np <= 64) {
             uint8_t ro[70][MERKLE_HASH_LEN];
-            if (merkle_path_to_range_order(ro, path, np, index) == MERKLE_OK) {
+            if (merkle_proof_path_to_range_order(ro, path, np, index) == MERKLE_OK) {
                 merkle_status b =
-                    merkle_range_verify(MERKLE_HASH_SHA256, root, tsize, index, index + 1,
-                                        (const uint8_t(*)[MERKLE_HASH_LEN])leaf,
-                                        (const uint8_t(*)[MERKLE_HASH_LEN])ro, np);
+                    merkle_proof_range_verify(MERKLE_HASH_SHA256, root, tsize, index, index + 1,
+                                              (const uint8_t(*)[MERKLE_HASH_LEN])leaf,
+                                              (const uint8_t(*)[MERKLE_HASH_LEN])ro, np);
                 if ((a == MERKLE_OK) != (b == MERKLE_OK)) __builtin_trap();
             } else if (a == MERKLE_OK) {
                 __builtin_trap();

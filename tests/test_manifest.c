@@ -1042,10 +1042,10 @@ static void test_dirroot(void **state)
         assert_int_equal(l, 4 + m.entries[i].name_len + 2 + 16);
         assert_int_equal(buf[3], m.entries[i].name_len);
         assert_int_equal(buf[4 + m.entries[i].name_len], 1);
-        merkle_leaf_hash(leaf[i], MERKLE_HASH_SHA256, buf, l);
+        merkle_tree_leaf_hash(leaf[i], MERKLE_HASH_SHA256, buf, l);
     }
-    merkle_node_hash(n01, MERKLE_HASH_SHA256, leaf[0], leaf[1]);
-    merkle_node_hash(want, MERKLE_HASH_SHA256, n01, leaf[2]);
+    merkle_tree_node_hash(n01, MERKLE_HASH_SHA256, leaf[0], leaf[1]);
+    merkle_tree_node_hash(want, MERKLE_HASH_SHA256, n01, leaf[2]);
     assert_memory_equal(root, want, 32);
     size_t l;
     assert_int_equal(merkle_manifest_leaf_encode(buf, 3, &l, &m.entries[0]), MERKLE_ERR_BUFFER);

@@ -44,7 +44,7 @@ static void test_same_root_every_thread_count(void **state)
         merkle_hash_alg alg = TU_TREE_HASH(1 + iter % 2);
         merkle_profile prof = iter % 5 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         uint8_t want[32], got[32];
-        assert_int_equal(merkle_root_bytes(want, prof, alg, ls, data, len), MERKLE_OK);
+        assert_int_equal(merkle_tree_root_bytes(want, prof, alg, ls, data, len), MERKLE_OK);
         static const unsigned thread_counts[] = {0, 1, 2, 3, 5};
         for (unsigned ti = 0; ti < 5; ti++) {
             unsigned threads = thread_counts[ti];
@@ -58,7 +58,7 @@ static void test_same_root_every_thread_count(void **state)
                                                       data, threads, target), MERKLE_OK);
             assert_memory_equal(want, got, 32);
         }
-        assert_int_equal(merkle_root_bytes_mt(got, prof, alg, ls, data, len, 3), MERKLE_OK);
+        assert_int_equal(merkle_tree_root_bytes_mt(got, prof, alg, ls, data, len, 3), MERKLE_OK);
         assert_memory_equal(want, got, 32);
     }
     free(data);
@@ -87,16 +87,32 @@ static void test_argument_errors(void **state)
     (void)state;
     uint8_t out[32];
     mem_src m = {(const uint8_t *)"abc", UINT64_MAX};
-    assert_int_equal(merkle_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0, 3, read_mem, &m, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, 3, NULL, &m, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_parallel(NULL, NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, 3, read_mem, &m, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_parallel(out, NULL, (merkle_profile)0, MERKLE_HASH_SHA256, 1, 3, read_mem, &m, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_parallel(out, NULL, MERKLE_PROFILE_SIA, (merkle_hash_alg)0, 1, 3, read_mem, &m, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 3, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 0, 2), MERKLE_OK);
+    assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962,
+                                               MERKLE_HASH_SHA256, 0, 3, read_mem, &m, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962,
+                                               MERKLE_HASH_SHA256, 1, 3, NULL, &m, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_root_parallel(NULL, NULL, MERKLE_PROFILE_RFC6962,
+                                               MERKLE_HASH_SHA256, 1, 3, read_mem, &m, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_root_parallel(out, NULL, (merkle_profile)0, MERKLE_HASH_SHA256, 1,
+                                               3, read_mem, &m, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_SIA, (merkle_hash_alg)0, 1,
+                                               3, read_mem, &m, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 3, 2),
+        MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 0, 2),
+        MERKLE_OK);
     tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000", "sia empty");
     /* a read callback with total 0 is never called */
-    assert_int_equal(merkle_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 5, 0, read_mem, NULL, 2), MERKLE_OK);
+    assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962,
+                                               MERKLE_HASH_SHA256, 5, 0, read_mem, NULL, 2),
+                     MERKLE_OK);
     tu_assert_hex(out, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "empty");
 }
 

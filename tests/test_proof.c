@@ -207,10 +207,11 @@ static void test_vectors(void **state)
             merkle_status s;
             uint8_t root[32], old_root[32];
             if (cons)
-                s = merkle_consistency_proof(path, 130, &plen, old_root, root, alg,
-                                             (const uint8_t(*)[32])lh, n, a);
+                s = merkle_proof_consistency_path(path, 130, &plen, old_root, root, alg,
+                                                  (const uint8_t(*)[32])lh, n, a);
             else
-                s = merkle_inclusion_proof(path, 130, &plen, root, alg, (const uint8_t(*)[32])lh, n, a);
+                s = merkle_proof_inclusion_path(path, 130, &plen, root, alg,
+                                                (const uint8_t(*)[32])lh, n, a);
             if (want_err && strcmp(op, "proof") == 0) {
                 /* CometBFT: no proof for this index; Verify with it fails. */
                 assert_int_not_equal(s, MERKLE_OK);
@@ -220,8 +221,8 @@ static void test_vectors(void **state)
                 int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
                 size_t rl;
                 uint8_t *r = tu_unhex(json_get_str(ex, "root"), &rl);
-                assert_int_equal(merkle_cometbft_verify(r, (int64_t)n, (int64_t)a, lhash, leaf,
-                                                        (size_t)k, NULL, 0),
+                assert_int_equal(merkle_proof_cometbft_verify(r, (int64_t)n, (int64_t)a, lhash,
+                                                              leaf, (size_t)k, NULL, 0),
                                  MERKLE_ERR_VERIFY);
                 free(r);
             } else if (want_err) {
@@ -232,8 +233,9 @@ static void test_vectors(void **state)
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "proof"), 0, id);
                     tu_assert_hex(old_root, 32, json_get_str(ex, "old_root"), id);
                     tu_assert_hex(root, 32, json_get_str(ex, "new_root"), id);
-                    assert_int_equal(merkle_consistency_verify(alg, old_root, root, a, n,
-                                                               (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_consistency_verify(alg, old_root, root, a, n,
+                                                                     (const uint8_t(*)[32])path,
+                                                                     plen),
                                      MERKLE_OK);
                 } else if (strcmp(op, "proof") == 0) {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "aunts"), 0, id);
@@ -242,25 +244,25 @@ static void test_vectors(void **state)
                     assert_int_equal(json_get(ex, "total")->integer, (long long)n);
                     char leaf[24];
                     int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
-                    assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)a, lh[a],
-                                                            leaf, (size_t)k,
-                                                            (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)a,
+                                                                  lh[a], leaf, (size_t)k,
+                                                                  (const uint8_t(*)[32])path, plen),
                                      MERKLE_OK);
                     /* Verify takes the raw leaf: another leaf fails. */
-                    assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)a, lh[a],
-                                                            "x", 1, (const uint8_t(*)[32])path,
-                                                            plen),
+                    assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)a,
+                                                                  lh[a], "x", 1,
+                                                                  (const uint8_t(*)[32])path, plen),
                                      MERKLE_ERR_VERIFY);
-                    assert_int_equal(merkle_cometbft_verify(NULL, (int64_t)n, (int64_t)a, lh[a],
-                                                            leaf, (size_t)k,
-                                                            (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_cometbft_verify(NULL, (int64_t)n, (int64_t)a,
+                                                                  lh[a], leaf, (size_t)k,
+                                                                  (const uint8_t(*)[32])path, plen),
                                      MERKLE_ERR_VERIFY);
                 } else {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "path"), 0, id);
                     tu_assert_hex(root, 32, json_get_str(ex, "root"), id);
                     tu_assert_hex(lh[a], 32, json_get_str(ex, "leaf_hash"), id);
-                    assert_int_equal(merkle_inclusion_verify(alg, root, n, a, lh[a],
-                                                             (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_inclusion_verify(
+                                         alg, root, n, a, lh[a], (const uint8_t(*)[32])path, plen),
                                      MERKLE_OK);
                 }
             }
@@ -314,21 +316,24 @@ static void test_vectors(void **state)
                     assert_path((const uint8_t(*)[32])pr.path, pr.path_len, ps, 1, id);
                     assert_int_equal(json_get(ex, "num_leaves")->integer, (long long)n);
                     size_t sl = (a + 1) * seg <= len ? seg : len - a * seg;
-                    assert_int_equal(merkle_sia_verify(alg, pr.root, n, a, data + a * seg, sl,
-                                                       (const uint8_t(*)[32])pr.path, pr.path_len),
+                    assert_int_equal(merkle_proof_sia_verify(alg, pr.root, n, a, data + a * seg, sl,
+                                                             (const uint8_t(*)[32])pr.path,
+                                                             pr.path_len),
                                      MERKLE_OK);
                     /* The range-order form. */
                     h32 ro[130];
-                    assert_int_equal(merkle_path_to_range_order(ro, (const uint8_t(*)[32])pr.path,
-                                                                pr.path_len, a), MERKLE_OK);
+                    assert_int_equal(merkle_proof_path_to_range_order(
+                                         ro, (const uint8_t(*)[32])pr.path, pr.path_len, a),
+                                     MERKLE_OK);
                     assert_path((const uint8_t(*)[32])ro, pr.path_len, json_get(ex, "range_proof_order"), 0, id);
                     h32 back[130];
-                    assert_int_equal(merkle_range_order_to_path(back, (const uint8_t(*)[32])ro,
-                                                                pr.path_len, a), MERKLE_OK);
+                    assert_int_equal(merkle_proof_range_order_to_path(
+                                         back, (const uint8_t(*)[32])ro, pr.path_len, a),
+                                     MERKLE_OK);
                     assert_memory_equal(back, pr.path, pr.path_len * 32);
-                    assert_int_equal(merkle_range_verify(alg, pr.root, n, a, a + 1,
-                                                         (const uint8_t(*)[32])lh,
-                                                         (const uint8_t(*)[32])ro, pr.path_len),
+                    assert_int_equal(merkle_proof_range_verify(
+                                         alg, pr.root, n, a, a + 1, (const uint8_t(*)[32])lh,
+                                         (const uint8_t(*)[32])ro, pr.path_len),
                                      MERKLE_OK);
                 }
                 assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])lh, NULL),
@@ -336,8 +341,8 @@ static void test_vectors(void **state)
                 if (range) {
                     /* Upstream VerifyRangeProof does not know n. */
                     assert_int_equal(
-                        merkle_range_verify(alg, pr.root, 0, a, b, (const uint8_t(*)[32])lh,
-                                            (const uint8_t(*)[32])pr.path, pr.path_len),
+                        merkle_proof_range_verify(alg, pr.root, 0, a, b, (const uint8_t(*)[32])lh,
+                                                  (const uint8_t(*)[32])pr.path, pr.path_len),
                         MERKLE_OK);
                 }
                 free(lh);
@@ -357,17 +362,17 @@ static void test_vectors(void **state)
                 size_t l1 = hex_any(json_get_str(in, "root1"), r1);
                 size_t l2 = hex_any(json_get_str(in, "root2"), r2);
                 if (lens_ok && l1 == 32 && l2 == 32)
-                    s = merkle_consistency_verify(
+                    s = merkle_proof_consistency_verify(
                         alg, r1, r2, (uint64_t)json_get(in, "size1")->integer,
                         (uint64_t)json_get(in, "size2")->integer, (const uint8_t(*)[32])path, plen);
             } else {
                 size_t l1 = hex_any(json_get_str(in, "root"), r1);
                 size_t l2 = hex_any(json_get_str(in, "leaf_hash"), leaf);
                 if (lens_ok && l1 == 32 && l2 == 32)
-                    s = merkle_inclusion_verify(alg, r1,
-                                                (uint64_t)json_get(in, "tree_size")->integer,
-                                                (uint64_t)json_get(in, "index")->integer, leaf,
-                                                (const uint8_t(*)[32])path, plen) == MERKLE_OK
+                    s = merkle_proof_inclusion_verify(
+                            alg, r1, (uint64_t)json_get(in, "tree_size")->integer,
+                            (uint64_t)json_get(in, "index")->integer, leaf,
+                            (const uint8_t(*)[32])path, plen) == MERKLE_OK
                             ? MERKLE_OK
                             : MERKLE_ERR_VERIFY;
                 (void)r2;
@@ -422,56 +427,65 @@ static void test_inclusion_all(void **state)
             size_t wn = 0, gn = 0;
             ref_path(alg, lh, i, 0, n, want, &wn);
             uint8_t groot[32];
-            assert_int_equal(merkle_inclusion_proof(got, 70, &gn, groot, alg, (const uint8_t(*)[32])lh, n, i),
+            assert_int_equal(merkle_proof_inclusion_path(got, 70, &gn, groot, alg,
+                                                         (const uint8_t(*)[32])lh, n, i),
                              MERKLE_OK);
             assert_int_equal(gn, wn);
-            assert_int_equal(gn, merkle_inclusion_path_len(i, n));
+            assert_int_equal(gn, merkle_proof_inclusion_path_len(i, n));
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(groot, root, 32);
-            assert_int_equal(
-                merkle_inclusion_verify(alg, root, n, i, lh[i], (const uint8_t(*)[32])got, gn),
-                MERKLE_OK);
+            assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
+                                                           (const uint8_t(*)[32])got, gn),
+                             MERKLE_OK);
             /* Wrong index / size / leaf / too long / too short. */
             if (n > 1)
-                assert_int_equal(merkle_inclusion_verify(alg, root, n, (i + 1) % n, lh[i],
-                                                         (const uint8_t(*)[32])got, gn),
+                assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, (i + 1) % n, lh[i],
+                                                               (const uint8_t(*)[32])got, gn),
                                  MERKLE_ERR_VERIFY);
-            assert_int_equal(merkle_inclusion_verify(alg, root, n, i, lh[(i + 1) % 64],
-                                                     (const uint8_t(*)[32])got, gn),
+            assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[(i + 1) % 64],
+                                                           (const uint8_t(*)[32])got, gn),
                              MERKLE_ERR_VERIFY);
-            assert_int_equal(
-                merkle_inclusion_verify(alg, root, n, n, lh[i], (const uint8_t(*)[32])got, gn),
-                MERKLE_ERR_VERIFY);
+            assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, n, lh[i],
+                                                           (const uint8_t(*)[32])got, gn),
+                             MERKLE_ERR_VERIFY);
             memcpy(got[gn], root, 32);
-            assert_int_equal(
-                merkle_inclusion_verify(alg, root, n, i, lh[i], (const uint8_t(*)[32])got, gn + 1),
-                MERKLE_ERR_VERIFY);
+            assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
+                                                           (const uint8_t(*)[32])got, gn + 1),
+                             MERKLE_ERR_VERIFY);
             if (gn)
-                assert_int_equal(merkle_inclusion_verify(alg, root, n, i, lh[i],
-                                                         (const uint8_t(*)[32])got, gn - 1),
+                assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
+                                                               (const uint8_t(*)[32])got, gn - 1),
                                  MERKLE_ERR_VERIFY);
             /* CometBFT Verify accepts the same path. */
             char leaf[24];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
-            assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
-                                                    (size_t)k, (const uint8_t(*)[32])got, gn),
+            assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
+                                                          (size_t)k, (const uint8_t(*)[32])got, gn),
                              MERKLE_OK);
             if (gn)
-                assert_int_equal(merkle_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
-                                                        (size_t)k, (const uint8_t(*)[32])got,
-                                                        gn - 1),
+                assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i],
+                                                              leaf, (size_t)k,
+                                                              (const uint8_t(*)[32])got, gn - 1),
                                  MERKLE_ERR_VERIFY);
         }
     }
     size_t gn;
     h32 got[8];
-    assert_int_equal(merkle_inclusion_proof(got, 8, &gn, NULL, alg, (const uint8_t(*)[32])lh, 0, 0), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_inclusion_proof(got, 8, &gn, NULL, alg, (const uint8_t(*)[32])lh, 5, 5), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_inclusion_proof(got, 1, &gn, NULL, alg, (const uint8_t(*)[32])lh, 64, 5), MERKLE_ERR_BUFFER);
+    assert_int_equal(
+        merkle_proof_inclusion_path(got, 8, &gn, NULL, alg, (const uint8_t(*)[32])lh, 0, 0),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(
+        merkle_proof_inclusion_path(got, 8, &gn, NULL, alg, (const uint8_t(*)[32])lh, 5, 5),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(
+        merkle_proof_inclusion_path(got, 1, &gn, NULL, alg, (const uint8_t(*)[32])lh, 64, 5),
+        MERKLE_ERR_BUFFER);
     assert_int_equal(gn, 6);
-    assert_int_equal(merkle_inclusion_verify(alg, lh[0], 0, 0, lh[0], NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_inclusion_verify(alg, lh[0], 1, 0, NULL, NULL, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_inclusion_verify((merkle_hash_alg)9, lh[0], 1, 0, lh[0], NULL, 0),
+    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 0, 0, lh[0], NULL, 0),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 1, 0, NULL, NULL, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_inclusion_verify((merkle_hash_alg)9, lh[0], 1, 0, lh[0], NULL, 0),
                      MERKLE_ERR_ARG);
     free(lh);
 }
@@ -489,45 +503,49 @@ static void test_consistency_all(void **state)
             size_t wn = 0, gn = 0;
             ref_subproof(alg, lh, m, 0, n, 1, want, &wn);
             uint8_t o[32], r[32];
-            assert_int_equal(merkle_consistency_proof(got, 70, &gn, o, r, alg, (const uint8_t(*)[32])lh, n, m),
+            assert_int_equal(merkle_proof_consistency_path(got, 70, &gn, o, r, alg,
+                                                           (const uint8_t(*)[32])lh, n, m),
                              MERKLE_OK);
             assert_int_equal(gn, wn);
-            assert_int_equal(gn, merkle_consistency_path_len(m, n));
+            assert_int_equal(gn, merkle_proof_consistency_path_len(m, n));
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(o, roots[m], 32);
             assert_memory_equal(r, roots[n], 32);
             assert_int_equal(
-                merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn),
+                merkle_proof_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn),
                 MERKLE_OK);
             /* Swapped roots, wrong sizes, extra or missing element. */
             if (m < n) {
                 assert_int_equal(
-                    merkle_consistency_verify(alg, r, o, m, n, (const uint8_t(*)[32])got, gn),
+                    merkle_proof_consistency_verify(alg, r, o, m, n, (const uint8_t(*)[32])got, gn),
                     MERKLE_ERR_VERIFY);
-                assert_int_equal(
-                    merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn - 1),
-                    MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_proof_consistency_verify(alg, o, r, m, n,
+                                                                 (const uint8_t(*)[32])got, gn - 1),
+                                 MERKLE_ERR_VERIFY);
             }
             memcpy(got[gn], r, 32);
             assert_int_equal(
-                merkle_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn + 1),
+                merkle_proof_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn + 1),
                 MERKLE_ERR_VERIFY);
         }
     }
     size_t gn;
     h32 got[8];
-    assert_int_equal(merkle_consistency_proof(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 0),
-                     MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_consistency_proof(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 5),
-                     MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[1], 0, 0, NULL, 0),
+    assert_int_equal(
+        merkle_proof_consistency_path(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 0),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(
+        merkle_proof_consistency_path(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 5),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[1], 0, 0, NULL, 0),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[3], 0, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 0, 3, NULL, 0),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, roots[1], roots[3], 4, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 4, 3, NULL, 0),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_consistency_verify(alg, roots[3], roots[3], 3, 3, NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_consistency_verify(alg, roots[3], roots[4], 3, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[3], 3, 3, NULL, 0),
+                     MERKLE_OK);
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[4], 3, 3, NULL, 0),
                      MERKLE_ERR_VERIFY);
     free(lh);
 }
@@ -557,41 +575,43 @@ static void test_bit_flips(void **state)
         h32 path[70];
         size_t pn;
         uint8_t root[32], leaf[32];
-        assert_int_equal(merkle_inclusion_proof(path, 70, &pn, root, alg, (const uint8_t(*)[32])lh, n, i),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_proof_inclusion_path(path, 70, &pn, root, alg, (const uint8_t(*)[32])lh, n, i),
+            MERKLE_OK);
         memcpy(leaf, lh[i], 32);
         uint8_t *parts[3] = {&path[0][0], root, leaf};
         size_t sizes[3] = {pn * 32, 32, 32};
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < sizes[w] * 8; bit++) {
                 flip(parts[w], bit);
-                assert_int_equal(
-                    merkle_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
-                    MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, leaf,
+                                                               (const uint8_t(*)[32])path, pn),
+                                 MERKLE_ERR_VERIFY);
                 flip(parts[w], bit);
             }
         }
         assert_int_equal(
-            merkle_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
+            merkle_proof_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
             MERKLE_OK);
         /* Consistency from m = i + 1 to n. */
         uint64_t m = i + 1;
         uint8_t o[32];
-        assert_int_equal(merkle_consistency_proof(path, 70, &pn, o, root, alg, (const uint8_t(*)[32])lh, n, m),
+        assert_int_equal(merkle_proof_consistency_path(path, 70, &pn, o, root, alg,
+                                                       (const uint8_t(*)[32])lh, n, m),
                          MERKLE_OK);
         uint8_t *cparts[3] = {&path[0][0], root, o};
         size_t csizes[3] = {pn * 32, 32, 32};
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < csizes[w] * 8; bit++) {
                 flip(cparts[w], bit);
-                assert_int_equal(
-                    merkle_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
-                    MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_proof_consistency_verify(alg, o, root, m, n,
+                                                                 (const uint8_t(*)[32])path, pn),
+                                 MERKLE_ERR_VERIFY);
                 flip(cparts[w], bit);
             }
         }
         assert_int_equal(
-            merkle_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
+            merkle_proof_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
             MERKLE_OK);
         /* Range [i, min(n, i+3)). */
         uint64_t e = i + 3 < n ? i + 3 : n;
@@ -607,15 +627,15 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < rsizes[w] * 8; bit++) {
                 flip(rparts[w], bit);
-                assert_int_equal(merkle_range_verify(alg, pr.root, 0, i, e,
-                                                     (const uint8_t(*)[32])lv,
-                                                     (const uint8_t(*)[32])pr.path, pr.path_len),
-                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(
+                    merkle_proof_range_verify(alg, pr.root, 0, i, e, (const uint8_t(*)[32])lv,
+                                              (const uint8_t(*)[32])pr.path, pr.path_len),
+                    MERKLE_ERR_VERIFY);
                 flip(rparts[w], bit);
             }
         }
-        assert_int_equal(merkle_range_verify(alg, pr.root, n, i, e, (const uint8_t(*)[32])lv,
-                                             (const uint8_t(*)[32])pr.path, pr.path_len),
+        assert_int_equal(merkle_proof_range_verify(alg, pr.root, n, i, e, (const uint8_t(*)[32])lv,
+                                                   (const uint8_t(*)[32])pr.path, pr.path_len),
                          MERKLE_OK);
     }
     free(lh);
@@ -739,7 +759,8 @@ static void test_prover_stream(void **state)
             assert_memory_equal(r1.leaf_hash, r2.leaf_hash, 32);
             assert_memory_equal(r1.old_root, r2.old_root, 32);
             uint8_t root[32];
-            assert_int_equal(merkle_root_bytes(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, seg, data, L),
+            assert_int_equal(merkle_tree_root_bytes(root, MERKLE_PROFILE_RFC6962,
+                                                    MERKLE_HASH_SHA256, seg, data, L),
                              MERKLE_OK);
             assert_memory_equal(root, r1.root, 32);
         }
@@ -812,68 +833,74 @@ static void test_sia_and_range_verify(void **state)
             ref_path(alg, lh, i, 0, n, path, &pn);
             char leaf[8];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
-            assert_int_equal(
-                merkle_sia_verify(alg, root, n, i, leaf, (size_t)k, (const uint8_t(*)[32])path, pn),
-                MERKLE_OK);
-            assert_int_equal(
-                merkle_sia_verify(alg, root, n, n, leaf, (size_t)k, (const uint8_t(*)[32])path, pn),
-                MERKLE_ERR_VERIFY);
+            assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
+                                                     (const uint8_t(*)[32])path, pn),
+                             MERKLE_OK);
+            assert_int_equal(merkle_proof_sia_verify(alg, root, n, n, leaf, (size_t)k,
+                                                     (const uint8_t(*)[32])path, pn),
+                             MERKLE_ERR_VERIFY);
             memcpy(path[pn], root, 32);
-            assert_int_equal(merkle_sia_verify(alg, root, n, i, leaf, (size_t)k,
-                                               (const uint8_t(*)[32])path, pn + 1),
+            assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
+                                                     (const uint8_t(*)[32])path, pn + 1),
                              MERKLE_ERR_VERIFY);
             if (pn)
-                assert_int_equal(merkle_sia_verify(alg, root, n, i, leaf, (size_t)k,
-                                                   (const uint8_t(*)[32])path, pn - 1),
+                assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
+                                                         (const uint8_t(*)[32])path, pn - 1),
                                  MERKLE_ERR_VERIFY);
             /* Every range [i, e) verifies, with and without n; a short proof fails. */
             for (uint64_t e = i + 1; e <= n; e++) {
                 h32 rp[40];
                 size_t rn = 0;
                 ref_range(alg, lh, i, e, n, rp, &rn);
-                assert_int_equal(rn, merkle_range_path_len(i, e, n));
-                assert_int_equal(merkle_range_verify(alg, root, 0, i, e,
-                                                     (const uint8_t(*)[32])(lh + i),
-                                                     (const uint8_t(*)[32])rp, rn),
+                assert_int_equal(rn, merkle_proof_range_path_len(i, e, n));
+                assert_int_equal(merkle_proof_range_verify(alg, root, 0, i, e,
+                                                           (const uint8_t(*)[32])(lh + i),
+                                                           (const uint8_t(*)[32])rp, rn),
                                  MERKLE_OK);
-                assert_int_equal(merkle_range_verify(alg, root, n, i, e,
-                                                     (const uint8_t(*)[32])(lh + i),
-                                                     (const uint8_t(*)[32])rp, rn),
+                assert_int_equal(merkle_proof_range_verify(alg, root, n, i, e,
+                                                           (const uint8_t(*)[32])(lh + i),
+                                                           (const uint8_t(*)[32])rp, rn),
                                  MERKLE_OK);
                 if (rn) {
-                    assert_int_equal(merkle_range_verify(alg, root, 0, i, e,
-                                                         (const uint8_t(*)[32])(lh + i),
-                                                         (const uint8_t(*)[32])rp, rn - 1),
+                    assert_int_equal(merkle_proof_range_verify(alg, root, 0, i, e,
+                                                               (const uint8_t(*)[32])(lh + i),
+                                                               (const uint8_t(*)[32])rp, rn - 1),
                                      MERKLE_ERR_VERIFY);
                 }
             }
         }
     }
     uint8_t z[32] = {0};
-    assert_int_equal(merkle_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0),
+    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0),
                      MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0),
+    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0),
                      MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_range_verify(alg, z, 0, 0, 1, NULL, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 0, 1, NULL, NULL, 0), MERKLE_ERR_ARG);
     /* A taller subtree pushed after a shorter one is an error, not a crash: range [1,2) with
     ** a left element then right elements whose nominal heights are fine, but [3,4): left
     ** elements sizes 2,1 -- fine; craft [0,1) with far too many right elements instead. */
     h32 many[70];
     memset(many, 7, sizeof many);
-    assert_int_equal(merkle_range_verify(alg, z, 0, 0, 1, (const uint8_t(*)[32])lh,
-                                         (const uint8_t(*)[32])many, 70),
+    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 0, 1, (const uint8_t(*)[32])lh,
+                                               (const uint8_t(*)[32])many, 70),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_sia_verify(alg, z, 0, 0, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_sia_verify(alg, z, 0, 0, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
     /* CometBFT argument rules. */
-    assert_int_equal(merkle_cometbft_verify(z, -1, 0, z, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_cometbft_verify(z, 1, -1, z, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_cometbft_verify(z, 1, 0, z, NULL, 0, (const uint8_t(*)[32])many, 101),
+    assert_int_equal(merkle_proof_cometbft_verify(z, -1, 0, z, NULL, 0, NULL, 0),
                      MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_cometbft_verify(z, 1, -1, z, NULL, 0, NULL, 0),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(
+        merkle_proof_cometbft_verify(z, 1, 0, z, NULL, 0, (const uint8_t(*)[32])many, 101),
+        MERKLE_ERR_VERIFY);
     /* Conversion rejects impossible lengths. */
     h32 out[70];
-    assert_int_equal(merkle_path_to_range_order(out, (const uint8_t(*)[32])many, 1, 3), MERKLE_ERR_FORMAT);
-    assert_int_equal(merkle_range_order_to_path(out, (const uint8_t(*)[32])many, 1, 3), MERKLE_ERR_FORMAT);
-    assert_int_equal(merkle_path_to_range_order(out, (const uint8_t(*)[32])many, 66, 0), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_proof_path_to_range_order(out, (const uint8_t(*)[32])many, 1, 3),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_proof_range_order_to_path(out, (const uint8_t(*)[32])many, 1, 3),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_proof_path_to_range_order(out, (const uint8_t(*)[32])many, 66, 0),
+                     MERKLE_ERR_FORMAT);
     free(lh);
 }
 

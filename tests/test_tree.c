@@ -144,8 +144,9 @@ static void test_root_vectors(void **state)
         if (strcmp(op, "root") == 0) {
             size_t n, *lens;
             uint8_t **leaves = vector_leaves(json_get(input, "leaves"), &n, &lens);
-            assert_int_equal(merkle_root_list(root, MERKLE_PROFILE_RFC6962, alg,
-                                              (const uint8_t *const *)leaves, lens, n), MERKLE_OK);
+            assert_int_equal(merkle_tree_root_list(root, MERKLE_PROFILE_RFC6962, alg,
+                                                   (const uint8_t *const *)leaves, lens, n),
+                             MERKLE_OK);
             const json *want = json_get(expected, "root");
             if (want->type == JSON_NULL) {
                 /* "no root": our rfc6962 profile answers H("") and reports the tree empty. */
@@ -180,7 +181,8 @@ static void test_root_vectors(void **state)
                 assert_true(seg <= 0);
                 merkle_tree t;
                 assert_int_equal(merkle_tree_init(&t, prof, alg, seg < 0 ? 0 : (size_t)seg), MERKLE_ERR_ARG);
-                assert_int_equal(merkle_root_bytes(root, prof, alg, 0, data, len), MERKLE_ERR_ARG);
+                assert_int_equal(merkle_tree_root_bytes(root, prof, alg, 0, data, len),
+                                 MERKLE_ERR_ARG);
             } else {
                 merkle_tree t;
                 assert_int_equal(merkle_tree_init(&t, prof, alg, (size_t)seg), MERKLE_OK);
@@ -235,14 +237,16 @@ static void test_leaves_vs_reference(void **state)
                 ref_mth(alg, &ls, 0, n, want);
             else
                 ref_hash(alg, want, NULL, 0, NULL, 0, NULL, 0);
-            assert_int_equal(merkle_root_list(got, MERKLE_PROFILE_RFC6962, alg, leaves, lens, n), MERKLE_OK);
+            assert_int_equal(
+                merkle_tree_root_list(got, MERKLE_PROFILE_RFC6962, alg, leaves, lens, n),
+                MERKLE_OK);
             assert_memory_equal(want, got, 32);
             /* push leaf hashes instead of leaves */
             merkle_tree t;
             assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, alg, 1), MERKLE_OK);
             for (size_t i = 0; i < n; i++) {
                 uint8_t lh[32];
-                assert_int_equal(merkle_leaf_hash(lh, alg, leaves[i], lens[i]), MERKLE_OK);
+                assert_int_equal(merkle_tree_leaf_hash(lh, alg, leaves[i], lens[i]), MERKLE_OK);
                 assert_int_equal(merkle_tree_push_leaf_hash(&t, lh), MERKLE_OK);
             }
             assert_int_equal(merkle_tree_leaf_count(&t), n);
@@ -273,7 +277,7 @@ static void test_stream_vs_reference(void **state)
         merkle_profile prof = iter % 3 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         uint8_t want[32], got[32];
         ref_stream_root(alg, prof, data, len, ls, want);
-        assert_int_equal(merkle_root_bytes(got, prof, alg, ls, data, len), MERKLE_OK);
+        assert_int_equal(merkle_tree_root_bytes(got, prof, alg, ls, data, len), MERKLE_OK);
         assert_memory_equal(want, got, 32);
         /* the same stream split into random writes, twice */
         for (int split = 0; split < 2; split++) {
@@ -313,10 +317,18 @@ static void test_errors(void **state)
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_SIA, (merkle_hash_alg)99, 64),
                      MERKLE_ERR_ARG);
     assert_int_equal(merkle_tree_init(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 64), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_bytes(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 0, "abc", 3), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_bytes(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 1, "abc", 3), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_list(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, NULL, NULL, 2), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_root_list(out, MERKLE_PROFILE_RFC6962, (merkle_hash_alg)9, NULL, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_bytes(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 0, "abc", 3),
+        MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_bytes(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 1, "abc", 3),
+        MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_list(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, NULL, NULL, 2),
+        MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_tree_root_list(out, MERKLE_PROFILE_RFC6962, (merkle_hash_alg)9, NULL, NULL, 0),
+        MERKLE_ERR_ARG);
 
     /* A partial stream leaf blocks whole-leaf pushes; finish blocks everything. */
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 4), MERKLE_OK);
@@ -327,7 +339,7 @@ static void test_errors(void **state)
     assert_int_equal(merkle_tree_write(&t, NULL, 3), MERKLE_ERR_ARG);
     assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_OK);
     uint8_t want[32];
-    assert_int_equal(merkle_leaf_hash(want, MERKLE_HASH_SHA256, "ab", 2), MERKLE_OK);
+    assert_int_equal(merkle_tree_leaf_hash(want, MERKLE_HASH_SHA256, "ab", 2), MERKLE_OK);
     assert_memory_equal(out, want, 32); /* one short leaf */
     assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_ERR_STATE);
     assert_int_equal(merkle_tree_write(&t, "a", 1), MERKLE_ERR_STATE);
@@ -336,11 +348,14 @@ static void test_errors(void **state)
     assert_int_equal(merkle_tree_push_leaf_hash(&t, NULL), MERKLE_ERR_ARG);
 
     /* Empty roots. */
-    assert_int_equal(merkle_empty_root(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256), MERKLE_OK);
+    assert_int_equal(merkle_tree_empty_root(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256),
+                     MERKLE_OK);
     tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000", "sia empty");
-    assert_int_equal(merkle_empty_root(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256), MERKLE_OK);
+    assert_int_equal(merkle_tree_empty_root(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256),
+                     MERKLE_OK);
     tu_assert_hex(out, 32, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8", "b2b empty");
-    assert_int_equal(merkle_empty_root(out, (merkle_profile)5, MERKLE_HASH_SHA256), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_empty_root(out, (merkle_profile)5, MERKLE_HASH_SHA256),
+                     MERKLE_ERR_ARG);
 
     /* Profiles by name and defaults. */
     merkle_profile p;

@@ -27,13 +27,14 @@ int main(void)
         return 1;
     }
     /* The one-shot call agrees with the streaming builder. */
-    s = merkle_root_bytes(again, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, msg, strlen(msg));
+    s = merkle_tree_root_bytes(again, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, msg,
+                               strlen(msg));
     if (s != MERKLE_OK || !merkle_ct_equal(root, again, sizeof root)) {
-        fprintf(stderr, "consumer: merkle_root_bytes disagrees\n");
+        fprintf(stderr, "consumer: merkle_tree_root_bytes disagrees\n");
         return 1;
     }
     /* Errors come back as status codes with a message. */
-    if (merkle_root_bytes(again, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0, msg, 3) !=
+    if (merkle_tree_root_bytes(again, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0, msg, 3) !=
         MERKLE_ERR_ARG) {
         fprintf(stderr, "consumer: leaf size 0 was not refused\n");
         return 1;

@@ -9,7 +9,7 @@
 **                     and verification exactly as RFC 9162 section 2.1.3-2.1.4, with the
 **                     exact-length checks of transparency-dev/merkle.
 **   CometBFT          Proof{Total, Index, LeafHash, Aunts}: Aunts is the RFC 6962 audit
-**                     path; merkle_cometbft_verify is its Verify(rootHash, leaf) rule.
+**                     path; merkle_proof_cometbft_verify is its Verify(rootHash, leaf) rule.
 **   Sia merkletree    single-leaf proof set = raw segment ++ audit path (bottom-up), and
 **                     range proofs for [start, end): the roots of the subtrees left of start
 **                     then right of end, in left-to-right leaf order (BuildRangeProof).
@@ -40,13 +40,13 @@ extern "C" {
 ** Number of hashes in the audit path of leaf index in a tree of size leaves:
 ** bitlen(index ^ (size-1)) + popcount(index >> that). 0 when index >= size (no such proof).
 */
-MERKLE_API size_t merkle_inclusion_path_len(uint64_t index, uint64_t size);
+MERKLE_API size_t merkle_proof_inclusion_path_len(uint64_t index, uint64_t size);
 
 /*
 ** Number of hashes in the RFC 9162 consistency proof from old_size to new_size
 ** (0 < old_size <= new_size); 0 when old_size == new_size or the sizes are invalid.
 */
-MERKLE_API size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_size);
+MERKLE_API size_t merkle_proof_consistency_path_len(uint64_t old_size, uint64_t new_size);
 
 /*
 ** Verify an RFC 9162 inclusion proof: leaf_hash (= H(0x00 || leaf)) is leaf `index` of the
@@ -55,12 +55,12 @@ MERKLE_API size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_si
 ** a path of the wrong length (too short or too long, even if it happens to hash right), or a
 ** root mismatch. MERKLE_ERR_ARG for NULL pointers or a bad hash. Allocates nothing.
 */
-MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash,
-                                                 const uint8_t root[MERKLE_HASH_LEN], uint64_t size,
-                                                 uint64_t index,
-                                                 const uint8_t leaf_hash[MERKLE_HASH_LEN],
-                                                 const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                 size_t path_len);
+MERKLE_API merkle_status merkle_proof_inclusion_verify(merkle_hash_alg hash,
+                                                       const uint8_t root[MERKLE_HASH_LEN],
+                                                       uint64_t size, uint64_t index,
+                                                       const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                                       const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                       size_t path_len);
 
 /*
 ** Verify an RFC 9162 consistency proof that the tree of old_size leaves with root old_root
@@ -69,12 +69,12 @@ MERKLE_API merkle_status merkle_inclusion_verify(merkle_hash_alg hash,
 ** proof of the wrong length, a root mismatch). MERKLE_ERR_ARG for NULL pointers or a bad
 ** hash. Allocates nothing.
 */
-MERKLE_API merkle_status merkle_consistency_verify(merkle_hash_alg hash,
-                                                   const uint8_t old_root[MERKLE_HASH_LEN],
-                                                   const uint8_t new_root[MERKLE_HASH_LEN],
-                                                   uint64_t old_size, uint64_t new_size,
-                                                   const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                   size_t path_len);
+MERKLE_API merkle_status merkle_proof_consistency_verify(merkle_hash_alg hash,
+                                                         const uint8_t old_root[MERKLE_HASH_LEN],
+                                                         const uint8_t new_root[MERKLE_HASH_LEN],
+                                                         uint64_t old_size, uint64_t new_size,
+                                                         const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                         size_t path_len);
 
 /*
 ** Generate the audit path of leaf `index` from the n leaf hashes leaf_hashes[0..n) (each
@@ -83,25 +83,22 @@ MERKLE_API merkle_status merkle_consistency_verify(merkle_hash_alg hash,
 ** MERKLE_ERR_BUFFER when cap is too small (*path_len then holds the needed count),
 ** MERKLE_ERR_ARG for NULL pointers. Uses the streaming prover: O(n) time, no allocation.
 */
-MERKLE_API merkle_status merkle_inclusion_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
-                                                size_t *path_len,
-                                                uint8_t root[MERKLE_HASH_LEN],
-                                                merkle_hash_alg hash,
-                                                const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                                uint64_t n, uint64_t index);
+MERKLE_API merkle_status merkle_proof_inclusion_path(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                                     size_t *path_len,
+                                                     uint8_t root[MERKLE_HASH_LEN],
+                                                     merkle_hash_alg hash,
+                                                     const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                                     uint64_t n, uint64_t index);
 
 /*
 ** Generate the RFC 9162 consistency proof PROOF(old_size, D[0:n]) from the n leaf hashes.
 ** old_root / new_root (either may be NULL) receive the two roots. Errors: MERKLE_ERR_RANGE
 ** for old_size == 0 or old_size > n, MERKLE_ERR_BUFFER as above, MERKLE_ERR_ARG.
 */
-MERKLE_API merkle_status merkle_consistency_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
-                                                  size_t *path_len,
-                                                  uint8_t old_root[MERKLE_HASH_LEN],
-                                                  uint8_t new_root[MERKLE_HASH_LEN],
-                                                  merkle_hash_alg hash,
-                                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                                  uint64_t n, uint64_t old_size);
+MERKLE_API merkle_status merkle_proof_consistency_path(
+    uint8_t (*path)[MERKLE_HASH_LEN], size_t cap, size_t *path_len,
+    uint8_t old_root[MERKLE_HASH_LEN], uint8_t new_root[MERKLE_HASH_LEN], merkle_hash_alg hash,
+    const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], uint64_t n, uint64_t old_size);
 
 /* ------------------------------------------------------------------ CometBFT */
 
@@ -112,11 +109,9 @@ MERKLE_API merkle_status merkle_consistency_proof(uint8_t (*path)[MERKLE_HASH_LE
 ** leaf may be NULL when leaf_len is 0; aunts may be NULL when aunt_count is 0.
 ** Allocates nothing.
 */
-MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t index,
-                                                const uint8_t leaf_hash[MERKLE_HASH_LEN],
-                                                const void *leaf, size_t leaf_len,
-                                                const uint8_t (*aunts)[MERKLE_HASH_LEN],
-                                                size_t aunt_count);
+MERKLE_API merkle_status merkle_proof_cometbft_verify(
+    const uint8_t *root, int64_t total, int64_t index, const uint8_t leaf_hash[MERKLE_HASH_LEN],
+    const void *leaf, size_t leaf_len, const uint8_t (*aunts)[MERKLE_HASH_LEN], size_t aunt_count);
 
 /* ------------------------------------------------------------------ Sia merkletree */
 
@@ -126,17 +121,19 @@ MERKLE_API merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t tot
 ** num_leaves the tree size. Returns MERKLE_OK or MERKLE_ERR_VERIFY (index >= num_leaves,
 ** wrong path length, root mismatch). Allocates nothing.
 */
-MERKLE_API merkle_status merkle_sia_verify(merkle_hash_alg hash,
-                                           const uint8_t root[MERKLE_HASH_LEN], uint64_t num_leaves,
-                                           uint64_t index, const void *segment, size_t segment_len,
-                                           const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len);
+MERKLE_API merkle_status merkle_proof_sia_verify(merkle_hash_alg hash,
+                                                 const uint8_t root[MERKLE_HASH_LEN],
+                                                 uint64_t num_leaves, uint64_t index,
+                                                 const void *segment, size_t segment_len,
+                                                 const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                 size_t path_len);
 
 /*
 ** Number of hashes in the range proof of [start, end) in a tree of size leaves:
 ** popcount(start) subtree roots on the left plus the aligned blocks from end to size on the
 ** right. 0 when the range is invalid (start >= end or end > size).
 */
-MERKLE_API size_t merkle_range_path_len(uint64_t start, uint64_t end, uint64_t size);
+MERKLE_API size_t merkle_proof_range_path_len(uint64_t start, uint64_t end, uint64_t size);
 
 /*
 ** Sia VerifyRangeProof: leaf_hashes[0..end-start) are H(0x00 || leaf) of the leaves in
@@ -146,24 +143,24 @@ MERKLE_API size_t merkle_range_path_len(uint64_t start, uint64_t end, uint64_t s
 ** an element that would break the subtree order, root mismatch); MERKLE_ERR_RANGE when
 ** start >= end; MERKLE_ERR_ARG for NULL pointers. Allocates nothing (about 4 KiB of stack).
 */
-MERKLE_API merkle_status merkle_range_verify(merkle_hash_alg hash,
-                                             const uint8_t root[MERKLE_HASH_LEN], uint64_t size,
-                                             uint64_t start, uint64_t end,
-                                             const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                             const uint8_t (*path)[MERKLE_HASH_LEN],
-                                             size_t path_len);
+MERKLE_API merkle_status merkle_proof_range_verify(merkle_hash_alg hash,
+                                                   const uint8_t root[MERKLE_HASH_LEN],
+                                                   uint64_t size, uint64_t start, uint64_t end,
+                                                   const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                                   const uint8_t (*path)[MERKLE_HASH_LEN],
+                                                   size_t path_len);
 
 /*
 ** Convert between the two orders of the same hashes for leaf `index`: the audit path
 ** (bottom-up) and the range proof of [index, index+1) (left to right). out may not alias
 ** in; n hashes are written. MERKLE_ERR_FORMAT when n is not a possible length for index.
 */
-MERKLE_API merkle_status merkle_path_to_range_order(uint8_t (*out)[MERKLE_HASH_LEN],
-                                                    const uint8_t (*in)[MERKLE_HASH_LEN],
-                                                    size_t n, uint64_t index);
-MERKLE_API merkle_status merkle_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
-                                                    const uint8_t (*in)[MERKLE_HASH_LEN],
-                                                    size_t n, uint64_t index);
+MERKLE_API merkle_status merkle_proof_path_to_range_order(uint8_t (*out)[MERKLE_HASH_LEN],
+                                                          const uint8_t (*in)[MERKLE_HASH_LEN],
+                                                          size_t n, uint64_t index);
+MERKLE_API merkle_status merkle_proof_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
+                                                          const uint8_t (*in)[MERKLE_HASH_LEN],
+                                                          size_t n, uint64_t index);
 
 /* ------------------------------------------------------------------ compact ranges */
 
@@ -186,45 +183,46 @@ typedef struct merkle_compact_range {
 } merkle_compact_range;
 
 /* An empty range [begin, begin). MERKLE_ERR_ARG for a bad hash. */
-MERKLE_API merkle_status merkle_compact_init(merkle_compact_range *r, merkle_hash_alg hash,
-                                             uint64_t begin);
+MERKLE_API merkle_status merkle_compact_range_init(merkle_compact_range *r, merkle_hash_alg hash,
+                                                   uint64_t begin);
 
 /* Append a leaf (hashed as H(0x00 || data)) or a leaf hash at the end. MERKLE_ERR_RANGE
 ** when end would pass 2^64 - 1. */
-MERKLE_API merkle_status merkle_compact_append_leaf(merkle_compact_range *r, const void *data,
-                                                    size_t len);
-MERKLE_API merkle_status merkle_compact_append_leaf_hash(merkle_compact_range *r,
-                                                         const uint8_t hash[MERKLE_HASH_LEN]);
+MERKLE_API merkle_status merkle_compact_range_append_leaf(merkle_compact_range *r, const void *data,
+                                                          size_t len);
+MERKLE_API merkle_status merkle_compact_range_append_leaf_hash(merkle_compact_range *r,
+                                                               const uint8_t hash[MERKLE_HASH_LEN]);
 
 /*
 ** Append the root of the perfect subtree of 2^height leaves starting at end. MERKLE_ERR_STATE
 ** when end is not a multiple of 2^height (the subtree would not be aligned), MERKLE_ERR_RANGE
 ** on overflow.
 */
-MERKLE_API merkle_status merkle_compact_append_subtree(merkle_compact_range *r, unsigned height,
-                                                       const uint8_t hash[MERKLE_HASH_LEN]);
+MERKLE_API merkle_status merkle_compact_range_append_subtree(merkle_compact_range *r,
+                                                             unsigned height,
+                                                             const uint8_t hash[MERKLE_HASH_LEN]);
 
 /*
 ** Build the range [begin, begin + n) from n leaves leaves[i] of lens[i] bytes.
 */
-MERKLE_API merkle_status merkle_compact_from_leaves(merkle_compact_range *r,
-                                                    merkle_hash_alg hash, uint64_t begin,
-                                                    const uint8_t *const *leaves,
-                                                    const size_t *lens, size_t n);
+MERKLE_API merkle_status merkle_compact_range_from_leaves(merkle_compact_range *r,
+                                                          merkle_hash_alg hash, uint64_t begin,
+                                                          const uint8_t *const *leaves,
+                                                          const size_t *lens, size_t n);
 
 /*
 ** r := r ++ right, where right starts where r ends (right->begin == r->end, same hash;
 ** MERKLE_ERR_STATE otherwise). r and right may not be the same object.
 */
-MERKLE_API merkle_status merkle_compact_merge(merkle_compact_range *r,
-                                              const merkle_compact_range *right);
+MERKLE_API merkle_status merkle_compact_range_merge(merkle_compact_range *r,
+                                                    const merkle_compact_range *right);
 
 /*
 ** Root of the tree of leaves [0, end): the range must begin at 0 and be non-empty
-** (MERKLE_ERR_STATE otherwise; the empty tree's root is the profile's, merkle_empty_root).
+** (MERKLE_ERR_STATE otherwise; the empty tree's root is the profile's, merkle_tree_empty_root).
 */
-MERKLE_API merkle_status merkle_compact_root(uint8_t out[MERKLE_HASH_LEN],
-                                             const merkle_compact_range *r);
+MERKLE_API merkle_status merkle_compact_range_root(uint8_t out[MERKLE_HASH_LEN],
+                                                   const merkle_compact_range *r);
 
 /* ------------------------------------------------------------------ streaming prover */
 

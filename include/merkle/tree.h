@@ -59,16 +59,16 @@ MERKLE_API merkle_status merkle_profile_defaults(merkle_hash_alg *hash, size_t *
 /*
 ** Root of the empty tree for a profile and hash: H("") for rfc6962, 32 zero bytes for sia.
 */
-MERKLE_API merkle_status merkle_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                           merkle_hash_alg hash);
+MERKLE_API merkle_status merkle_tree_empty_root(uint8_t out[MERKLE_HASH_LEN],
+                                                merkle_profile profile, merkle_hash_alg hash);
 
 /* Leaf hash H(0x00 || data). */
-MERKLE_API merkle_status merkle_leaf_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
-                                          const void *data, size_t len);
+MERKLE_API merkle_status merkle_tree_leaf_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
+                                               const void *data, size_t len);
 /* Interior node hash H(0x01 || left || right). */
-MERKLE_API merkle_status merkle_node_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
-                                          const uint8_t left[MERKLE_HASH_LEN],
-                                          const uint8_t right[MERKLE_HASH_LEN]);
+MERKLE_API merkle_status merkle_tree_node_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
+                                               const uint8_t left[MERKLE_HASH_LEN],
+                                               const uint8_t right[MERKLE_HASH_LEN]);
 
 /* Streaming builder. All fields are private; use the functions below. */
 typedef struct merkle_tree {
@@ -134,22 +134,22 @@ MERKLE_API merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_
 ** Root of a list of n byte strings leaves[i] of lens[i] bytes in one call (CometBFT
 ** HashFromByteSlices for rfc6962 + SHA-256). leaves/lens may be NULL when n is 0.
 */
-MERKLE_API merkle_status merkle_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                          merkle_hash_alg hash, const uint8_t *const *leaves,
-                                          const size_t *lens, size_t n);
+MERKLE_API merkle_status merkle_tree_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                               merkle_hash_alg hash, const uint8_t *const *leaves,
+                                               const size_t *lens, size_t n);
 
 /*
 ** Root of a byte buffer cut into leaf_size leaves, the short last leaf included. An empty
 ** buffer gives the profile's empty root. MERKLE_ERR_ARG for leaf_size == 0.
 */
-MERKLE_API merkle_status merkle_root_bytes(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                           merkle_hash_alg hash, size_t leaf_size,
-                                           const void *data, size_t len);
+MERKLE_API merkle_status merkle_tree_root_bytes(uint8_t out[MERKLE_HASH_LEN],
+                                                merkle_profile profile, merkle_hash_alg hash,
+                                                size_t leaf_size, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ threads */
 
 /*
-** Reader for merkle_root_parallel: fill buf with exactly len bytes of the input starting at
+** Reader for merkle_tree_root_parallel: fill buf with exactly len bytes of the input starting at
 ** offset. Called concurrently from several threads with disjoint ranges. Return MERKLE_OK, or
 ** an error status (MERKLE_ERR_IO for a short or failed read) which aborts the computation.
 */
@@ -167,19 +167,20 @@ typedef merkle_status (*merkle_read_at_fn)(void *ctx, void *buf, size_t len, uin
 ** MERKLE_ERR_UNSUPPORTED if threads cannot be created, or the first error read_at returned.
 ** is_empty (may be NULL) is set as for merkle_tree_root.
 */
-MERKLE_API merkle_status merkle_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
-                                              merkle_profile profile, merkle_hash_alg hash,
-                                              size_t leaf_size, uint64_t total_len,
-                                              merkle_read_at_fn read_at, void *ctx,
-                                              unsigned threads);
+MERKLE_API merkle_status merkle_tree_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
+                                                   merkle_profile profile, merkle_hash_alg hash,
+                                                   size_t leaf_size, uint64_t total_len,
+                                                   merkle_read_at_fn read_at, void *ctx,
+                                                   unsigned threads);
 
 /*
-** merkle_root_bytes on `threads` threads: workers hash straight from data (no copy). Same
-** root as merkle_root_bytes for every thread count. Allocates only thread bookkeeping.
+** merkle_tree_root_bytes on `threads` threads: workers hash straight from data (no copy). Same
+** root as merkle_tree_root_bytes for every thread count. Allocates only thread bookkeeping.
 */
-MERKLE_API merkle_status merkle_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                              merkle_hash_alg hash, size_t leaf_size,
-                                              const void *data, size_t len, unsigned threads);
+MERKLE_API merkle_status merkle_tree_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN],
+                                                   merkle_profile profile, merkle_hash_alg hash,
+                                                   size_t leaf_size, const void *data, size_t len,
+                                                   unsigned threads);
 
 #ifdef __cplusplus
 }

@@ -124,11 +124,10 @@ static PyObject *sp_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs
     uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
     merkle_status s;
     if (view.len >= SP_NOGIL_MIN) {
-        Py_BEGIN_ALLOW_THREADS
-        s = merkle_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
+        Py_BEGIN_ALLOW_THREADS s = merkle_tree_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
         Py_END_ALLOW_THREADS
     } else {
-        s = merkle_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
+        s = merkle_tree_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
     }
     PyBuffer_Release(&view);
     if (s == MERKLE_OK) return out;

@@ -36,15 +36,15 @@ class _Proof(ctypes.Structure):
 
 
 # Every verify function: hash, root(s), size(s), position, leaf, path, path length.
-_incl_verify = fn("merkle_inclusion_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p,
+_incl_verify = fn("merkle_proof_inclusion_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p,
                   c_char_p, c_size_t)
-_cons_verify = fn("merkle_consistency_verify", c_int, c_int, c_char_p, c_char_p, c_u64, c_u64,
+_cons_verify = fn("merkle_proof_consistency_verify", c_int, c_int, c_char_p, c_char_p, c_u64, c_u64,
                   c_char_p, c_size_t)
-_comet_verify = fn("merkle_cometbft_verify", c_int, c_char_p, c_i64, c_i64, c_char_p, c_char_p,
+_comet_verify = fn("merkle_proof_cometbft_verify", c_int, c_char_p, c_i64, c_i64, c_char_p, c_char_p,
                    c_size_t, c_char_p, c_size_t)
-_sia_verify = fn("merkle_sia_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p, c_size_t,
+_sia_verify = fn("merkle_proof_sia_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p, c_size_t,
                  c_char_p, c_size_t)
-_range_verify = fn("merkle_range_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_u64, c_char_p,
+_range_verify = fn("merkle_proof_range_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_u64, c_char_p,
                    c_char_p, c_size_t)
 _prover_init = fn("merkle_prover_init", c_int, c_void_p, c_int, c_int, c_size_t, c_u64, c_u64)
 _prover_push = fn("merkle_prover_push_leaf", c_int, c_void_p, c_char_p, c_size_t)

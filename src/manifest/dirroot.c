@@ -80,7 +80,7 @@ merkle_status merkle_manifest_dirroot(uint8_t out[MERKLE_HASH_LEN], merkle_manif
         off += lens[i];
     }
     if (s == MERKLE_OK)
-        s = merkle_root_list(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaves, lens, n);
+        s = merkle_tree_root_list(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaves, lens, n);
     free(buf);
     free(leaves);
     free(lens);

@@ -14,7 +14,8 @@
 
 #define COMPACT_VERSION 1u
 
-merkle_status merkle_compact_init(merkle_compact_range *r, merkle_hash_alg hash, uint64_t begin)
+merkle_status merkle_compact_range_init(merkle_compact_range *r, merkle_hash_alg hash,
+                                        uint64_t begin)
 {
     if (!r || !merkle_hash_alg_name(hash)) return MERKLE_ERR_ARG;
     r->version = COMPACT_VERSION;
@@ -31,8 +32,8 @@ static int valid(const merkle_compact_range *r)
            r->begin <= r->end;
 }
 
-merkle_status merkle_compact_append_subtree(merkle_compact_range *r, unsigned height,
-                                            const uint8_t hash[MERKLE_HASH_LEN])
+merkle_status merkle_compact_range_append_subtree(merkle_compact_range *r, unsigned height,
+                                                  const uint8_t hash[MERKLE_HASH_LEN])
 {
     if (!valid(r) || !hash || height >= 64) return MERKLE_ERR_ARG;
     uint64_t size = (uint64_t)1 << height;
@@ -62,40 +63,42 @@ merkle_status merkle_compact_append_subtree(merkle_compact_range *r, unsigned he
     return MERKLE_OK;
 }
 
-merkle_status merkle_compact_append_leaf_hash(merkle_compact_range *r,
-                                              const uint8_t hash[MERKLE_HASH_LEN])
+merkle_status merkle_compact_range_append_leaf_hash(merkle_compact_range *r,
+                                                    const uint8_t hash[MERKLE_HASH_LEN])
 {
-    return merkle_compact_append_subtree(r, 0, hash);
+    return merkle_compact_range_append_subtree(r, 0, hash);
 }
 
-merkle_status merkle_compact_append_leaf(merkle_compact_range *r, const void *data, size_t len)
+merkle_status merkle_compact_range_append_leaf(merkle_compact_range *r, const void *data,
+                                               size_t len)
 {
     if (!valid(r) || (!data && len)) return MERKLE_ERR_ARG;
     uint8_t h[MERKLE_HASH_LEN];
-    merkle_status s = merkle_leaf_hash(h, r->hash, data, len);
+    merkle_status s = merkle_tree_leaf_hash(h, r->hash, data, len);
     if (s != MERKLE_OK) return s;
-    return merkle_compact_append_subtree(r, 0, h);
+    return merkle_compact_range_append_subtree(r, 0, h);
 }
 
-merkle_status merkle_compact_from_leaves(merkle_compact_range *r, merkle_hash_alg hash,
-                                         uint64_t begin, const uint8_t *const *leaves,
-                                         const size_t *lens, size_t n)
+merkle_status merkle_compact_range_from_leaves(merkle_compact_range *r, merkle_hash_alg hash,
+                                               uint64_t begin, const uint8_t *const *leaves,
+                                               const size_t *lens, size_t n)
 {
     if (!r || (n && (!leaves || !lens))) return MERKLE_ERR_ARG;
-    merkle_status s = merkle_compact_init(r, hash, begin);
+    merkle_status s = merkle_compact_range_init(r, hash, begin);
     for (size_t i = 0; s == MERKLE_OK && i < n; i++)
-        s = merkle_compact_append_leaf(r, leaves[i], lens[i]);
+        s = merkle_compact_range_append_leaf(r, leaves[i], lens[i]);
     return s;
 }
 
-merkle_status merkle_compact_merge(merkle_compact_range *r, const merkle_compact_range *right)
+merkle_status merkle_compact_range_merge(merkle_compact_range *r, const merkle_compact_range *right)
 {
     if (!valid(r) || !valid(right) || r == right) return MERKLE_ERR_ARG;
     if (right->begin != r->end || right->hash != r->hash) return MERKLE_ERR_STATE;
     /* Work on a copy so that a failure leaves r untouched. */
     merkle_compact_range tmp = *r;
     for (uint32_t i = 0; i < right->count; i++) {
-        merkle_status s = merkle_compact_append_subtree(&tmp, right->heights[i], right->hashes[i]);
+        merkle_status s =
+            merkle_compact_range_append_subtree(&tmp, right->heights[i], right->hashes[i]);
         if (s != MERKLE_OK) return s;
     }
     if (tmp.end != right->end) return MERKLE_ERR_STATE; /* right was not in canonical form */
@@ -103,7 +106,7 @@ merkle_status merkle_compact_merge(merkle_compact_range *r, const merkle_compact
     return MERKLE_OK;
 }
 
-merkle_status merkle_compact_root(uint8_t out[MERKLE_HASH_LEN], const merkle_compact_range *r)
+merkle_status merkle_compact_range_root(uint8_t out[MERKLE_HASH_LEN], const merkle_compact_range *r)
 {
     if (!out || !valid(r)) return MERKLE_ERR_ARG;
     if (r->begin != 0 || r->count == 0) return MERKLE_ERR_STATE;

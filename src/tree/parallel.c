@@ -222,19 +222,19 @@ merkle_status merkle__root_parallel_ex(uint8_t out[MERKLE_HASH_LEN], int *is_emp
     return run(&j, out, is_empty, threads);
 }
 
-merkle_status merkle_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
-                                   merkle_profile profile, merkle_hash_alg hash,
-                                   size_t leaf_size, uint64_t total_len,
-                                   merkle_read_at_fn read_at, void *ctx, unsigned threads)
+merkle_status merkle_tree_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_empty,
+                                        merkle_profile profile, merkle_hash_alg hash,
+                                        size_t leaf_size, uint64_t total_len,
+                                        merkle_read_at_fn read_at, void *ctx, unsigned threads)
 {
     if (!read_at) return MERKLE_ERR_ARG;
     return merkle__root_parallel_ex(out, is_empty, profile, hash, leaf_size, total_len, read_at,
                                     ctx, NULL, threads, 0);
 }
 
-merkle_status merkle_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                   merkle_hash_alg hash, size_t leaf_size, const void *data,
-                                   size_t len, unsigned threads)
+merkle_status merkle_tree_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                        merkle_hash_alg hash, size_t leaf_size, const void *data,
+                                        size_t len, unsigned threads)
 {
     if (!data && len) return MERKLE_ERR_ARG;
     return merkle__root_parallel_ex(out, NULL, profile, hash, leaf_size, len, NULL, NULL,

@@ -118,12 +118,12 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "leaf index %llu is out of range for tree size %llu",
                                 (ull)p->index, (ull)n);
-        size_t want = merkle_inclusion_path_len(p->index, n);
+        size_t want = merkle_proof_inclusion_path_len(p->index, n);
         if (p->path_len != want)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; leaf %llu of a tree of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)n, want);
-        s = merkle_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len);
+        s = merkle_proof_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the leaf and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
@@ -140,12 +140,12 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
         if (m > n)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "old size %llu is larger than new size %llu", (ull)m, (ull)n);
-        size_t want = merkle_consistency_path_len(m, n);
+        size_t want = merkle_proof_consistency_path_len(m, n);
         if (p->path_len != want)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; sizes %llu -> %llu need %zu", p->path_len,
                                 (ull)m, (ull)n, want);
-        s = merkle_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len);
+        s = merkle_proof_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the path does not link the two roots");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
@@ -157,12 +157,13 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                 (ull)p->index, (ull)p->end, (ull)n);
         if (!leaf_hashes)
             return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "a range proof needs the range's leaves");
-        size_t want = merkle_range_path_len(p->index, p->end, n);
+        size_t want = merkle_proof_range_path_len(p->index, p->end, n);
         if (p->path_len != want)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; range [%llu, %llu) of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)p->end, (ull)n, want);
-        s = merkle_range_verify(p->hash, rt, n, p->index, p->end, leaf_hashes, path, p->path_len);
+        s = merkle_proof_range_verify(p->hash, rt, n, p->index, p->end, leaf_hashes, path,
+                                      p->path_len);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0, "root mismatch: the leaves and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));

@@ -204,7 +204,7 @@ merkle_status merkle_prover_push_leaf(merkle_prover *p, const void *data, size_t
     if (!data && len) return MERKLE_ERR_ARG;
     if (p->partial_len) return MERKLE_ERR_STATE;
     if (!room(p, 1)) return MERKLE_ERR_RANGE;
-    s = merkle_leaf_hash(p->level[p->pending], p->hash, data, len);
+    s = merkle_tree_leaf_hash(p->level[p->pending], p->hash, data, len);
     if (s != MERKLE_OK) return s;
     if (++p->pending == CHUNK) flush_chunk(p);
     return MERKLE_OK;
@@ -369,11 +369,11 @@ static merkle_status from_hashes(merkle_proof *pr, merkle_proof_kind kind, merkl
     return s;
 }
 
-merkle_status merkle_inclusion_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
-                                     size_t *path_len, uint8_t root[MERKLE_HASH_LEN],
-                                     merkle_hash_alg hash,
-                                     const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], uint64_t n,
-                                     uint64_t index)
+merkle_status merkle_proof_inclusion_path(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                          size_t *path_len, uint8_t root[MERKLE_HASH_LEN],
+                                          merkle_hash_alg hash,
+                                          const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], uint64_t n,
+                                          uint64_t index)
 {
     if (!path_len || (!path && cap) || (!leaf_hashes && n)) return MERKLE_ERR_ARG;
     if (index >= n) return MERKLE_ERR_RANGE;
@@ -387,11 +387,11 @@ merkle_status merkle_inclusion_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t ca
     return MERKLE_OK;
 }
 
-merkle_status merkle_consistency_proof(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
-                                       size_t *path_len, uint8_t old_root[MERKLE_HASH_LEN],
-                                       uint8_t new_root[MERKLE_HASH_LEN], merkle_hash_alg hash,
-                                       const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], uint64_t n,
-                                       uint64_t old_size)
+merkle_status merkle_proof_consistency_path(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
+                                            size_t *path_len, uint8_t old_root[MERKLE_HASH_LEN],
+                                            uint8_t new_root[MERKLE_HASH_LEN], merkle_hash_alg hash,
+                                            const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                            uint64_t n, uint64_t old_size)
 {
     if (!path_len || (!path && cap) || (!leaf_hashes && n)) return MERKLE_ERR_ARG;
     if (old_size == 0 || old_size > n) return MERKLE_ERR_RANGE;

@@ -24,14 +24,14 @@ static int hash_ok(merkle_hash_alg hash)
     return merkle_hash_alg_name(hash) != NULL;
 }
 
-size_t merkle_inclusion_path_len(uint64_t index, uint64_t size)
+size_t merkle_proof_inclusion_path_len(uint64_t index, uint64_t size)
 {
     if (index >= size) return 0;
     unsigned inner = merkle__bitlen(index ^ (size - 1));
     return inner + merkle__popcount(inner >= 64 ? 0 : index >> inner);
 }
 
-size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_size)
+size_t merkle_proof_consistency_path_len(uint64_t old_size, uint64_t new_size)
 {
     if (old_size == 0 || old_size >= new_size) return 0;
     unsigned inner = merkle__bitlen((old_size - 1) ^ (new_size - 1));
@@ -41,15 +41,16 @@ size_t merkle_consistency_path_len(uint64_t old_size, uint64_t new_size)
     return (inner - shift) + border + (pow2 ? 0u : 1u);
 }
 
-merkle_status merkle_inclusion_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
-                                      uint64_t size, uint64_t index,
-                                      const uint8_t leaf_hash[MERKLE_HASH_LEN],
-                                      const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
+merkle_status merkle_proof_inclusion_verify(merkle_hash_alg hash,
+                                            const uint8_t root[MERKLE_HASH_LEN], uint64_t size,
+                                            uint64_t index,
+                                            const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                            const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
 {
     if (!leaf_hash || !root || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
     if (index >= size) return MERKLE_ERR_VERIFY;
     unsigned inner = merkle__bitlen(index ^ (size - 1));
-    if (path_len != merkle_inclusion_path_len(index, size)) return MERKLE_ERR_VERIFY;
+    if (path_len != merkle_proof_inclusion_path_len(index, size)) return MERKLE_ERR_VERIFY;
     uint8_t r[MERKLE_HASH_LEN];
     memcpy(r, leaf_hash, MERKLE_HASH_LEN);
     for (size_t i = 0; i < path_len; i++) {
@@ -62,11 +63,12 @@ merkle_status merkle_inclusion_verify(merkle_hash_alg hash, const uint8_t root[M
     return merkle_ct_equal(r, root, MERKLE_HASH_LEN) ? MERKLE_OK : MERKLE_ERR_VERIFY;
 }
 
-merkle_status merkle_consistency_verify(merkle_hash_alg hash,
-                                        const uint8_t old_root[MERKLE_HASH_LEN],
-                                        const uint8_t new_root[MERKLE_HASH_LEN], uint64_t old_size,
-                                        uint64_t new_size, const uint8_t (*path)[MERKLE_HASH_LEN],
-                                        size_t path_len)
+merkle_status merkle_proof_consistency_verify(merkle_hash_alg hash,
+                                              const uint8_t old_root[MERKLE_HASH_LEN],
+                                              const uint8_t new_root[MERKLE_HASH_LEN],
+                                              uint64_t old_size, uint64_t new_size,
+                                              const uint8_t (*path)[MERKLE_HASH_LEN],
+                                              size_t path_len)
 {
     if (!old_root || !new_root || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
     if (old_size == 0 || old_size > new_size) return MERKLE_ERR_VERIFY;
@@ -75,7 +77,7 @@ merkle_status merkle_consistency_verify(merkle_hash_alg hash,
         return merkle_ct_equal(old_root, new_root, MERKLE_HASH_LEN) ? MERKLE_OK
                                                                      : MERKLE_ERR_VERIFY;
     }
-    if (path_len == 0 || path_len != merkle_consistency_path_len(old_size, new_size))
+    if (path_len == 0 || path_len != merkle_proof_consistency_path_len(old_size, new_size))
         return MERKLE_ERR_VERIFY;
     unsigned shift = merkle__tz(old_size);
     unsigned inner = merkle__bitlen((old_size - 1) ^ (new_size - 1)) - shift;
@@ -103,16 +105,17 @@ merkle_status merkle_consistency_verify(merkle_hash_alg hash,
     return (ok1 & ok2) ? MERKLE_OK : MERKLE_ERR_VERIFY;
 }
 
-merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t index,
-                                     const uint8_t leaf_hash[MERKLE_HASH_LEN], const void *leaf,
-                                     size_t leaf_len, const uint8_t (*aunts)[MERKLE_HASH_LEN],
-                                     size_t aunt_count)
+merkle_status merkle_proof_cometbft_verify(const uint8_t *root, int64_t total, int64_t index,
+                                           const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                           const void *leaf, size_t leaf_len,
+                                           const uint8_t (*aunts)[MERKLE_HASH_LEN],
+                                           size_t aunt_count)
 {
     if (!leaf_hash || (!aunts && aunt_count) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
     if (!root) return MERKLE_ERR_VERIFY; /* Verify: "invalid root hash: cannot be nil" */
     if (total <= 0 || index < 0 || index >= total || aunt_count > 100) return MERKLE_ERR_VERIFY;
     uint8_t h[MERKLE_HASH_LEN];
-    merkle_status s = merkle_leaf_hash(h, MERKLE_HASH_SHA256, leaf, leaf_len);
+    merkle_status s = merkle_tree_leaf_hash(h, MERKLE_HASH_SHA256, leaf, leaf_len);
     if (s != MERKLE_OK) return s;
     if (!merkle_ct_equal(h, leaf_hash, MERKLE_HASH_LEN)) return MERKLE_ERR_VERIFY;
     /* computeHashFromAunts walks down from the root, splitting at k(n); record the turns. */
@@ -141,16 +144,16 @@ merkle_status merkle_cometbft_verify(const uint8_t *root, int64_t total, int64_t
     return merkle_ct_equal(h, root, MERKLE_HASH_LEN) ? MERKLE_OK : MERKLE_ERR_VERIFY;
 }
 
-merkle_status merkle_sia_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
-                                uint64_t num_leaves, uint64_t index, const void *segment,
-                                size_t segment_len, const uint8_t (*path)[MERKLE_HASH_LEN],
-                                size_t path_len)
+merkle_status merkle_proof_sia_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
+                                      uint64_t num_leaves, uint64_t index, const void *segment,
+                                      size_t segment_len, const uint8_t (*path)[MERKLE_HASH_LEN],
+                                      size_t path_len)
 {
     if (!root || (!segment && segment_len) || (!path && path_len) || !hash_ok(hash))
         return MERKLE_ERR_ARG;
     if (index >= num_leaves) return MERKLE_ERR_VERIFY;
     uint8_t sum[MERKLE_HASH_LEN];
-    merkle_status s = merkle_leaf_hash(sum, hash, segment, segment_len);
+    merkle_status s = merkle_tree_leaf_hash(sum, hash, segment, segment_len);
     if (s != MERKLE_OK) return s;
     /* Literal transcription of merkletree VerifyProof; proofSet[h] is path[h - 1]. */
     size_t height = 1;
@@ -177,7 +180,7 @@ merkle_status merkle_sia_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_
     return merkle_ct_equal(sum, root, MERKLE_HASH_LEN) ? MERKLE_OK : MERKLE_ERR_VERIFY;
 }
 
-size_t merkle_range_path_len(uint64_t start, uint64_t end, uint64_t size)
+size_t merkle_proof_range_path_len(uint64_t start, uint64_t end, uint64_t size)
 {
     if (start >= end || end > size) return 0;
     size_t n = merkle__popcount(start);
@@ -213,14 +216,14 @@ static int vpush(vstack *st, merkle_hash_alg alg, unsigned height, const uint8_t
     return 0;
 }
 
-merkle_status merkle_range_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
-                                  uint64_t size, uint64_t start, uint64_t end,
-                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                  const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
+merkle_status merkle_proof_range_verify(merkle_hash_alg hash, const uint8_t root[MERKLE_HASH_LEN],
+                                        uint64_t size, uint64_t start, uint64_t end,
+                                        const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
+                                        const uint8_t (*path)[MERKLE_HASH_LEN], size_t path_len)
 {
     if (!root || !leaf_hashes || (!path && path_len) || !hash_ok(hash)) return MERKLE_ERR_ARG;
     if (start >= end) return MERKLE_ERR_RANGE;
-    if (size && path_len != merkle_range_path_len(start, end, size)) return MERKLE_ERR_VERIFY;
+    if (size && path_len != merkle_proof_range_path_len(start, end, size)) return MERKLE_ERR_VERIFY;
     vstack st;
     st.n = 0;
     size_t k = 0;
@@ -266,9 +269,9 @@ size_t merkle__lr_to_path(uint8_t (*out)[MERKLE_HASH_LEN], const uint8_t (*left)
     return n;
 }
 
-merkle_status merkle_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
-                                         const uint8_t (*in)[MERKLE_HASH_LEN], size_t n,
-                                         uint64_t index)
+merkle_status merkle_proof_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
+                                               const uint8_t (*in)[MERKLE_HASH_LEN], size_t n,
+                                               uint64_t index)
 {
     if (!out || (!in && n)) return MERKLE_ERR_ARG;
     size_t nleft = merkle__popcount(index);
@@ -277,9 +280,9 @@ merkle_status merkle_range_order_to_path(uint8_t (*out)[MERKLE_HASH_LEN],
     return got == n ? MERKLE_OK : MERKLE_ERR_FORMAT;
 }
 
-merkle_status merkle_path_to_range_order(uint8_t (*out)[MERKLE_HASH_LEN],
-                                         const uint8_t (*in)[MERKLE_HASH_LEN], size_t n,
-                                         uint64_t index)
+merkle_status merkle_proof_path_to_range_order(uint8_t (*out)[MERKLE_HASH_LEN],
+                                               const uint8_t (*in)[MERKLE_HASH_LEN], size_t n,
+                                               uint64_t index)
 {
     if (!out || (!in && n)) return MERKLE_ERR_ARG;
     size_t nleft = merkle__popcount(index);

@@ -309,7 +309,7 @@ static merkle_status builder_finish(merkle_shape_builder *bd, uint8_t out[MERKLE
         if (s->odd == MERKLE_SHAPE_ODD_PAD)
             memcpy(out, z[depth], MERKLE_HASH_LEN);
         else if (merkle__profile_classic(s->profile))
-            return merkle_empty_root(out, s->profile, s->hash);
+            return merkle_tree_empty_root(out, s->profile, s->hash);
         else
             memset(out, 0, MERKLE_HASH_LEN);
         return MERKLE_OK;

@@ -88,8 +88,8 @@ merkle_status merkle_profile_defaults(merkle_hash_alg *hash, size_t *leaf_size,
     return MERKLE_OK;
 }
 
-merkle_status merkle_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                merkle_hash_alg hash)
+merkle_status merkle_tree_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                     merkle_hash_alg hash)
 {
     if (!out || !merkle_hash_alg_name(hash)) return MERKLE_ERR_ARG;
     switch (profile) {
@@ -100,8 +100,8 @@ merkle_status merkle_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile pro
     return MERKLE_ERR_ARG;
 }
 
-merkle_status merkle_leaf_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
-                               const void *data, size_t len)
+merkle_status merkle_tree_leaf_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
+                                    const void *data, size_t len)
 {
     if (!out || (!data && len)) return MERKLE_ERR_ARG;
     merkle_hasher h;
@@ -113,9 +113,9 @@ merkle_status merkle_leaf_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg has
     return MERKLE_OK;
 }
 
-merkle_status merkle_node_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
-                               const uint8_t left[MERKLE_HASH_LEN],
-                               const uint8_t right[MERKLE_HASH_LEN])
+merkle_status merkle_tree_node_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_alg hash,
+                                    const uint8_t left[MERKLE_HASH_LEN],
+                                    const uint8_t right[MERKLE_HASH_LEN])
 {
     if (!out || !left || !right) return MERKLE_ERR_ARG;
     uint8_t buf[2 * MERKLE_HASH_LEN];
@@ -243,7 +243,7 @@ merkle_status merkle_tree_push_leaf(merkle_tree *t, const void *data, size_t len
     if (!t || (!data && len)) return MERKLE_ERR_ARG;
     if (t->finished || t->partial_len) return MERKLE_ERR_STATE;
     if (!room(t, 1)) return MERKLE_ERR_RANGE;
-    merkle_status s = merkle_leaf_hash(t->level[t->pending], t->hash, data, len);
+    merkle_status s = merkle_tree_leaf_hash(t->level[t->pending], t->hash, data, len);
     if (s != MERKLE_OK) return s;
     t->pending++;
     return t->pending == MERKLE_TREE_CHUNK ? flush_chunk(t) : MERKLE_OK;
@@ -311,7 +311,7 @@ merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_empty, merk
     }
     t->finished = 1;
     if (is_empty) *is_empty = held(t) == 0;
-    if (held(t) == 0) return merkle_empty_root(out, t->profile, t->hash);
+    if (held(t) == 0) return merkle_tree_empty_root(out, t->profile, t->hash);
     uint8_t acc[MERKLE_HASH_LEN];
     int have = 0;
     if (t->pending) {
@@ -335,9 +335,9 @@ merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_empty, merk
     return MERKLE_OK;
 }
 
-merkle_status merkle_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                               merkle_hash_alg hash, const uint8_t *const *leaves,
-                               const size_t *lens, size_t n)
+merkle_status merkle_tree_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                    merkle_hash_alg hash, const uint8_t *const *leaves,
+                                    const size_t *lens, size_t n)
 {
     if (!out || (n && (!leaves || !lens))) return MERKLE_ERR_ARG;
     merkle_tree t;
@@ -347,9 +347,9 @@ merkle_status merkle_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile prof
     return s;
 }
 
-merkle_status merkle_root_bytes(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                merkle_hash_alg hash, size_t leaf_size, const void *data,
-                                size_t len)
+merkle_status merkle_tree_root_bytes(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                     merkle_hash_alg hash, size_t leaf_size, const void *data,
+                                     size_t len)
 {
     if (!out) return MERKLE_ERR_ARG;
     merkle_tree t;

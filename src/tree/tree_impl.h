@@ -56,7 +56,7 @@ merkle_status merkle__shape_tree_from_heap(struct merkle_shape_tree **out,
                                            const uint64_t *tree_index);
 
 /*
-** merkle_root_parallel / merkle_root_bytes_mt with an explicit piece size (bytes; 0 = the
+** merkle_tree_root_parallel / merkle_tree_root_bytes_mt with an explicit piece size (bytes; 0 = the
 ** default of a few MiB): tests use tiny pieces to exercise many pieces and tails quickly.
 ** Exactly one of read_at and mem is used (read_at if not NULL).
 */

@@ -29,18 +29,18 @@ int main()
 {
     const std::string msg = "abc";
     std::vector<uint8_t> root(MERKLE_HASH_LEN);
-    merkle_status s = merkle_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+    merkle_status s = merkle_tree_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
                                         1, msg.data(), msg.size());
     if (s != MERKLE_OK) {
         std::fprintf(stderr, "consumer: %s\n", merkle_strerror(s));
         return 1;
     }
-    if (merkle_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0,
+    if (merkle_tree_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0,
                           msg.data(), msg.size()) != MERKLE_ERR_ARG) {
         std::fprintf(stderr, "consumer: leaf size 0 was not refused\n");
         return 1;
     }
-    merkle_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, msg.data(),
+    merkle_tree_root_bytes(root.data(), MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 1, msg.data(),
                       msg.size());
 
     // A caller-owned, over-aligned C struct in a C++ container.
