@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "common/internal.h"
 
 /* Largest hex text read (two characters per byte of a 64 MiB serialization, plus spacing). */
 #define CLVM_MAX_TEXT ((size_t)256 << 20)
@@ -74,13 +75,6 @@ static int read_all(int fd, char **out, size_t *len, size_t max)
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Decode hex text with white space into bytes (in place is fine: output is shorter). */
 static int decode_text(const char *name, const char *text, size_t n, uint8_t *out, size_t *out_len)
@@ -91,7 +85,7 @@ static int decode_text(const char *name, const char *text, size_t n, uint8_t *ou
     for (size_t i = 0; i < n; i++) {
         char c = text[i];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
-        int v = hexval(c);
+        int v = merkle__hex_digit(c);
         if (v < 0) {
             unsigned char uc = (unsigned char)c;
             if (uc >= 0x20 && uc < 0x7f)

@@ -14,8 +14,8 @@ void merkle_hex_encode(char *out, const uint8_t *in, size_t n)
     out[2 * n] = '\0';
 }
 
-/* Value of each hex digit; 255 for anything else. */
-static const uint8_t hex_tab[256] = {
+/* Value of each hex digit; 255 for anything else (merkle__hex_digit in internal.h). */
+const uint8_t merkle__hex_tab[256] = {
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
     255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
@@ -42,10 +42,10 @@ merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len, const
     size_t n = hex_len / 2;
     *out_len = n;
     unsigned bad = 0; /* one branch-free pass; the offending offset is looked up only on error */
-    for (size_t i = 0; i < hex_len; i++) bad |= hex_tab[(unsigned char)hex[i]];
+    for (size_t i = 0; i < hex_len; i++) bad |= merkle__hex_tab[(unsigned char)hex[i]];
     if (bad & 0xf0) {
         size_t i = 0;
-        while (hex_tab[(unsigned char)hex[i]] != 255) i++;
+        while (merkle__hex_tab[(unsigned char)hex[i]] != 255) i++;
         return merkle__fail(error, MERKLE_ERR_FORMAT, 0, i, "invalid hex character at offset %zu", i);
     }
     if (hex_len % 2 != 0)
@@ -56,6 +56,6 @@ merkle_status merkle_hex_decode(uint8_t *out, size_t cap, size_t *out_len, const
                             "hex: %zu bytes do not fit in %zu", n, cap);
     if (out == NULL && n != 0) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "hex: NULL out");
     for (size_t i = 0; i < n; i++)
-        out[i] = (uint8_t)((hex_tab[(unsigned char)hex[2 * i]] << 4) | hex_tab[(unsigned char)hex[2 * i + 1]]);
+        out[i] = (uint8_t)((merkle__hex_tab[(unsigned char)hex[2 * i]] << 4) | merkle__hex_tab[(unsigned char)hex[2 * i + 1]]);
     return MERKLE_OK;
 }

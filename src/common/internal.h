@@ -42,6 +42,14 @@ merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t lin
 merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *fmt, ...)
     MERKLE_PRINTF(3, 4);
 
+/* The one hex digit decoder: value 0..15 of c, or -1 (a table lookup: parsers' hot loops). */
+extern const uint8_t merkle__hex_tab[256];
+static inline int merkle__hex_digit(char c)
+{
+    uint8_t v = merkle__hex_tab[(unsigned char)c];
+    return v == 255 ? -1 : (int)v;
+}
+
 /* Big/little-endian loads and stores. */
 static inline uint32_t merkle__load_be32(const uint8_t *p)
 {

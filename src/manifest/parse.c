@@ -77,16 +77,6 @@ static int is_white(char c)
     return c == ' ' || c == '\t';
 }
 
-/* Hex digit values, -1 for anything else (a table: this is the hot loop of parsing). */
-static const signed char k_hex[256] = {
-    ['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7, ['7'] = 8,
-    ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
-    ['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
-
-static int hexval(char c)
-{
-    return k_hex[(unsigned char)c] - 1;
-}
 
 /* coreutils filename_unescape: "\\\\", "\\n", "\\r" only; a NUL or a lone trailing
 ** backslash is invalid. Unescapes s[0..n) in place and NUL-terminates. Returns new length or
@@ -144,7 +134,7 @@ static int take_hex(uint8_t *d, const char *s, size_t avail, size_t hex_len)
 static size_t count_hex(const char *s)
 {
     size_t n = 0;
-    while (hexval(s[n]) >= 0) n++;
+    while (merkle__hex_digit(s[n]) >= 0) n++;
     return n;
 }
 

@@ -17,6 +17,7 @@
 
 #include "merkle/shape.h"
 #include "tree/tree_impl.h"
+#include "common/internal.h"
 
 #define MAX_FIELDS 64
 
@@ -78,13 +79,6 @@ static int parse_types(field *f, size_t *nf, const char *types)
     return 0;
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* 0x-hex into out (exactly want bytes unless want == SIZE_MAX); returns the length or -1. */
 static long parse_hex(uint8_t *out, size_t cap, const char *v, size_t len)
@@ -93,7 +87,7 @@ static long parse_hex(uint8_t *out, size_t cap, const char *v, size_t len)
     size_t n = (len - 2) / 2;
     if (n > cap) return -1;
     for (size_t i = 0; i < n; i++) {
-        int h = hexval(v[2 + 2 * i]), l = hexval(v[3 + 2 * i]);
+        int h = merkle__hex_digit(v[2 + 2 * i]), l = merkle__hex_digit(v[3 + 2 * i]);
         if (h < 0 || l < 0) return -1;
         out[i] = (uint8_t)(h << 4 | l);
     }
