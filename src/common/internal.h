@@ -6,6 +6,7 @@
 #define MERKLE_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
 
 #include "merkle/common.h"
 
@@ -41,6 +42,30 @@ merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t lin
 /* Same, recording errno as sys_errno. */
 merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *fmt, ...)
     MERKLE_PRINTF(3, 4);
+
+/*
+** Output under the size-query convention of the API (a buffer and its capacity, and the
+** length needed in every case): put writes what still fits into out[0..cap) and counts
+** every byte in len, so a first call with cap 0 measures and a second one writes.
+*/
+typedef struct merkle__sink {
+    void *out;
+    size_t cap, len;
+} merkle__sink;
+
+static inline void merkle__sink_put(merkle__sink *s, const void *d, size_t n)
+{
+    if (s->len < s->cap) {
+        size_t room = s->cap - s->len;
+        memcpy((uint8_t *)s->out + s->len, d, n < room ? n : room);
+    }
+    s->len += n;
+}
+
+static inline void merkle__sink_puts(merkle__sink *s, const char *str)
+{
+    merkle__sink_put(s, str, strlen(str));
+}
 
 /* The one hex digit decoder: value 0..15 of c, or -1 (a table lookup: parsers' hot loops). */
 extern const uint8_t merkle__hex_tab[256];

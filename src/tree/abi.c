@@ -153,22 +153,13 @@ static int parse_int(uint8_t w[32], const field *f, const char *v, size_t len)
     return 0;
 }
 
-typedef struct obuf {
-    uint8_t *out;
-    size_t cap, len;
-} obuf;
-
-static void put(obuf *o, const uint8_t *d, size_t n)
-{
-    if (o->len < o->cap) memcpy(o->out + o->len, d, n < o->cap - o->len ? n : o->cap - o->len);
-    o->len += n;
-}
+typedef merkle__sink obuf;
 
 static void put_word_u64(obuf *o, uint64_t v)
 {
     uint8_t w[32] = { 0 };
     merkle__store_be64(w + 24, v);
-    put(o, w, 32);
+    merkle__sink_put(o, w, 32);
 }
 
 /* Split a row into its values (quoted or bare), each unescaped into a malloc'd string. */
@@ -302,14 +293,14 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
                                                  : "bytes",
                               f[i].kind == 'u' || f[i].kind == 'i' ? " of this size" : "");
         else
-            put(&o, w, 32);
+            merkle__sink_put(&o, w, 32);
     }
     for (size_t i = 0; i < nf && st == MERKLE_OK; i++) {
         if (f[i].kind != 'B' && f[i].kind != 's') continue;
         put_word_u64(&o, v[i].n);
-        put(&o, (const uint8_t *)v[i].s, v[i].n);
+        merkle__sink_put(&o, (const uint8_t *)v[i].s, v[i].n);
         static const uint8_t zeros[32] = { 0 };
-        if (v[i].n % 32) put(&o, zeros, 32 - v[i].n % 32);
+        if (v[i].n % 32) merkle__sink_put(&o, zeros, 32 - v[i].n % 32);
     }
     for (size_t i = 0; i < nv; i++) free(v[i].s);
     if (st != MERKLE_OK) return st;
@@ -339,32 +330,17 @@ merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *ty
 
 /* ------------------------------------------------------------------ tree dumps */
 
-typedef struct sout {
-    char *out;
-    size_t cap, len;
-} sout;
+typedef merkle__sink sout;
 
-static void sput(sout *o, const char *s, size_t n)
-{
-    if (o->len < o->cap) memcpy(o->out + o->len, s, n < o->cap - o->len ? n : o->cap - o->len);
-    o->len += n;
-}
-
-static void sputs(sout *o, const char *s)
-{
-    sput(o, s, strlen(s));
-}
-
-/* A JSON string as JSON.stringify writes it (non-ASCII bytes as they are). */
 static void sput_jstr(sout *o, const char *s, size_t n)
 {
     static const char hexd[] = "0123456789abcdef";
-    sput(o, "\"", 1);
+    merkle__sink_put(o, "\"", 1);
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
             char e[2] = { '\\', (char)c };
-            sput(o, e, 2);
+            merkle__sink_put(o, e, 2);
         } else if (c < 0x20) {
             const char *named = c == '\n'   ? "\\n"
                                 : c == '\r' ? "\\r"
@@ -373,16 +349,16 @@ static void sput_jstr(sout *o, const char *s, size_t n)
                                 : c == '\f' ? "\\f"
                                             : NULL;
             if (named) {
-                sputs(o, named);
+                merkle__sink_puts(o, named);
             } else {
                 char e[6] = { '\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15] };
-                sput(o, e, 6);
+                merkle__sink_put(o, e, 6);
             }
         } else {
-            sput(o, (const char *)&c, 1);
+            merkle__sink_put(o, (const char *)&c, 1);
         }
     }
-    sput(o, "\"", 1);
+    merkle__sink_put(o, "\"", 1);
 }
 
 static void sput_node(sout *o, const uint8_t h[32])
@@ -409,8 +385,8 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
     if (types && parse_types(f, &nf, types) != 0)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "unsupported ABI type list");
     sout o = { out, cap, 0 };
-    sputs(&o, types ? "{\n  \"format\": \"standard-v1\",\n  \"leafEncoding\": ["
-                    : "{\n  \"format\": \"simple-v1\",\n");
+    merkle__sink_puts(&o, types ? "{\n  \"format\": \"standard-v1\",\n  \"leafEncoding\": ["
+                                : "{\n  \"format\": \"simple-v1\",\n");
     if (types) {
         /* The type names as given, trimmed. */
         const char *p = types;
@@ -420,24 +396,24 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
             while (*p && *p != ',') p++;
             const char *b = p;
             while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
-            sputs(&o, i ? ",\n    " : "\n    ");
+            merkle__sink_puts(&o, i ? ",\n    " : "\n    ");
             sput_jstr(&o, a, (size_t)(b - a));
             if (*p) p++;
         }
-        sputs(&o, "\n  ],\n");
+        merkle__sink_puts(&o, "\n  ],\n");
     }
-    sputs(&o, "  \"tree\": [");
+    merkle__sink_puts(&o, "  \"tree\": [");
     for (uint64_t i = 0; i < 2 * n - 1; i++) {
         (void)merkle_shape_tree_node(h, t, i);
-        sputs(&o, i ? ",\n    " : "\n    ");
+        merkle__sink_puts(&o, i ? ",\n    " : "\n    ");
         sput_node(&o, h);
     }
-    sputs(&o, "\n  ],\n  \"values\": [");
+    merkle__sink_puts(&o, "\n  ],\n  \"values\": [");
     merkle_status st = MERKLE_OK;
     for (uint64_t i = 0; i < n && st == MERKLE_OK; i++) {
         uint64_t pos;
         (void)merkle_shape_tree_position(&pos, t, i);
-        sputs(&o, i ? ",\n    {\n      \"value\": " : "\n    {\n      \"value\": ");
+        merkle__sink_puts(&o, i ? ",\n    {\n      \"value\": " : "\n    {\n      \"value\": ");
         if (!types) {
             (void)merkle_shape_tree_node(h, t, pos);
             sput_node(&o, h);
@@ -450,24 +426,25 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
                                   "row %llu does not fit the types", (unsigned long long)i + 1);
                 break;
             }
-            sputs(&o, "[");
+            merkle__sink_puts(&o, "[");
             for (size_t k = 0; k < nv; k++) {
-                sputs(&o, k ? ",\n        " : "\n        ");
+                merkle__sink_puts(&o, k ? ",\n        " : "\n        ");
                 if (f[k].kind == 'b')
-                    sputs(&o, !strcmp(v[k].s, "true") || !strcmp(v[k].s, "1") ? "true" : "false");
+                    merkle__sink_puts(
+                        &o, !strcmp(v[k].s, "true") || !strcmp(v[k].s, "1") ? "true" : "false");
                 else
                     sput_jstr(&o, v[k].s, v[k].n);
                 free(v[k].s);
             }
-            sputs(&o, "\n      ]");
+            merkle__sink_puts(&o, "\n      ]");
         }
         char tail[64];
         snprintf(tail, sizeof tail, ",\n      \"treeIndex\": %llu\n    }", (unsigned long long)pos);
-        sputs(&o, tail);
+        merkle__sink_puts(&o, tail);
     }
     if (st != MERKLE_OK) return st;
-    sputs(&o, "\n  ]\n}\n");
-    sput(&o, "", 1);
+    merkle__sink_puts(&o, "\n  ]\n}\n");
+    merkle__sink_put(&o, "", 1);
     *out_len = o.len;
     return o.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
 }

@@ -302,24 +302,7 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
 
 /* ------------------------------------------------------------------ JSON rendering */
 
-typedef struct sbuf {
-    char *out;
-    size_t cap, len;
-} sbuf;
-
-static void put(sbuf *b, const char *s, size_t n)
-{
-    if (b->len < b->cap) {
-        size_t room = b->cap - b->len;
-        memcpy(b->out + b->len, s, n < room ? n : room);
-    }
-    b->len += n;
-}
-
-static void puts_(sbuf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
+typedef merkle__sink sbuf;
 
 static void putf(sbuf *b, const char *fmt, ...) MERKLE_PRINTF(2, 3);
 static void putf(sbuf *b, const char *fmt, ...)
@@ -329,18 +312,18 @@ static void putf(sbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n > 0) put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+    if (n > 0) merkle__sink_put(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
 static void put_hex(sbuf *b, const uint8_t *d, size_t n)
 {
     static const char digits[] = "0123456789abcdef";
-    put(b, "\"", 1);
+    merkle__sink_put(b, "\"", 1);
     for (size_t i = 0; i < n; i++) {
         char two[2] = {digits[d[i] >> 4], digits[d[i] & 15]};
-        put(b, two, 2);
+        merkle__sink_put(b, two, 2);
     }
-    put(b, "\"", 1);
+    merkle__sink_put(b, "\"", 1);
 }
 
 /* A tree hash: bitcoin's are written in display (byte-reversed) order. */
@@ -361,15 +344,15 @@ static void put_path(sbuf *b, const char *key, const merkle_proof *p, const uint
     putf(b, "  \"%s\": [", key);
     size_t k = 0;
     if (with_leaf) {
-        puts_(b, "\n    ");
+        merkle__sink_puts(b, "\n    ");
         put_hex(b, leaf, leaf_len);
         k++;
     }
     for (size_t i = 0; i < p->path_len; i++, k++) {
-        puts_(b, k ? ",\n    " : "\n    ");
+        merkle__sink_puts(b, k ? ",\n    " : "\n    ");
         put_hash(b, p, p->path[i]);
     }
-    puts_(b, k ? "\n  ]" : "]");
+    merkle__sink_puts(b, k ? "\n  ]" : "]");
 }
 
 merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const merkle_proof *p,
@@ -384,17 +367,17 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
     if (p->kind == MERKLE_PROOF_CONSISTENCY) {
         putf(&b, "  \"old_size\": %llu,\n  \"new_size\": %llu,\n", (ull)p->index, (ull)p->tree_size);
         if (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) {
-            puts_(&b, "  \"old_root\": ");
+            merkle__sink_puts(&b, "  \"old_root\": ");
             put_hex(&b, p->old_root, MERKLE_HASH_LEN);
-            puts_(&b, ",\n");
+            merkle__sink_puts(&b, ",\n");
         }
         if (p->flags & MERKLE_PROOF_HAS_ROOT) {
-            puts_(&b, "  \"new_root\": ");
+            merkle__sink_puts(&b, "  \"new_root\": ");
             put_hex(&b, p->root, MERKLE_HASH_LEN);
-            puts_(&b, ",\n");
+            merkle__sink_puts(&b, ",\n");
         }
         put_path(&b, "path", p, NULL, 0, 0);
-        puts_(&b, "\n}\n");
+        merkle__sink_puts(&b, "\n}\n");
     } else {
         putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
         if (p->kind == MERKLE_PROOF_INCLUSION)
@@ -407,27 +390,27 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
             putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index, (ull)p->end);
         if (p->leaf_size) putf(&b, "  \"leaf_size\": %llu,\n", (ull)p->leaf_size);
         if (leaf) {
-            puts_(&b, "  \"leaf\": ");
+            merkle__sink_puts(&b, "  \"leaf\": ");
             put_hex(&b, leaf, leaf_len);
-            puts_(&b, ",\n");
+            merkle__sink_puts(&b, ",\n");
         }
         if (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) {
-            puts_(&b, "  \"leaf_hash\": ");
+            merkle__sink_puts(&b, "  \"leaf_hash\": ");
             put_hash(&b, p, p->leaf_hash);
-            puts_(&b, ",\n");
+            merkle__sink_puts(&b, ",\n");
         }
         put_path(&b, "path", p, NULL, 0, 0);
         if (p->flags & MERKLE_PROOF_HAS_ROOT) {
-            puts_(&b, ",\n  \"root\": ");
+            merkle__sink_puts(&b, ",\n  \"root\": ");
             put_hash(&b, p, p->root);
         }
         if (p->kind == MERKLE_PROOF_INCLUSION && leaf && p->profile == MERKLE_PROFILE_SIA) {
-            puts_(&b, ",\n");
+            merkle__sink_puts(&b, ",\n");
             put_path(&b, "proof_set", p, leaf, leaf_len, 1);
         }
-        puts_(&b, "\n}\n");
+        merkle__sink_puts(&b, "\n}\n");
     }
-    put(&b, "", 1); /* NUL */
+    merkle__sink_put(&b, "", 1); /* NUL */
     *out_len = b.len;
     return b.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
 }
