@@ -11,6 +11,7 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
+#include "common/fbatch.h"
 
 /* ------------------------------------------------------------------ scalar MD5 */
 
@@ -311,6 +313,8 @@ merkle_status merkle__md5_mb_set(const char *name)
 #define MB_SLACK 4096 /* behind each lane buffer: room for the in-place padding (<= 72 bytes) */
 #define MB_FADVISE_MIN ((uint64_t)1 << 20)
 #define MB_POOL MERKLE_MD5_MB_MAX_LANES /* files opened ahead, largest started first */
+#define MB_SLOT ((size_t)32 * 1024)     /* files up to this size may be read whole ahead */
+#define MB_PRELOADED INT_MAX            /* lane fd of a file read whole ahead (no descriptor) */
 
 typedef struct mb_lane {
     int fd;         /* -1: lane idle */
@@ -324,9 +328,11 @@ typedef struct mb_lane {
 } mb_lane;
 
 typedef struct mb_pending {
-    int fd;
+    int fd;          /* MB_PRELOADED: the contents are in slot */
     size_t index;
     struct stat st;
+    unsigned slot;   /* with MB_PRELOADED */
+    size_t len;
 } mb_pending;
 
 struct merkle__md5_mb_engine {
@@ -349,6 +355,14 @@ struct merkle__md5_mb_engine {
     unsigned active; /* lanes with a file */
     size_t npool;
     mb_pending pool[MB_POOL];
+    /* Batched opens and reads of small files (common/fbatch.h), when chosen at run time. */
+    merkle__fbatch fb;
+    uint8_t *slots;                  /* MB_POOL slots of MB_SLOT + 1 bytes, on first use */
+    unsigned free_slot[MB_POOL];
+    unsigned nfree;
+    size_t ndeferred;                /* files whose open ran out of descriptors in a batch */
+    size_t deferred_index[MERKLE__FBATCH_MAX];
+    const char *deferred_path[MERKLE__FBATCH_MAX];
 };
 
 merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
@@ -371,6 +385,7 @@ merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
     }
     e->impl = impl;
     e->cap = lane_buf;
+    merkle__fbatch_init(&e->fb, MB_SLOT, 0);
     for (unsigned l = 0; l < impl->lanes; l++) {
         e->lane[l].fd = -1;
         e->lane[l].buf = e->arena + stride * l;
@@ -382,6 +397,8 @@ merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
 void merkle__md5_mb_engine_free(merkle__md5_mb_engine *e)
 {
     if (!e) return;
+    merkle__fbatch_free(&e->fb);
+    free(e->slots);
     free(e->arena);
     free(e);
 }
@@ -395,10 +412,78 @@ static int mb_next(merkle__md5_mb_engine *e, size_t *index, const char **path)
         *path = e->retry_path;
         return 1;
     }
+    if (e->ndeferred) {
+        e->ndeferred--;
+        *index = e->deferred_index[e->ndeferred];
+        *path = e->deferred_path[e->ndeferred];
+        return 1;
+    }
     if (e->list_done) return 0;
     if (!e->next(e->ctx, index, path)) {
         e->list_done = 1;
         return 0;
+    }
+    return 1;
+}
+
+static void pool_add(merkle__md5_mb_engine *e, int fd, size_t index, const struct stat *st)
+{
+    if (S_ISREG(st->st_mode) && (uint64_t)st->st_size >= MB_FADVISE_MIN)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    mb_pending *p = &e->pool[e->npool++];
+    p->fd = fd;
+    p->index = index;
+    p->st = *st;
+}
+
+/* The batched form of mb_fill_pool: up to the free pool places are opened, stat'ed and (the
+** small ones) read whole at once. 0 when the caller should use the per-file path instead. */
+static int mb_fill_batch(merkle__md5_mb_engine *e)
+{
+    if (e->npool >= MB_POOL || e->have_retry || !merkle__fbatch_wanted(&e->fb)) return 0;
+    if (!e->slots) {
+        e->slots = malloc(MB_POOL * (MB_SLOT + 1));
+        if (!e->slots) return 0;
+        for (unsigned k = 0; k < MB_POOL; k++) e->free_slot[k] = k;
+        e->nfree = MB_POOL;
+    }
+    merkle__fb_item it[MB_POOL];
+    size_t idx[MB_POOL];
+    unsigned slot[MB_POOL];
+    size_t n = 0;
+    while (e->npool + n < MB_POOL && n < e->nfree && mb_next(e, &idx[n], &it[n].path)) {
+        slot[n] = e->free_slot[e->nfree - 1 - n];
+        it[n].slot = e->slots + (size_t)slot[n] * (MB_SLOT + 1);
+        n++;
+    }
+    if (n == 0) return 1;
+    e->nfree -= (unsigned)n;
+    merkle__fbatch_load(&e->fb, e->dirfd, it, n);
+    e->oflags = e->fb.oflags;
+    for (size_t q = 0; q < n; q++) {
+        merkle__fb_item *x = &it[q];
+        int preloaded = x->err == 0 && x->fd < 0;
+        if (!preloaded) e->free_slot[e->nfree++] = slot[q];
+        if ((x->err == EMFILE || x->err == ENFILE) && (e->npool > 0 || e->active > 0)) {
+            /* Out of descriptors: the per-file path retries it when others have closed. */
+            e->deferred_index[e->ndeferred] = idx[q];
+            e->deferred_path[e->ndeferred++] = x->path;
+            continue;
+        }
+        if (x->err) {
+            e->done(e->ctx, idx[q], x->err, NULL, NULL);
+            continue;
+        }
+        if (!preloaded) {
+            pool_add(e, x->fd, idx[q], &x->st);
+            continue;
+        }
+        mb_pending *p = &e->pool[e->npool++];
+        p->fd = MB_PRELOADED;
+        p->index = idx[q];
+        p->st = x->st;
+        p->slot = slot[q];
+        p->len = x->len;
     }
     return 1;
 }
@@ -409,6 +494,7 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
 {
     size_t i;
     const char *path;
+    if (mb_fill_batch(e)) return;
     while (e->npool < MB_POOL && mb_next(e, &i, &path)) {
         int fd = openat(e->dirfd, path, e->oflags);
         if (fd < 0 && errno == EPERM && (e->oflags & O_NOATIME)) {
@@ -427,18 +513,14 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
             e->done(e->ctx, i, err, NULL, NULL);
             continue;
         }
-        mb_pending *p = &e->pool[e->npool];
-        if (fstat(fd, &p->st) != 0) {
+        struct stat st;
+        if (fstat(fd, &st) != 0) {
             int err = errno;
             close(fd);
             e->done(e->ctx, i, err, NULL, NULL);
             continue;
         }
-        if (S_ISREG(p->st.st_mode) && (uint64_t)p->st.st_size >= MB_FADVISE_MIN)
-            (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-        p->fd = fd;
-        p->index = i;
-        e->npool++;
+        pool_add(e, fd, i, &st);
     }
 }
 
@@ -453,20 +535,31 @@ static void lane_start(merkle__md5_mb_engine *e, unsigned l)
     size_t best = 0;
     for (size_t k = 1; k < e->npool; k++)
         if (e->pool[k].st.st_size > e->pool[best].st.st_size) best = k;
-    ln->fd = e->pool[best].fd;
-    ln->index = e->pool[best].index;
-    ln->st = e->pool[best].st;
+    mb_pending p = e->pool[best];
     e->pool[best] = e->pool[--e->npool];
+    ln->fd = p.fd;
+    ln->index = p.index;
+    ln->st = p.st;
     ln->padded = 0;
     ln->off = ln->end = 0;
     ln->total = 0;
     e->active++;
     merkle__md5_mb_lane_init(&e->st, l);
+    if (p.fd == MB_PRELOADED) {
+        /* Read whole ahead: copy it in and pad it; lane_prepare only finishes it. */
+        memcpy(ln->buf, e->slots + (size_t)p.slot * (MB_SLOT + 1), p.len);
+        e->free_slot[e->nfree++] = p.slot;
+        ln->end = ln->total = p.len;
+        if (p.len && e->bytes) e->bytes(e->ctx, (uint64_t)p.len);
+        size_t tail = p.len % 64;
+        ln->end += md5_pad(ln->buf + p.len - tail, tail, p.len);
+        ln->padded = 1;
+    }
 }
 
 static void lane_stop(merkle__md5_mb_engine *e, mb_lane *ln)
 {
-    close(ln->fd);
+    if (ln->fd != MB_PRELOADED) close(ln->fd);
     ln->fd = -1;
     e->active--;
 }
@@ -536,8 +629,10 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
     e->ctx = ctx;
     e->list_done = 0;
     e->have_retry = 0;
+    e->ndeferred = 0;
     e->active = 0;
     e->npool = 0;
+    e->fb.oflags = e->oflags;
     for (unsigned l = 0; l < lanes; l++) lane_start(e, l);
     for (;;) {
         const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
@@ -547,7 +642,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
             mb_lane *ln = &e->lane[l];
             if (ln->fd < 0) {
                 /* An idle lane picks up work deferred for lack of descriptors. */
-                if (!e->have_retry && e->npool == 0) continue;
+                if (!e->have_retry && !e->ndeferred && e->npool == 0) continue;
                 lane_start(e, l);
             }
             lane_prepare(e, l);
@@ -558,7 +653,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
             live++;
         }
         if (live == 0) {
-            if (e->have_retry || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
+            if (e->have_retry || e->ndeferred || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
             break;
         }
         /* One stream left: the scalar code beats a SIMD kernel running one lane. */

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/* Many small files at once, with system calls or io_uring (see fbatch.h). */
+#include "common/fbatch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define RING_ENTRIES (2 * MERKLE__FBATCH_MAX) /* a read and a close per file */
+#define TAG_CLOSE ((uint64_t)1 << 32)
+
+void merkle__fbatch_init(merkle__fbatch *b, size_t slot_cap, int oflags)
+{
+    memset(b, 0, sizeof *b);
+    b->slot_cap = slot_cap;
+    b->oflags = oflags;
+}
+
+void merkle__fbatch_free(merkle__fbatch *b)
+{
+    merkle__ring_close(b->ring);
+    b->ring = NULL;
+}
+
+static merkle__ring *ring_of(merkle__fbatch *b)
+{
+    if (!b->ring && !b->ring_failed) {
+        b->ring = merkle__ring_open(RING_ENTRIES);
+        if (!b->ring) b->ring_failed = 1;
+    }
+    return b->ring;
+}
+
+int merkle__fbatch_wanted(merkle__fbatch *b)
+{
+    int d = merkle__io_decision(MERKLE__IO_OPEN_READ);
+    if (d == 0) return 0;
+    return ring_of(b) != NULL; /* undecided (measuring) or io_uring chosen */
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Small enough to be read whole into the slot. */
+static int fits(const merkle__fbatch *b, const struct stat *st)
+{
+    return S_ISREG(st->st_mode) && st->st_size > 0 && (uint64_t)st->st_size <= b->slot_cap;
+}
+
+static int open_sync(merkle__fbatch *b, int dirfd, const char *path)
+{
+    int fd = openat(dirfd, path, b->oflags);
+    if (fd < 0 && errno == EPERM && (b->oflags & O_NOATIME)) {
+        /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
+        b->oflags &= ~O_NOATIME;
+        fd = openat(dirfd, path, b->oflags);
+    }
+    return fd;
+}
+
+/* fstat the open item; 0, or the item is settled with an error (descriptor closed). */
+static int stat_item(merkle__fb_item *x)
+{
+    if (fstat(x->fd, &x->st) == 0) return 0;
+    x->err = errno;
+    close(x->fd);
+    x->fd = -1;
+    return -1;
+}
+
+/* A read that did not give exactly the size fstat reported (the file changed meanwhile):
+** open it again and leave it to the caller's streaming read, as for a large file. */
+static void reopen(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
+{
+    x->len = 0;
+    x->fd = open_sync(b, dirfd, x->path);
+    if (x->fd < 0) x->err = errno;
+    else stat_item(x);
+}
+
+/* Read an open, stat'ed item that fits, and close it. */
+static void read_whole(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
+{
+    size_t want = (size_t)x->st.st_size;
+    ssize_t k;
+    do k = pread(x->fd, x->slot, want + 1, 0);
+    while (k < 0 && errno == EINTR);
+    close(x->fd);
+    x->fd = -1;
+    if (k < 0) x->err = errno;
+    else if ((size_t)k == want) x->len = want;
+    else reopen(b, dirfd, x);
+}
+
+static void load_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        merkle__fb_item *x = &it[i];
+        x->fd = open_sync(b, dirfd, x->path);
+        if (x->fd < 0) {
+            x->err = errno;
+            continue;
+        }
+        if (stat_item(x) == 0 && fits(b, &x->st)) read_whole(b, dirfd, x);
+    }
+}
+
+typedef struct ring_ctx {
+    merkle__fb_item *it;
+    int32_t *res; /* per item: the openat result, then the read result */
+    int einval;
+} ring_ctx;
+
+static void on_open(void *p, uint64_t tag, int32_t res)
+{
+    ring_ctx *c = p;
+    c->res[tag] = res;
+    if (res == -EINVAL) c->einval = 1;
+}
+
+static void on_read(void *p, uint64_t tag, int32_t res)
+{
+    ring_ctx *c = p;
+    if (tag & TAG_CLOSE) return; /* a read-only descriptor: nothing to learn from close */
+    c->res[tag] = res;
+    if (res == -EINVAL) c->einval = 1;
+}
+
+/* The batch through the ring; 0, or -1 when the ring must not be used any more (the items
+** not settled yet are then left with err == -1 for the system-call path). */
+static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_item *it, size_t n)
+{
+    int32_t res[MERKLE__FBATCH_MAX];
+    ring_ctx c = {it, res, 0};
+    for (size_t i = 0; i < n; i++) {
+        it[i].err = -1;
+        merkle__ring_openat(r, dirfd, it[i].path, b->oflags, i);
+    }
+    if (merkle__ring_run(r, on_open, &c) != 0) return -1;
+    int bad = c.einval;
+    for (size_t i = 0; i < n; i++) {
+        merkle__fb_item *x = &it[i];
+        int32_t k = res[i];
+        if (k == -EINVAL) { /* the kernel refuses the operation itself: system calls */
+            continue;
+        }
+        if (k == -EPERM && (b->oflags & O_NOATIME)) {
+            x->fd = open_sync(b, dirfd, x->path); /* drops O_NOATIME for the next ones */
+            if (x->fd < 0) {
+                x->err = errno;
+                continue;
+            }
+        } else if (k < 0) {
+            x->err = -k;
+            continue;
+        } else {
+            x->fd = k;
+        }
+        x->err = 0;
+        if (stat_item(x) != 0 || !fits(b, &x->st)) continue;
+        merkle__ring_read(r, x->fd, x->slot, (unsigned)x->st.st_size + 1, 0, i, 1);
+        merkle__ring_close_fd(r, x->fd, TAG_CLOSE | i);
+        res[i] = INT32_MIN; /* not read yet */
+    }
+    if (merkle__ring_run(r, on_read, &c) != 0) {
+        /* Not expected (the first submission went through): nothing of this one ran, the
+        ** descriptors are still open. Read them here; the ring is not used again. */
+        for (size_t i = 0; i < n; i++)
+            if (res[i] == INT32_MIN) read_whole(b, dirfd, &it[i]);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        merkle__fb_item *x = &it[i];
+        if (x->err != 0 || x->fd < 0 || !fits(b, &x->st)) continue;
+        int32_t k = res[i];
+        x->fd = -1; /* closed by the linked close */
+        if (k == -EINVAL || k == -EAGAIN) {
+            x->err = -1; /* redo with system calls */
+            bad = 1;
+        } else if (k < 0) {
+            x->err = -k;
+        } else if ((size_t)k == (size_t)x->st.st_size) {
+            x->len = (size_t)k;
+        } else {
+            reopen(b, dirfd, x);
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        it[i].err = 0;
+        it[i].fd = -1;
+        it[i].len = 0;
+    }
+    if (n > MERKLE__FBATCH_MAX) n = MERKLE__FBATCH_MAX;
+    int trial;
+    int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, &trial);
+    merkle__ring *r = uring ? ring_of(b) : NULL;
+    uint64_t t0 = trial ? now_ns() : 0;
+    if (r && load_ring(b, r, dirfd, it, n) != 0) {
+        /* EINVAL from an operation: this kernel (or a filter in front of it) does not do
+        ** what we asked. Everything not settled is redone with system calls, and the ring
+        ** is not used again in this process. */
+        merkle__io_disable();
+        trial = 0;
+        for (size_t i = 0; i < n; i++)
+            if (it[i].err == -1) {
+                it[i].err = 0;
+                it[i].fd = -1;
+                it[i].len = 0;
+                load_sync(b, dirfd, &it[i], 1);
+            }
+    } else if (!r) {
+        load_sync(b, dirfd, it, n);
+    }
+    if (trial) merkle__io_report(MERKLE__IO_OPEN_READ, r != NULL, n, now_ns() - t0);
+}
