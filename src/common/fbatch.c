@@ -138,6 +138,7 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
 {
     int32_t res[MERKLE__FBATCH_MAX];
     ring_ctx c = {it, res, 0};
+    const int used = b->oflags; /* open_sync may drop O_NOATIME for the next batches */
     for (size_t i = 0; i < n; i++) {
         it[i].err = -1;
         merkle__ring_openat(r, dirfd, it[i].path, b->oflags, i);
@@ -150,7 +151,7 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
         if (k == -EINVAL) { /* the kernel refuses the operation itself: system calls */
             continue;
         }
-        if (k == -EPERM && (b->oflags & O_NOATIME)) {
+        if (k == -EPERM && (used & O_NOATIME)) {
             x->fd = open_sync(b, dirfd, x->path); /* drops O_NOATIME for the next ones */
             if (x->fd < 0) {
                 x->err = errno;

@@ -385,7 +385,8 @@ merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
     }
     e->impl = impl;
     e->cap = lane_buf;
-    merkle__fbatch_init(&e->fb, MB_SLOT, 0);
+    /* A file read whole ahead is copied into a lane buffer: never more than one holds. */
+    merkle__fbatch_init(&e->fb, lane_buf < MB_SLOT ? lane_buf : MB_SLOT, 0);
     for (unsigned l = 0; l < impl->lanes; l++) {
         e->lane[l].fd = -1;
         e->lane[l].buf = e->arena + stride * l;
@@ -436,17 +437,11 @@ static void pool_add(merkle__md5_mb_engine *e, int fd, size_t index, const struc
     p->st = *st;
 }
 
-/* The batched form of mb_fill_pool: up to the free pool places are opened, stat'ed and (the
-** small ones) read whole at once. 0 when the caller should use the per-file path instead. */
-static int mb_fill_batch(merkle__md5_mb_engine *e)
+/* One batch of the pool's free places: opened, stat'ed and (the small ones) read whole at
+** once. The number of files taken from the list, 0 when it is exhausted; *deferred is set
+** when a file ran out of descriptors. */
+static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
 {
-    if (e->npool >= MB_POOL || e->have_retry || !merkle__fbatch_wanted(&e->fb)) return 0;
-    if (!e->slots) {
-        e->slots = malloc(MB_POOL * (MB_SLOT + 1));
-        if (!e->slots) return 0;
-        for (unsigned k = 0; k < MB_POOL; k++) e->free_slot[k] = k;
-        e->nfree = MB_POOL;
-    }
     merkle__fb_item it[MB_POOL];
     size_t idx[MB_POOL];
     unsigned slot[MB_POOL];
@@ -456,7 +451,7 @@ static int mb_fill_batch(merkle__md5_mb_engine *e)
         it[n].slot = e->slots + (size_t)slot[n] * (MB_SLOT + 1);
         n++;
     }
-    if (n == 0) return 1;
+    if (n == 0) return 0;
     e->nfree -= (unsigned)n;
     merkle__fbatch_load(&e->fb, e->dirfd, it, n);
     e->oflags = e->fb.oflags;
@@ -468,6 +463,7 @@ static int mb_fill_batch(merkle__md5_mb_engine *e)
             /* Out of descriptors: the per-file path retries it when others have closed. */
             e->deferred_index[e->ndeferred] = idx[q];
             e->deferred_path[e->ndeferred++] = x->path;
+            *deferred = 1;
             continue;
         }
         if (x->err) {
@@ -484,6 +480,24 @@ static int mb_fill_batch(merkle__md5_mb_engine *e)
         p->st = x->st;
         p->slot = slot[q];
         p->len = x->len;
+    }
+    return n;
+}
+
+/* The batched form of mb_fill_pool: batches until the pool is full or the list ends (files
+** that cannot be opened are reported on the way). 0 when the caller should use the per-file
+** path instead. */
+static int mb_fill_batch(merkle__md5_mb_engine *e)
+{
+    if (e->npool >= MB_POOL || e->have_retry || !merkle__fbatch_wanted(&e->fb)) return 0;
+    if (!e->slots) {
+        e->slots = malloc(MB_POOL * (MB_SLOT + 1));
+        if (!e->slots) return 0;
+        for (unsigned k = 0; k < MB_POOL; k++) e->free_slot[k] = k;
+        e->nfree = MB_POOL;
+    }
+    int deferred = 0;
+    while (e->npool < MB_POOL && !deferred && mb_batch(e, &deferred) > 0) {
     }
     return 1;
 }
