@@ -53,22 +53,33 @@ static int fits(const merkle__fbatch *b, const struct stat *st)
     return S_ISREG(st->st_mode) && st->st_size > 0 && (uint64_t)st->st_size <= b->slot_cap;
 }
 
+/* Batches open with O_NONBLOCK: a FIFO must not hold up the batch (see `later`). */
 static int open_sync(merkle__fbatch *b, int dirfd, const char *path)
 {
-    int fd = openat(dirfd, path, b->oflags);
+    int fd = openat(dirfd, path, b->oflags | O_NONBLOCK);
     if (fd < 0 && errno == EPERM && (b->oflags & O_NOATIME)) {
         /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
         b->oflags &= ~O_NOATIME;
-        fd = openat(dirfd, path, b->oflags);
+        fd = openat(dirfd, path, b->oflags | O_NONBLOCK);
     }
     return fd;
 }
 
-/* fstat the open item; 0, or the item is settled with an error (descriptor closed). */
-static int stat_item(merkle__fb_item *x)
+/* fstat the open item; 0 when it is a regular file, else the item is settled (an error, or
+** `later` for other types) and its descriptor closed. A regular file that will be streamed
+** by the caller gets its blocking mode back. */
+static int stat_item(const merkle__fbatch *b, merkle__fb_item *x)
 {
-    if (fstat(x->fd, &x->st) == 0) return 0;
-    x->err = errno;
+    int ok = fstat(x->fd, &x->st) == 0;
+    if (ok && S_ISREG(x->st.st_mode)) {
+        if (!fits(b, &x->st)) {
+            int fl = fcntl(x->fd, F_GETFL);
+            if (fl >= 0) (void)fcntl(x->fd, F_SETFL, fl & ~O_NONBLOCK);
+        }
+        return 0;
+    }
+    x->err = ok ? 0 : errno;
+    x->later = ok;
     close(x->fd);
     x->fd = -1;
     return -1;
@@ -81,7 +92,7 @@ static void reopen(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
     x->len = 0;
     x->fd = open_sync(b, dirfd, x->path);
     if (x->fd < 0) x->err = errno;
-    else stat_item(x);
+    else stat_item(b, x);
 }
 
 /* Read an open, stat'ed item that fits, and close it. */
@@ -107,7 +118,7 @@ static void load_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t 
             x->err = errno;
             continue;
         }
-        if (stat_item(x) == 0 && fits(b, &x->st)) read_whole(b, dirfd, x);
+        if (stat_item(b, x) == 0 && fits(b, &x->st)) read_whole(b, dirfd, x);
     }
 }
 
@@ -141,7 +152,7 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
     const int used = b->oflags; /* open_sync may drop O_NOATIME for the next batches */
     for (size_t i = 0; i < n; i++) {
         it[i].err = -1;
-        merkle__ring_openat(r, dirfd, it[i].path, b->oflags, i);
+        merkle__ring_openat(r, dirfd, it[i].path, b->oflags | O_NONBLOCK, i);
     }
     if (merkle__ring_run(r, on_open, &c) != 0) return -1;
     int bad = c.einval;
@@ -164,7 +175,7 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
             x->fd = k;
         }
         x->err = 0;
-        if (stat_item(x) != 0 || !fits(b, &x->st)) continue;
+        if (stat_item(b, x) != 0 || !fits(b, &x->st)) continue;
         merkle__ring_read(r, x->fd, x->slot, (unsigned)x->st.st_size + 1, 0, i, 1);
         merkle__ring_close_fd(r, x->fd, TAG_CLOSE | i);
         res[i] = INT32_MIN; /* not read yet */
@@ -201,6 +212,7 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
         it[i].err = 0;
         it[i].fd = -1;
         it[i].len = 0;
+        it[i].later = 0;
     }
     if (n > MERKLE__FBATCH_MAX) n = MERKLE__FBATCH_MAX;
     int trial;
@@ -218,6 +230,7 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
                 it[i].err = 0;
                 it[i].fd = -1;
                 it[i].len = 0;
+                it[i].later = 0;
                 load_sync(b, dirfd, &it[i], 1);
             }
     } else if (!r) {

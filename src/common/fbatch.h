@@ -27,8 +27,11 @@ typedef struct merkle__fb_item {
     uint8_t *slot; /* slot_cap + 1 bytes: where a small file's contents go */
     /* out */
     int err;        /* errno of open, fstat or read; 0: st is valid */
-    int fd;         /* >= 0: open, not read (not regular, empty, larger than the slot, or
+    int fd;         /* >= 0: open, not read (an empty file, larger than the slot, or
                     ** changed while read): the caller reads it and closes it */
+    int later;      /* 1: not a regular file (FIFO, device, directory): nothing done, the
+                    ** caller opens it itself after the batch's other files (a FIFO's open
+                    ** may block until a writer comes; the files before it must not wait) */
     struct stat st; /* from fstat of the open file */
     size_t len;     /* fd < 0 && err == 0: the whole file is slot[0..len) */
 } merkle__fb_item;

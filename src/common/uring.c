@@ -153,6 +153,7 @@ struct merkle__ring {
     unsigned *cq_head, *cq_tail, *cq_mask;
     struct io_uring_cqe *cqes;
     unsigned sq_local_tail;
+    int fault; /* MERKLE_IO_FAULT=einval: this ring's first batch asks for an unknown op */
 };
 
 static int sys_setup(unsigned entries, struct io_uring_params *p)
@@ -203,10 +204,11 @@ merkle__ring *merkle__ring_open(unsigned entries)
     int fd = -1;
     /* Only this thread submits, and completions are wanted only when it waits for them:
     ** the kernel then runs completion work in our own io_uring_enter (no interrupts of the
-    ** thread). Older kernels refuse the flags: plain ring. */
+    ** thread); a bad entry does not stop the batch behind it (SUBMIT_ALL). Older kernels
+    ** refuse the flags: plain ring. */
     static const unsigned flag_sets[] = {
-        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-        IORING_SETUP_COOP_TASKRUN,
+        IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_SUBMIT_ALL,
+        IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SUBMIT_ALL,
         0,
     };
     for (size_t i = 0; i < sizeof flag_sets / sizeof flag_sets[0] && fd < 0; i++) {
@@ -216,8 +218,12 @@ merkle__ring *merkle__ring_open(unsigned entries)
         if (fd < 0 && errno != EINVAL) break; /* ENOSYS, EPERM (disabled, seccomp), ENOMEM */
     }
     if (fd < 0 || !probe_ok(fd)) {
+        int e = fd < 0 ? errno : ENOTSUP;
         if (fd >= 0) close(fd);
         merkle__io_disable();
+        const char *dbg = getenv("MERKLE_IO_DEBUG");
+        if (dbg && *dbg && *dbg != '0')
+            fprintf(stderr, "merkle: io: io_uring unavailable (%s): system calls\n", strerror(e));
         return NULL;
     }
     merkle__ring *r = calloc(1, sizeof *r);
@@ -252,6 +258,9 @@ merkle__ring *merkle__ring_open(unsigned entries)
     r->cq_mask = (unsigned *)(void *)(cq + p.cq_off.ring_mask);
     r->cqes = (struct io_uring_cqe *)(void *)(cq + p.cq_off.cqes);
     r->sq_local_tail = *r->sq_tail;
+    /* Test hook: the path a kernel takes that lacks an operation (EINVAL on first use). */
+    const char *f = getenv("MERKLE_IO_FAULT");
+    r->fault = f && strcmp(f, "einval") == 0;
     return r;
 fail:
     merkle__ring_close(r);
@@ -328,6 +337,10 @@ int merkle__ring_run(merkle__ring *r, void (*each)(void *ctx, uint64_t tag, int3
 {
     unsigned n = r->queued;
     if (n == 0) return 0;
+    if (r->fault) {
+        for (unsigned i = 0; i < n; i++) r->sqes[(r->sq_local_tail - n + i) & *r->sq_mask].opcode = 0xff;
+        r->fault = 0;
+    }
     __atomic_store_n(r->sq_tail, r->sq_local_tail, __ATOMIC_RELEASE);
     unsigned submitted = 0, done = 0;
     while (done < n) {

@@ -363,6 +363,9 @@ struct merkle__md5_mb_engine {
     size_t ndeferred;                /* files whose open ran out of descriptors in a batch */
     size_t deferred_index[MERKLE__FBATCH_MAX];
     const char *deferred_path[MERKLE__FBATCH_MAX];
+    size_t nlater;                   /* not regular files of a batch: opened one by one */
+    size_t later_index[MB_POOL];
+    const char *later_path[MB_POOL];
 };
 
 merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
@@ -457,12 +460,19 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
     e->oflags = e->fb.oflags;
     for (size_t q = 0; q < n; q++) {
         merkle__fb_item *x = &it[q];
-        int preloaded = x->err == 0 && x->fd < 0;
+        int preloaded = x->err == 0 && x->fd < 0 && !x->later;
         if (!preloaded) e->free_slot[e->nfree++] = slot[q];
         if ((x->err == EMFILE || x->err == ENFILE) && (e->npool > 0 || e->active > 0)) {
             /* Out of descriptors: the per-file path retries it when others have closed. */
             e->deferred_index[e->ndeferred] = idx[q];
             e->deferred_path[e->ndeferred++] = x->path;
+            *deferred = 1;
+            continue;
+        }
+        if (x->later) {
+            /* Not a regular file: opened by the per-file path, as before batches existed. */
+            e->later_index[e->nlater] = idx[q];
+            e->later_path[e->nlater++] = x->path;
             *deferred = 1;
             continue;
         }
@@ -484,32 +494,44 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
     return n;
 }
 
-/* The batched form of mb_fill_pool: batches until the pool is full or the list ends (files
-** that cannot be opened are reported on the way). 0 when the caller should use the per-file
-** path instead. */
-static int mb_fill_batch(merkle__md5_mb_engine *e)
+/* Whether the pool is filled by batches (common/fbatch.h, chosen at run time). */
+static int mb_batch_ready(merkle__md5_mb_engine *e)
 {
-    if (e->npool >= MB_POOL || e->have_retry || !merkle__fbatch_wanted(&e->fb)) return 0;
+    if (!merkle__fbatch_wanted(&e->fb)) return 0;
     if (!e->slots) {
         e->slots = malloc(MB_POOL * (MB_SLOT + 1));
         if (!e->slots) return 0;
         for (unsigned k = 0; k < MB_POOL; k++) e->free_slot[k] = k;
         e->nfree = MB_POOL;
     }
-    int deferred = 0;
-    while (e->npool < MB_POOL && !deferred && mb_batch(e, &deferred) > 0) {
-    }
     return 1;
 }
 
 /* Open files ahead into the pool until it is full or the list ends, reporting files that
-** cannot be opened. Running out of descriptors while others are open defers the file. */
+** cannot be opened: in batches when they are in use, else one by one. Files that are not
+** regular are opened one by one even then, behind the regular files of their batch.
+** Running out of descriptors while others are open defers the file. */
 static void mb_fill_pool(merkle__md5_mb_engine *e)
 {
-    size_t i;
-    const char *path;
-    if (mb_fill_batch(e)) return;
-    while (e->npool < MB_POOL && mb_next(e, &i, &path)) {
+    int batch = mb_batch_ready(e);
+    while (e->npool < MB_POOL) {
+        size_t i;
+        const char *path;
+        if (e->nlater) {
+            /* In list order. */
+            i = e->later_index[0];
+            path = e->later_path[0];
+            e->nlater--;
+            memmove(e->later_index, e->later_index + 1, e->nlater * sizeof e->later_index[0]);
+            memmove(e->later_path, e->later_path + 1, e->nlater * sizeof e->later_path[0]);
+        } else if (batch) {
+            int deferred = 0;
+            if (mb_batch(e, &deferred) == 0) break; /* the list is done */
+            if (deferred && !e->nlater) break;      /* out of descriptors: let lanes close */
+            continue;
+        } else if (!mb_next(e, &i, &path)) {
+            break;
+        }
         int fd = openat(e->dirfd, path, e->oflags);
         if (fd < 0 && errno == EPERM && (e->oflags & O_NOATIME)) {
             /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
@@ -644,6 +666,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
     e->list_done = 0;
     e->have_retry = 0;
     e->ndeferred = 0;
+    e->nlater = 0;
     e->active = 0;
     e->npool = 0;
     e->fb.oflags = e->oflags;
@@ -656,7 +679,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
             mb_lane *ln = &e->lane[l];
             if (ln->fd < 0) {
                 /* An idle lane picks up work deferred for lack of descriptors. */
-                if (!e->have_retry && !e->ndeferred && e->npool == 0) continue;
+                if (!e->have_retry && !e->ndeferred && !e->nlater && e->npool == 0) continue;
                 lane_start(e, l);
             }
             lane_prepare(e, l);
@@ -667,7 +690,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
             live++;
         }
         if (live == 0) {
-            if (e->have_retry || e->ndeferred || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
+            if (e->have_retry || e->ndeferred || e->nlater || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
             break;
         }
         /* One stream left: the scalar code beats a SIMD kernel running one lane. */

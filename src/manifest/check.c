@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "common/fbatch.h"
+#include "common/uring.h"
 #include "manifest/manifest_impl.h"
 
 #if defined(__has_include)
@@ -28,6 +31,8 @@
 #define READ_BUF (256 * 1024)
 #define PROBE_BATCH 64    /* cache lookups per lock */
 #define CACHE_CHUNK 256   /* files a thread takes at a time in the cache pass */
+#define FB_BATCH 16       /* small non-MD5 files opened and read at once */
+#define FB_SLOT (32 * 1024) /* ... when at most this large */
 
 typedef struct job {
     const char *name;
@@ -62,6 +67,8 @@ typedef struct statdir {
     char *dir;
     size_t len, cap;
     int fd;
+    merkle__ring *ring; /* the statx batches, when io_uring is used */
+    int ring_failed;
 } statdir;
 
 typedef struct worker {
@@ -71,6 +78,8 @@ typedef struct worker {
     size_t *md5_idx; /* job indices of this chunk's MD5 files */
     const char **md5_paths;
     tally t;
+    merkle__fbatch fb; /* batched opens and reads of small non-MD5 files */
+    uint8_t *slots;    /* FB_BATCH slots of FB_SLOT + 1 bytes, on first use */
 #ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine *eng;
 #endif
@@ -110,6 +119,7 @@ static int stat_rel(statdir *sd, int dirfd, const char *name, struct stat *st)
 
 static void statdir_free(statdir *sd)
 {
+    merkle__ring_close(sd->ring);
     free(sd->dir);
     if (sd->fd >= 0) close(sd->fd);
 }
@@ -147,6 +157,65 @@ static void progress(engine *e, tally *t, uint64_t files, int force)
 
 /* ------------------------------------------------------------------ cache pass */
 
+/* The timed trial batches of the engine choice (common/uring.h). */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef struct statx_batch {
+    merkle__vprobe *pr;
+    const size_t *which;
+    unsigned char (*stx)[256];
+    int einval;
+} statx_batch;
+
+static void on_statx(void *ctx, uint64_t tag, int32_t res)
+{
+    statx_batch *b = ctx;
+    merkle__vprobe *p = &b->pr[b->which[tag]];
+    if (res == -EINVAL) b->einval = 1;
+    p->stat_ok = res == 0;
+    if (res == 0) merkle__statx_to_stat(&p->st, b->stx[tag]);
+}
+
+/* stat every probe the cache found (pr[q].found): through io_uring (statx by name, the batch
+** in one io_uring_enter) or fstatat, as chosen at run time. Sets stat_ok and st. */
+static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m)
+{
+    size_t which[PROBE_BATCH], k = 0;
+    for (size_t q = 0; q < m; q++) {
+        pr[q].stat_ok = 0;
+        if (pr[q].found) which[k++] = q;
+    }
+    if (k == 0) return;
+    int trial;
+    int uring = merkle__io_pick(MERKLE__IO_STAT, &trial);
+    if (uring && !sd->ring && !sd->ring_failed) {
+        sd->ring = merkle__ring_open(PROBE_BATCH);
+        sd->ring_failed = sd->ring == NULL;
+    }
+    uint64_t t0 = trial ? mono_ns() : 0;
+    int done = 0;
+    if (uring && sd->ring && merkle__statx_size() <= 256) {
+        unsigned char stx[PROBE_BATCH][256];
+        statx_batch b = {pr, which, stx, 0};
+        for (size_t q = 0; q < k; q++)
+            merkle__ring_statx(sd->ring, dirfd, pr[which[q]].name, 0, stx[q], q);
+        done = merkle__ring_run(sd->ring, on_statx, &b) == 0 && !b.einval;
+        if (!done) merkle__io_disable(); /* this kernel does not do it: fstatat from now on */
+    }
+    if (!done) {
+        for (size_t q = 0; q < k; q++) {
+            merkle__vprobe *p = &pr[which[q]];
+            p->stat_ok = stat_rel(sd, dirfd, p->name, &p->st) == 0;
+        }
+    }
+    if (trial && done == uring) merkle__io_report(MERKLE__IO_STAT, uring, k, mono_ns() - t0);
+}
+
 /*
 ** With a validation cache, the files are first looked up, PROBE_BATCH at a time under one
 ** lock: a file is stat'ed only when the cache holds an entry with its name, algorithm and
@@ -170,11 +239,11 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             pr[q].expected = j->expected;
         }
         merkle__vcache_probe(e->opts->cache, pr, m, &hint);
+        stat_found(sd, e->opts->dirfd, pr, m);
         for (size_t q = 0; q < m; q++) {
-            if (!pr[q].found) continue;
-            struct stat st;
-            if (stat_rel(sd, e->opts->dirfd, pr[q].name, &st) != 0 || !S_ISREG(st.st_mode))
-                continue;
+            if (!pr[q].found || !pr[q].stat_ok) continue;
+            const struct stat st = pr[q].st;
+            if (!S_ISREG(st.st_mode)) continue;
             merkle_file_id id;
             merkle__file_id_from_stat(&id, &st);
             if (!merkle__vprobe_match(&pr[q], &id)) continue;
@@ -196,7 +265,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
 static void *cache_main(void *arg)
 {
     engine *e = arg;
-    statdir sd = {NULL, 0, 0, -1};
+    statdir sd = {NULL, 0, 0, -1, NULL, 0};
     tally t = {0, 0, 0};
     for (;;) {
         size_t a = atomic_fetch_add(&e->next, e->chunk);
@@ -272,18 +341,11 @@ static void finish(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     deliver(w->e, i);
 }
 
-/* Hash one file with the reusable buffer. */
-static void hash_one(worker *w, size_t i)
+/* Hash open file i with the reusable buffer, and close it. st: its fstat, or NULL. */
+static void hash_fd(worker *w, size_t i, int fd, const struct stat *st)
 {
     engine *e = w->e;
     const job *j = &e->jobs[i];
-    int fd = openat(e->opts->dirfd, j->name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        finish(w, i, errno, NULL, NULL, 0, 1);
-        return;
-    }
-    struct stat st;
-    int have_st = fstat(fd, &st) == 0;
     uint8_t out[MERKLE_MAX_DIGEST_LEN];
     uint64_t size = 0;
     int err = 0;
@@ -302,7 +364,55 @@ static void hash_one(worker *w, size_t i)
     }
     close(fd);
     if (!err) merkle__mdigest_final(&w->md, out);
-    finish(w, i, err, out, have_st ? &st : NULL, size, 1);
+    finish(w, i, err, out, st, size, 1);
+}
+
+/* Hash one file with the reusable buffer. */
+static void hash_one(worker *w, size_t i)
+{
+    engine *e = w->e;
+    int fd = openat(e->opts->dirfd, e->jobs[i].name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        finish(w, i, errno, NULL, NULL, 0, 1);
+        return;
+    }
+    struct stat st;
+    int have_st = fstat(fd, &st) == 0;
+    hash_fd(w, i, fd, have_st ? &st : NULL);
+}
+
+/* Hash k <= FB_BATCH files (job indices idx) opened, stat'ed and read in one batch
+** (common/fbatch.h); files too large for a slot are streamed by hash_fd. */
+static void hash_batch(worker *w, const size_t *idx, size_t k)
+{
+    engine *e = w->e;
+    merkle__fb_item it[FB_BATCH];
+    for (size_t q = 0; q < k; q++) {
+        it[q].path = e->jobs[idx[q]].name;
+        it[q].slot = w->slots + q * (FB_SLOT + 1);
+    }
+    merkle__fbatch_load(&w->fb, e->opts->dirfd, it, k);
+    for (size_t q = 0; q < k; q++) {
+        merkle__fb_item *x = &it[q];
+        size_t i = idx[q];
+        if (x->later) continue; /* not a regular file: below, after the others */
+        if (x->err) {
+            finish(w, i, x->err, NULL, NULL, 0, 1);
+        } else if (x->fd >= 0) {
+            hash_fd(w, i, x->fd, &x->st);
+        } else {
+            const job *j = &e->jobs[i];
+            uint8_t out[MERKLE_MAX_DIGEST_LEN];
+            int err = merkle__mdigest_init(&w->md, j->alg, j->dlen) != MERKLE_OK ? EINVAL : 0;
+            if (!err) {
+                merkle__mdigest_update(&w->md, x->slot, x->len);
+                merkle__mdigest_final(&w->md, out);
+            }
+            finish(w, i, err, out, &x->st, x->len, 0);
+        }
+    }
+    for (size_t q = 0; q < k; q++)
+        if (it[q].later) hash_one(w, idx[q]);
 }
 
 #ifdef MERKLE_HAVE_MD5_MB
@@ -370,10 +480,25 @@ static void pull_bytes(void *ctx, uint64_t n)
 }
 #endif
 
+/* The non-MD5 file i of a chunk: batched when the batch engine is in use. */
+static void hash_other(worker *w, size_t i, size_t *pending, size_t *np)
+{
+    if (!w->slots && merkle__fbatch_wanted(&w->fb)) w->slots = malloc(FB_BATCH * (FB_SLOT + 1));
+    if (!w->slots || !merkle__fbatch_wanted(&w->fb)) {
+        hash_one(w, i);
+        return;
+    }
+    pending[(*np)++] = i;
+    if (*np == FB_BATCH) {
+        hash_batch(w, pending, *np);
+        *np = 0;
+    }
+}
+
 static void run_chunk(worker *w, size_t a, size_t b)
 {
     engine *e = w->e;
-    size_t k = 0;
+    size_t k = 0, pending[FB_BATCH], np = 0;
     for (size_t q = a; q < b; q++) {
         size_t i = e->sel[q];
         const job *j = &e->jobs[i];
@@ -382,9 +507,10 @@ static void run_chunk(worker *w, size_t a, size_t b)
             w->md5_paths[k] = j->name;
             k++;
         } else {
-            hash_one(w, i);
+            hash_other(w, i, pending, &np);
         }
     }
+    if (np) hash_batch(w, pending, np);
     if (k) hash_md5_batch(w, k);
     progress(e, &w->t, b - a, 0);
 }
@@ -419,6 +545,7 @@ static int worker_init(worker *w, engine *e, int use_mb)
     w->e = e;
     merkle__mdigest_zero(&w->md);
     w->buf = malloc(READ_BUF);
+    merkle__fbatch_init(&w->fb, FB_SLOT, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
     w->md5_paths = malloc(e->chunk * sizeof *w->md5_paths);
 #ifdef MERKLE_HAVE_MD5_MB
@@ -431,6 +558,8 @@ static int worker_init(worker *w, engine *e, int use_mb)
 
 static void worker_free(worker *w)
 {
+    merkle__fbatch_free(&w->fb);
+    free(w->slots);
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
@@ -82,6 +83,8 @@ typedef struct merkle__vprobe {
     int found;
     merkle_file_id id;
     int64_t verified_ns;
+    int stat_ok;    /* check.c's cache pass: st holds the file's stat */
+    struct stat st;
 } merkle__vprobe;
 
 /* merkle_vcache_record for many files under one lock: lock, reserve_locked (room for n more
