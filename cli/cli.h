@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "merkle/merkle.h"
+#include "opts.h"
 
 /* Exit codes shared by all subcommands. */
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
@@ -27,12 +28,20 @@ int cmd_audit(int argc, char **argv);
 int cmd_dirroot(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
 
+/* The option tables of each command and subcommand (opts.h): parsing, --help, merkle(1) and
+** the completions come from these. */
+extern const cli_cmd root_spec, proof_spec, consistency_spec, verify_spec;
+extern const cli_cmd sum_spec, check_spec, audit_spec, dirroot_spec, cat_spec;
+extern const cli_cmd trie_root_spec, trie_prove_spec, trie_verify_spec;
+extern const cli_cmd clvm_hash_spec, clvm_serialize_spec;
+
 /* Program name for messages ("merkle"). */
 extern const char *cli_progname;
 
 /* "merkle: <message>\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* "merkle <sub>: <message>\nTry 'merkle <sub> --help'.\n" on stderr; returns CLI_USAGE. */
+/* "merkle <sub>: <message>\nTry 'merkle <sub> --help'.\n" on stderr; returns CLI_USAGE.
+** Commands with a cli_cmd use cli_cmd_usage (opts.h), which returns that command's status. */
 int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Parse a positive size with an optional K/M/G (binary) suffix. 0 on success, -1 if bad
@@ -42,8 +51,21 @@ int cli_parse_size(const char *s, uint64_t *out);
 int cli_parse_u64(const char *s, uint64_t *out);
 
 /* -j/--threads N of every command: 0..1024, 0 (the default everywhere) = one per online CPU.
-** 0 and *out, or -1 after printing the usage error ("merkle SUB: -j needs ..."). */
-int cli_parse_jobs(const char *sub, const char *arg, unsigned *out);
+** 0 and *out, or the command's usage status after printing the usage error
+** ("merkle SUB: -j needs ..."). */
+int cli_parse_jobs(const cli_cmd *cmd, const char *arg, unsigned *out);
+
+/*
+** The one whole-file reader: all of the named input ("-" = standard input) into a
+** malloc'd buffer with a NUL after the last byte (*len excludes it). A regular file is
+** read into one buffer of its size. At most max bytes: more is EFBIG. Returns 0, or an
+** errno (ENOMEM, EFBIG, or open/read's); nothing is printed (cli_read_error does).
+*/
+int cli_read_file(const char *name, size_t max, char **out, size_t *len);
+/* The same for an open descriptor (not closed). */
+int cli_read_fd(int fd, size_t max, char **out, size_t *len);
+/* "merkle: [WHAT: ]NAME: <strerror>" or, for EFBIG, "...: larger than MAX bytes". */
+void cli_read_error(const char *what, const char *name, int err, size_t max);
 
 /*
 ** Print "<digest>  <name>\n" (sha256sum style; " *" instead of "  " when binary_flag),

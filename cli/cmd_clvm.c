@@ -22,59 +22,60 @@
 /* Largest canonical serialization written (hex output is twice this). */
 #define CLVM_MAX_OUTPUT ((uint64_t)1 << 30)
 
+/* ------------------------------------------------------------------ options */
+
+static const cli_opt clvm_hash_opts[] = {
+    CLI_OPT_HELP_ROW,
+    CLI_OPT_END_ROW,
+};
+
+static const cli_opt clvm_serialize_opts[] = {
+    {OPT_BACKREFS, "backrefs", NULL, NULL,
+     "serialize with back references (the clvm_rs encoder, byte for byte)",
+     "That is node_to_bytes_backrefs of clvm_rs, in linear time; never longer than the "
+     "canonical form."},
+    CLI_OPT_HELP_ROW,
+    CLI_OPT_END_ROW,
+};
+
+#define CLVM_INPUT_TEXT                                                                     \
+    "Read a CLVM serialization in hex (canonical or with back references, white space\n" \
+    "ignored) from FILE or standard input.\n"
+#define CLVM_EPILOG                                                                \
+    "Limits: 64 MiB of serialized input, 64 MiB atoms, 2^26 nodes, depth 2^20;\n" \
+    "canonical output up to 1 GiB.\n"                                             \
+    "Exit status: 0 success, 1 malformed input or over a limit, 2 usage error.\n"
+
+const cli_cmd clvm_hash_spec = {
+    "clvm hash",
+    "print the tree hash (sha256tree)",
+    "Usage: merkle clvm hash [FILE]\n" CLVM_INPUT_TEXT
+    "Print its tree hash (sha256tree) in lowercase hex.\n",
+    {clvm_hash_opts},
+    CLVM_EPILOG,
+    0,
+};
+
+const cli_cmd clvm_serialize_spec = {
+    "clvm serialize",
+    "print the canonical or back-reference serialization",
+    "Usage: merkle clvm serialize [--backrefs] [FILE]\n" CLVM_INPUT_TEXT
+    "Print its canonical serialization (or with --backrefs the back-reference one) in hex.\n",
+    {clvm_serialize_opts},
+    CLVM_EPILOG,
+    0,
+};
+
 static void help(void)
 {
     printf("Usage: merkle clvm hash [FILE]\n"
-           "       merkle clvm serialize [--backrefs] [FILE]\n\n"
-           "Read a CLVM serialization in hex (canonical or with back references, white space\n"
-           "ignored) from FILE or standard input.\n"
+           "       merkle clvm serialize [--backrefs] [FILE]\n\n" CLVM_INPUT_TEXT
            "  hash         print the tree hash (sha256tree) in lowercase hex\n"
-           "  serialize    print the canonical serialization in hex\n"
-           "  --backrefs   serialize with back references (clvm_rs-compatible encoder)\n"
-           "  -h, --help   this help\n\n"
-           "Limits: 64 MiB of serialized input, 64 MiB atoms, 2^26 nodes, depth 2^20;\n"
-           "canonical output up to 1 GiB.\n"
-           "Exit status: 0 success, 1 malformed input or over a limit, 2 usage error.\n");
+           "  serialize    print the canonical serialization in hex\n\n"
+           "Options of serialize:\n");
+    cli_help_options(&clvm_serialize_spec, stdout);
+    printf("\n" CLVM_EPILOG);
 }
-
-/* Read all of fd into a malloc'd buffer; -1 with errno on failure, -2 when over max. */
-static int read_all(int fd, char **out, size_t *len, size_t max)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return -1;
-    for (;;) {
-        if (n == cap) {
-            if (cap > max) {
-                free(buf);
-                return -2;
-            }
-            char *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                return -1;
-            }
-            buf = p;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            free(buf);
-            return -1;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-        if (n > max) {
-            free(buf);
-            return -2;
-        }
-    }
-    *out = buf;
-    *len = n;
-    return 0;
-}
-
 
 /* Decode hex text with white space into bytes (in place is fine: output is shorter). */
 static int decode_text(const char *name, const char *text, size_t n, uint8_t *out, size_t *out_len)
@@ -134,44 +135,29 @@ int cmd_clvm(int argc, char **argv)
     if (!is_hash && strcmp(sub, "serialize") != 0)
         return cli_usage_error("clvm", "unknown subcommand '%s' (expected hash or serialize)",
                                sub);
-    int backrefs = 0, only_files = 0;
-    const char *file = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!only_files && strcmp(a, "--") == 0) {
-            only_files = 1;
-        } else if (!only_files && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
-            help();
-            return CLI_OK;
-        } else if (!only_files && strcmp(a, "--backrefs") == 0 && !is_hash) {
-            backrefs = 1;
-        } else if (!only_files && a[0] == '-' && a[1] != '\0') {
-            return cli_usage_error("clvm", "unknown option '%s' for clvm %s", a, sub);
-        } else if (file) {
-            return cli_usage_error("clvm", "more than one input file");
-        } else {
-            file = a;
-        }
+    const cli_cmd *cmd = is_hash ? &clvm_hash_spec : &clvm_serialize_spec;
+    int backrefs = 0, c;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc - 1, argv + 1);
+    const char *arg;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
+        if (c == CLI_OPT_HELP) return CLI_OK;
+        if (c == CLI_OPT_ERROR) return cli_cmd_usage_rc(cmd);
+        if (c == OPT_BACKREFS) backrefs = 1;
     }
-    if (!file) file = "-";
+    if (argc - 1 - optind > 1) return cli_cmd_usage(cmd, "more than one input file");
+    const char *file = optind < argc - 1 ? argv[1 + optind] : "-";
     const char *name = strcmp(file, "-") == 0 ? "(standard input)" : file;
 
-    int fd = cli_open_input(file);
-    if (fd < 0) {
-        cli_error("clvm: %s: %s", name, strerror(errno));
-        return CLI_FAIL;
-    }
     char *text = NULL;
     size_t text_len = 0;
-    int r = read_all(fd, &text, &text_len, CLVM_MAX_TEXT);
-    int saved = errno;
-    if (fd != STDIN_FILENO) close(fd);
-    if (r == -2) {
+    int e = cli_read_file(file, CLVM_MAX_TEXT, &text, &text_len);
+    if (e == EFBIG) {
         cli_error("clvm: %s: input larger than %zu bytes of hex text", name, CLVM_MAX_TEXT);
         return CLI_FAIL;
     }
-    if (r < 0) {
-        cli_error("clvm: %s: %s", name, strerror(saved));
+    if (e) {
+        cli_error("clvm: %s: %s", name, strerror(e));
         return CLI_FAIL;
     }
     uint8_t *bin = (uint8_t *)text;

@@ -14,9 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,65 +28,35 @@
 
 /* ------------------------------------------------------------------ shared helpers */
 
-/* Exit status of a usage error: 2 in merkle's own commands, 1 in `sum` and `check`, as
-** md5sum & co. exit (scripts that swap md5sum for merkle sum see the same status). */
-static int g_usage_rc = CLI_USAGE;
-
-static int usage_err(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int usage_err(const char *sub, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fflush(stdout);
-    fprintf(stderr, "%s %s: ", cli_progname, sub);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry '%s %s --help' for more information.\n", cli_progname, sub);
-    va_end(ap);
-    return g_usage_rc;
-}
-
 static void print_version(const char *sub)
 {
     printf("merkle %s %s\n", sub, merkle_version());
 }
 
-static int parse_alg(const char *sub, const char *arg, merkle_manifest_alg *alg)
+/* -a ALGO: 0, or the command's usage status after the message. */
+static int parse_alg(const cli_cmd *cmd, const char *arg, merkle_manifest_alg *alg)
 {
-    if (merkle_manifest_alg_from_name(alg, arg) != MERKLE_OK) {
-        usage_err(sub, "unknown algorithm '%s' (md5, sha1, sha256, sha512, blake2b)", arg);
-        return -1;
-    }
+    if (merkle_manifest_alg_from_name(alg, arg) != MERKLE_OK)
+        return cli_cmd_usage(cmd, "unknown algorithm '%s' (md5, sha1, sha256, sha512, blake2b)",
+                             arg);
     return 0;
-}
-
-/* The callers return their own usage status (1 in sum and check, as coreutils). */
-static int parse_jobs(const char *sub, const char *arg, unsigned *out)
-{
-    fflush(stdout);
-    return cli_parse_jobs(sub, arg, out);
-}
-
-static int bad_option(const char *sub, char **argv)
-{
-    if (optopt && optopt < 256) return usage_err(sub, "invalid option -- '%c'", optopt);
-    return usage_err(sub, "unrecognized option '%s'", argv[optind - 1]);
 }
 
 /* -l/--length BITS as b2sum parses it (its messages, exit 1 from sum and check). 0 or the
 ** exit status. 0 bits means the algorithm's full length. */
-static int parse_bits(const char *sub, const char *arg, uint64_t *bits)
+static int parse_bits(const cli_cmd *cmd, const char *arg, uint64_t *bits)
 {
     uint64_t b;
     int ok = cli_parse_u64(arg, &b) == 0;
     if (!ok || b > 512 || b % 8) {
         fflush(stdout);
-        fprintf(stderr, "%s %s: invalid length: '%s'\n", cli_progname, sub, arg);
+        fprintf(stderr, "%s %s: invalid length: '%s'\n", cli_progname, cmd->name, arg);
         if (ok && b > 512)
             fprintf(stderr, "%s %s: maximum digest length for 'BLAKE2b' is 512 bits\n",
-                    cli_progname, sub);
+                    cli_progname, cmd->name);
         else if (ok)
-            fprintf(stderr, "%s %s: length is not a multiple of 8\n", cli_progname, sub);
-        return g_usage_rc;
+            fprintf(stderr, "%s %s: length is not a multiple of 8\n", cli_progname, cmd->name);
+        return cli_cmd_usage_rc(cmd);
     }
     *bits = b;
     return 0;
@@ -110,42 +78,6 @@ static void put_name(FILE *f, const char *name, int escape)
         cli_fputs_escaped(f, name);
     else
         fputs(name, f);
-}
-
-/* Read all of fd; returns 0 or an errno. A regular file is read into a buffer of its size
-** (plus one byte, to see the end without growing). */
-static int read_all(int fd, char **out, size_t *out_len)
-{
-    size_t cap = 65536, len = 0;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uint64_t)st.st_size < SIZE_MAX / 4)
-        cap = (size_t)st.st_size + 1;
-    char *buf = malloc(cap);
-    if (!buf) return ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                return ENOMEM;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + len, cap - len);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            free(buf);
-            return e;
-        }
-        if (r == 0) break;
-        len += (size_t)r;
-    }
-    *out = buf;
-    *out_len = len;
-    return 0;
 }
 
 typedef struct prog_ctx {
@@ -258,149 +190,126 @@ static void sum_print(void *self, size_t i)
     fwrite(p->line, 1, need, stdout);
 }
 
-static void sum_help(void)
+/* sum's options. */
+typedef struct sum_args {
+    merkle_manifest_alg alg;
+    const char *alg_arg, *bits_arg, *jobs_arg; /* as given, for sum -c */
+    uint64_t bits;
+    int tag, zero, binary, do_check, ignore, strict, quiet, status, warn;
+    unsigned threads;
+} sum_args;
+
+/* coreutils' checks of the option combinations, in its order and words: 0 or the status. */
+static int sum_check_combinations(const cli_cmd *cmd, const sum_args *sa)
 {
-    puts("Usage: merkle sum [-a md5|sha1|sha256|sha512|blake2b] [-l BITS] [--tag] [-z] [-b|-t]\n"
-         "                  [-j N] [FILE]...\n"
-         "Print checksums as md5sum/sha1sum/sha256sum/sha512sum/b2sum do (default md5).\n"
-         "With no FILE, or when FILE is -, read standard input.\n"
-         "  -a, --algorithm ALGO  md5 (default), sha1, sha256, sha512, blake2b\n"
-         "  -l, --length BITS     digest length for blake2b (multiple of 8, <= 512)\n"
-         "      --tag             BSD-style lines: ALGO (NAME) = HEX\n"
-         "  -z, --zero            end each line with NUL, do not escape names\n"
-         "  -b, --binary          mark files as binary ('*' before the name)\n"
-         "  -t, --text            mark files as text (default)\n"
-         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
-         "  -c, --check           read checksum lists from the FILEs and check them, as\n"
-         "                        md5sum -c (the same as merkle check -a ALGO)\n"
-         "      --ignore-missing, --quiet, --status, --strict, -w, --warn\n"
-         "                        with --check: as in merkle check\n"
-         "      --version         print the version\n"
-         "Exit status: 0 all files read, 1 some file could not be read or a usage error\n"
-         "(as md5sum).");
+    if (sa->bits && sa->alg != MERKLE_MANIFEST_BLAKE2B)
+        return cli_cmd_usage(cmd, "-l/--length is only valid with -a blake2b");
+    if (sa->tag && sa->binary == 0) return cli_cmd_usage(cmd, "--tag does not support --text mode");
+    if (sa->zero && sa->do_check)
+        return cli_cmd_usage(cmd, "the --zero option is not supported when verifying checksums");
+    if (sa->tag && sa->do_check)
+        return cli_cmd_usage(cmd, "the --tag option is meaningless when verifying checksums");
+    if (sa->binary >= 0 && sa->do_check)
+        return cli_cmd_usage(
+            cmd, "the --binary and --text options are meaningless when verifying checksums");
+    static const char *const only_check[] = {"ignore-missing", "status", "warn", "quiet",
+                                             "strict"};
+    const int given[] = {sa->ignore, sa->status, sa->warn, sa->quiet, sa->strict};
+    for (int i = 0; i < 5; i++)
+        if (given[i] && !sa->do_check)
+            return cli_cmd_usage(
+                cmd, "the --%s option is meaningful only when verifying checksums", only_check[i]);
+    return 0;
 }
 
-int cmd_sum(int argc, char **argv)
+/* Parse sum's options: 0, -1 after --help or --version, else the usage status. */
+static int sum_parse(int argc, char **argv, sum_args *sa)
 {
-    enum { OPT_TAG = 256, OPT_IGNORE, OPT_QUIET, OPT_STATUS, OPT_STRICT, OPT_VERSION };
-    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
-                                       {"length", required_argument, NULL, 'l'},
-                                       {"tag", no_argument, NULL, OPT_TAG},
-                                       {"zero", no_argument, NULL, 'z'},
-                                       {"binary", no_argument, NULL, 'b'},
-                                       {"text", no_argument, NULL, 't'},
-                                       {"threads", required_argument, NULL, 'j'},
-                                       {"check", no_argument, NULL, 'c'},
-                                       {"ignore-missing", no_argument, NULL, OPT_IGNORE},
-                                       {"quiet", no_argument, NULL, OPT_QUIET},
-                                       {"status", no_argument, NULL, OPT_STATUS},
-                                       {"strict", no_argument, NULL, OPT_STRICT},
-                                       {"warn", no_argument, NULL, 'w'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {"version", no_argument, NULL, OPT_VERSION},
-                                       {NULL, 0, NULL, 0}};
-    const char *sub = "sum";
-    g_usage_rc = CLI_FAIL;
-    merkle_manifest_alg alg = MERKLE_MANIFEST_MD5;
-    const char *alg_arg = NULL, *bits_arg = NULL, *jobs_arg = NULL;
-    uint64_t bits = 0;
-    int tag = 0, zero = 0, binary = -1, do_check = 0, ignore = 0, strict = 0;
-    int quiet = 0, status = 0, warn = 0, rc;
-    unsigned threads = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "a:l:zbtj:cwh", lo, NULL)) != -1) {
+    const cli_cmd *cmd = &sum_spec;
+    memset(sa, 0, sizeof *sa);
+    sa->alg = MERKLE_MANIFEST_MD5;
+    sa->binary = -1;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    const char *arg;
+    int c, rc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
+        case CLI_OPT_HELP: return -1;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
         case 'a':
-            if (parse_alg(sub, optarg, &alg)) return g_usage_rc;
-            alg_arg = optarg;
+            if ((rc = parse_alg(cmd, arg, &sa->alg)) != 0) return rc;
+            sa->alg_arg = arg;
             break;
         case 'l':
-            if ((rc = parse_bits(sub, optarg, &bits)) != 0) return rc;
-            bits_arg = optarg;
+            if ((rc = parse_bits(cmd, arg, &sa->bits)) != 0) return rc;
+            sa->bits_arg = arg;
             break;
         case OPT_TAG: /* as coreutils: --tag implies binary; a later -t is refused */
-            tag = 1;
-            binary = 1;
+            sa->tag = 1;
+            sa->binary = 1;
             break;
-        case 'z': zero = 1; break;
-        case 'b': binary = 1; break;
-        case 't': binary = 0; break;
+        case 'z': sa->zero = 1; break;
+        case 'b': sa->binary = 1; break;
+        case 't': sa->binary = 0; break;
         case 'j':
-            if (parse_jobs(sub, optarg, &threads)) return g_usage_rc;
-            jobs_arg = optarg;
+            if ((rc = cli_parse_jobs(cmd, arg, &sa->threads)) != 0) return rc;
+            sa->jobs_arg = arg;
             break;
-        case 'c': do_check = 1; break;
-        case OPT_IGNORE: ignore = 1; break;
+        case 'c': sa->do_check = 1; break;
+        case OPT_IGNORE_MISSING: sa->ignore = 1; break;
         /* As in coreutils, the last of --quiet, --status and --warn wins. */
-        case OPT_QUIET: quiet = 1; status = 0; warn = 0; break;
-        case OPT_STATUS: status = 1; quiet = 0; warn = 0; break;
-        case 'w': warn = 1; status = 0; quiet = 0; break;
-        case OPT_STRICT: strict = 1; break;
-        case 'h': sum_help(); return CLI_OK;
-        case OPT_VERSION: print_version(sub); return CLI_OK;
-        default: return bad_option(sub, argv);
+        case OPT_QUIET: sa->quiet = 1; sa->status = 0; sa->warn = 0; break;
+        case OPT_STATUS: sa->status = 1; sa->quiet = 0; sa->warn = 0; break;
+        case 'w': sa->warn = 1; sa->status = 0; sa->quiet = 0; break;
+        case OPT_STRICT: sa->strict = 1; break;
+        case OPT_VERSION: print_version(cmd->name); return -1;
+        default: break;
         }
     }
-    if (bits && alg != MERKLE_MANIFEST_BLAKE2B)
-        return usage_err(sub, "-l/--length is only valid with -a blake2b");
-    /* coreutils' checks, in its order and words */
-    if (tag && binary == 0) return usage_err(sub, "--tag does not support --text mode");
-    if (zero && do_check)
-        return usage_err(sub, "the --zero option is not supported when verifying checksums");
-    if (tag && do_check)
-        return usage_err(sub, "the --tag option is meaningless when verifying checksums");
-    if (binary >= 0 && do_check)
-        return usage_err(sub,
-                         "the --binary and --text options are meaningless when verifying checksums");
-    if (ignore && !do_check)
-        return usage_err(sub, "the --ignore-missing option is meaningful only when verifying checksums");
-    if (status && !do_check)
-        return usage_err(sub, "the --status option is meaningful only when verifying checksums");
-    if (warn && !do_check)
-        return usage_err(sub, "the --warn option is meaningful only when verifying checksums");
-    if (quiet && !do_check)
-        return usage_err(sub, "the --quiet option is meaningful only when verifying checksums");
-    if (strict && !do_check)
-        return usage_err(sub, "the --strict option is meaningful only when verifying checksums");
-    if (do_check) {
-        /* `merkle sum -c` is md5sum -c: the same as merkle check with these options. The
-        ** algorithm is md5 unless -a names another, as md5sum -c reads only MD5 lines. */
-        char **cv = malloc(((size_t)argc + 16) * sizeof *cv);
-        if (!cv) {
-            cli_error("out of memory");
-            return CLI_FAIL;
-        }
-        int n = 0;
-        cv[n++] = "check";
-        cv[n++] = "-a";
-        cv[n++] = (char *)(alg_arg ? alg_arg : "md5");
-        if (bits_arg) {
-            cv[n++] = "-l";
-            cv[n++] = (char *)bits_arg;
-        }
-        if (jobs_arg) {
-            cv[n++] = "-j";
-            cv[n++] = (char *)jobs_arg;
-        }
-        if (quiet) cv[n++] = "--quiet";
-        if (status) cv[n++] = "--status";
-        if (warn) cv[n++] = "--warn";
-        if (strict) cv[n++] = "--strict";
-        if (ignore) cv[n++] = "--ignore-missing";
-        cv[n++] = "--";
-        for (int i = optind; i < argc; i++) cv[n++] = argv[i];
-        cv[n] = NULL;
-        rc = cmd_check(n, cv);
-        free(cv);
-        return rc;
-    }
-    size_t dlen = bits ? (size_t)(bits / 8) : merkle_manifest_alg_len(alg);
+    return sum_check_combinations(cmd, sa);
+}
 
-    static const char *const stdin_only[] = {"-"};
-    const char *const *names = optind < argc ? (const char *const *)argv + optind : stdin_only;
-    size_t n = optind < argc ? (size_t)(argc - optind) : 1;
+/* `merkle sum -c` is md5sum -c: the same as merkle check with these options. The algorithm
+** is md5 unless -a names another, as md5sum -c reads only MD5 lines. */
+static int sum_as_check(const sum_args *sa, int argc, char **argv, int first)
+{
+    char **cv = malloc(((size_t)argc + 16) * sizeof *cv);
+    if (!cv) {
+        cli_error("out of memory");
+        return CLI_FAIL;
+    }
+    int n = 0;
+    cv[n++] = "check";
+    cv[n++] = "-a";
+    cv[n++] = (char *)(sa->alg_arg ? sa->alg_arg : "md5");
+    if (sa->bits_arg) {
+        cv[n++] = "-l";
+        cv[n++] = (char *)sa->bits_arg;
+    }
+    if (sa->jobs_arg) {
+        cv[n++] = "-j";
+        cv[n++] = (char *)sa->jobs_arg;
+    }
+    if (sa->quiet) cv[n++] = "--quiet";
+    if (sa->status) cv[n++] = "--status";
+    if (sa->warn) cv[n++] = "--warn";
+    if (sa->strict) cv[n++] = "--strict";
+    if (sa->ignore) cv[n++] = "--ignore-missing";
+    cv[n++] = "--";
+    for (int i = first; i < argc; i++) cv[n++] = argv[i];
+    cv[n] = NULL;
+    int rc = cmd_check(n, cv);
+    free(cv);
+    return rc;
+}
+
+/* Hash names[0..n) and print their lines in order as they complete: the exit status. */
+static int sum_files(const sum_args *sa, const char *const *names, size_t n)
+{
+    merkle_manifest_alg alg = sa->alg;
+    size_t dlen = sa->bits ? (size_t)(sa->bits / 8) : merkle_manifest_alg_len(alg);
+    int rc;
     merkle_check_result *res = calloc(n, sizeof *res);
     if (!res) {
         cli_error("out of memory");
@@ -414,7 +323,7 @@ int cmd_sum(int argc, char **argv)
     }
     merkle_check_opts o;
     merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
-    o.threads = threads;
+    o.threads = sa->threads;
     o.dash_is_stdin = 1;
     prog_ctx pc;
     cli_progress_start(&pc.p, 0, 0, n);
@@ -433,8 +342,8 @@ int cmd_sum(int argc, char **argv)
     sp.io.self = &sp;
     sp.alg = alg;
     sp.dlen = dlen;
-    sp.flags = tag ? MERKLE_MANIFEST_TAG : (binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
-    sp.flags |= zero ? MERKLE_MANIFEST_ZERO : 0;
+    sp.flags = sa->tag ? MERKLE_MANIFEST_TAG : (sa->binary == 1 ? MERKLE_MANIFEST_BINARY : 0);
+    sp.flags |= sa->zero ? MERKLE_MANIFEST_ZERO : 0;
     sp.io.tty = isatty(STDOUT_FILENO);
     sp.io.prog = &pc.p;
     o.on_result = in_order_on_result;
@@ -461,6 +370,17 @@ int cmd_sum(int argc, char **argv)
         rc = CLI_FAIL;
     }
     return rc;
+}
+
+int cmd_sum(int argc, char **argv)
+{
+    sum_args sa;
+    int rc = sum_parse(argc, argv, &sa);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (sa.do_check) return sum_as_check(&sa, argc, argv, optind);
+    static const char *const stdin_only[] = {"-"};
+    if (optind >= argc) return sum_files(&sa, stdin_only, 1);
+    return sum_files(&sa, (const char *const *)argv + optind, (size_t)(argc - optind));
 }
 
 /* ------------------------------------------------------------------ check */
@@ -523,33 +443,6 @@ static void cache_start(cache_loader *l, int threaded)
 {
     l->running = threaded && pthread_create(&l->tid, NULL, cache_load_main, l) == 0;
     if (!l->running) cache_load_main(l);
-}
-
-static void check_help(void)
-{
-    puts("Usage: merkle check [-a ALGO] [--cache FILE] [--cache-key FILE] [--quiet] [--status]\n"
-         "                    [--strict] [-w] [--ignore-missing] [-j N] [MANIFEST]...\n"
-         "Check files against checksum lists (GNU or BSD-tag lines), as md5sum -c does.\n"
-         "With no MANIFEST, or when MANIFEST is -, read standard input.\n"
-         "  -a, --algorithm ALGO  md5, sha1, sha256, sha512, blake2b; default: detected per\n"
-         "                        manifest from its first valid line (BSD tag, or hex length\n"
-         "                        32 md5, 40 sha1, 64 sha256, 128 sha512 -- or BLAKE2b-512\n"
-         "                        when the first file matches that and not SHA-512)\n"
-         "  -l, --length BITS     with -a blake2b: the digest length the lines must have\n"
-         "                        (b2sum -l BITS -c); default any\n"
-         "      --cache FILE      validation cache: skip files unchanged since verified OK\n"
-         "      --cache-key FILE  authenticate cache entries with HMAC-SHA-256 under this key\n"
-         "      --quiet           do not print OK for each verified file\n"
-         "      --status          print nothing on stdout; the exit status tells\n"
-         "      --strict          exit non-zero for improperly formatted lines\n"
-         "  -w, --warn            warn about improperly formatted lines\n"
-         "      --ignore-missing  do not fail or report for missing files\n"
-         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
-         "      --mpi             run under mpirun: files spread over the ranks by size\n"
-         "                        (built with MERKLE_MPI; see docs/SCALING.md)\n"
-         "      --version         print the version\n"
-         "Exit status: 0 every listed file verified; 1 otherwise or a usage error (as\n"
-         "md5sum -c); 2 a --cache or --cache-key that cannot be used (nothing checked).");
 }
 
 /* Results of one manifest printed in manifest order, each line as soon as every earlier
@@ -636,21 +529,58 @@ static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
            r.status == MERKLE_CHECK_OK && merkle_ct_equal(r.digest, e->digest, 64);
 }
 
-/* Check one manifest; returns 1 when it fully verified (coreutils' digest_check). */
-static int check_one(const char *mname, merkle_manifest_parser *gp, const check_opts *co)
+/* The algorithm of a manifest without -a: that of its first line that parses as any
+** supported format (md5 when none does); *untagged_512 when that line is an untagged 128-hex
+** digest (SHA-512 or BLAKE2b-512). */
+static merkle_manifest_alg detect_alg(const char *text, size_t len, const merkle_manifest_parser *gp,
+                                      int is_stdin, int *untagged_512)
+{
+    merkle_manifest_alg alg = MERKLE_MANIFEST_MD5;
+    merkle_manifest_parser probe = *gp;
+    probe.alg = MERKLE_MANIFEST_AUTO;
+    probe.reject_dash = is_stdin;
+    *untagged_512 = 0;
+    /* Parsing writes into the line: each candidate line is copied first. */
+    char *scratch = NULL;
+    size_t scap = 0, pos = 0;
+    while (pos < len) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
+        if (l + 1 > scap) {
+            char *ns = realloc(scratch, l + 1);
+            if (!ns) break;
+            scratch = ns;
+            scap = l + 1;
+        }
+        memcpy(scratch, text + pos, l);
+        merkle_manifest_entry en;
+        if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK && en.name) {
+            alg = en.alg;
+            *untagged_512 = alg == MERKLE_MANIFEST_SHA512 && !en.bsd;
+            break;
+        }
+        pos += l + 1;
+    }
+    free(scratch);
+    return alg;
+}
+
+/* Read and parse manifest mname (shown as shown): 0 with *m and *alg_out, or -1 after a
+** message. The cache loader has been waited for either way. */
+static int check_load(const char *mname, const char *shown, merkle_manifest_parser *gp,
+                      const check_opts *co, merkle_manifest *m_out, merkle_manifest_alg *alg_out)
 {
     int is_stdin = strcmp(mname, "-") == 0;
-    const char *shown = is_stdin ? "standard input" : mname;
     int fd = is_stdin ? STDIN_FILENO : open(mname, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int oe = errno;
         cache_wait(co->loader);
         err_name(shown, strerror(oe));
-        return 0;
+        return -1;
     }
     char *text = NULL;
     size_t len = 0;
-    int e = read_all(fd, &text, &len);
+    int e = cli_read_fd(fd, SIZE_MAX / 2, &text, &len);
     if (!is_stdin) close(fd);
     if (e) {
         cache_wait(co->loader);
@@ -658,41 +588,11 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         fprintf(stderr, "%s: ", cli_progname);
         mcli_quotef(stderr, shown);
         fputs(": read error\n", stderr);
-        return 0;
+        return -1;
     }
-
-    /* Algorithm: -a, or the first line that parses as any supported format. */
     merkle_manifest_alg alg = co->alg;
     int detected_untagged_512 = 0;
-    if (alg == MERKLE_MANIFEST_AUTO) {
-        alg = MERKLE_MANIFEST_MD5;
-        merkle_manifest_parser probe = *gp;
-        probe.alg = MERKLE_MANIFEST_AUTO;
-        probe.reject_dash = is_stdin;
-        /* Parsing writes into the line: each candidate line is copied first. */
-        char *scratch = NULL;
-        size_t scap = 0, pos = 0;
-        while (pos < len) {
-            const char *nl = memchr(text + pos, '\n', len - pos);
-            size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
-            if (l + 1 > scap) {
-                char *ns = realloc(scratch, l + 1);
-                if (!ns) break;
-                scratch = ns;
-                scap = l + 1;
-            }
-            memcpy(scratch, text + pos, l);
-            merkle_manifest_entry en;
-            if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK &&
-                en.name) {
-                alg = en.alg;
-                detected_untagged_512 = alg == MERKLE_MANIFEST_SHA512 && !en.bsd;
-                break;
-            }
-            pos += l + 1;
-        }
-        free(scratch);
-    }
+    if (alg == MERKLE_MANIFEST_AUTO) alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
     gp->alg = alg;
     gp->digest_len = co->digest_len;
     gp->reject_dash = is_stdin;
@@ -703,7 +603,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         free(text);
         cache_wait(co->loader);
         cli_error("%s", err.message);
-        return 0;
+        return -1;
     }
     /* An untagged list of 128-hex digests is SHA-512 to sha512sum and BLAKE2b-512 to b2sum.
     ** When its first file does not match as SHA-512 but does as BLAKE2b-512, it is a b2sum
@@ -728,6 +628,48 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     }
     free(text);
     cache_wait(co->loader);
+
+    *m_out = m;
+    *alg_out = alg;
+    return 0;
+}
+
+/* The closing warnings of a manifest, as md5sum -c prints them. */
+static void check_summary(const printer *pr, const check_opts *co, const char *shown)
+{
+    fflush(stdout);
+    if (!pr->properly) {
+        fprintf(stderr, "%s: ", cli_progname);
+        mcli_quotef(stderr, shown);
+        fputs(": no properly formatted checksum lines found\n", stderr);
+    } else if (!co->status) {
+        if (pr->n_bad)
+            fprintf(stderr, "%s: WARNING: %llu %s improperly formatted\n", cli_progname,
+                    (unsigned long long)pr->n_bad, pr->n_bad == 1 ? "line is" : "lines are");
+        if (pr->n_fail)
+            fprintf(stderr, "%s: WARNING: %llu listed %s could not be read\n", cli_progname,
+                    (unsigned long long)pr->n_fail, pr->n_fail == 1 ? "file" : "files");
+        if (pr->n_mismatch)
+            fprintf(stderr, "%s: WARNING: %llu computed %s did NOT match\n", cli_progname,
+                    (unsigned long long)pr->n_mismatch,
+                    pr->n_mismatch == 1 ? "checksum" : "checksums");
+        if (co->ignore_missing && !pr->matched) {
+            fprintf(stderr, "%s: ", cli_progname);
+            mcli_quotef(stderr, shown);
+            fputs(": no file was verified\n", stderr);
+        }
+    }
+}
+
+/* Check one manifest; returns 1 when it fully verified (coreutils' digest_check). */
+static int check_one(const char *mname, merkle_manifest_parser *gp, const check_opts *co)
+{
+    int is_stdin = strcmp(mname, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : mname;
+    merkle_manifest m;
+    merkle_manifest_alg alg;
+    merkle_error err;
+    if (check_load(mname, shown, gp, co, &m, &alg) != 0) return 0;
 
     /* merkle_manifest_check fills every result */
     merkle_check_result *res = malloc((m.count ? m.count : 1) * sizeof *res);
@@ -796,28 +738,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     free(res);
     free(done);
     merkle_manifest_free(&m);
-    fflush(stdout);
-    if (!pr.properly) {
-        fprintf(stderr, "%s: ", cli_progname);
-        mcli_quotef(stderr, shown);
-        fputs(": no properly formatted checksum lines found\n", stderr);
-    } else if (!co->status) {
-        if (pr.n_bad)
-            fprintf(stderr, "%s: WARNING: %llu %s improperly formatted\n", cli_progname,
-                    (unsigned long long)pr.n_bad, pr.n_bad == 1 ? "line is" : "lines are");
-        if (pr.n_fail)
-            fprintf(stderr, "%s: WARNING: %llu listed %s could not be read\n", cli_progname,
-                    (unsigned long long)pr.n_fail, pr.n_fail == 1 ? "file" : "files");
-        if (pr.n_mismatch)
-            fprintf(stderr, "%s: WARNING: %llu computed %s did NOT match\n", cli_progname,
-                    (unsigned long long)pr.n_mismatch,
-                    pr.n_mismatch == 1 ? "checksum" : "checksums");
-        if (co->ignore_missing && !pr.matched) {
-            fprintf(stderr, "%s: ", cli_progname);
-            mcli_quotef(stderr, shown);
-            fputs(": no file was verified\n", stderr);
-        }
-    }
+    check_summary(&pr, co, shown);
     return pr.properly && pr.matched && pr.n_mismatch == 0 && pr.n_fail == 0 &&
            (!co->strict || pr.n_bad == 0);
 }
@@ -864,86 +785,86 @@ static int load_key(const char *path, uint8_t **key, size_t *key_len)
     return 0;
 }
 
-int cmd_check(int argc, char **argv)
+/* Parse check's options into co: 0, -1 after --help or --version, else the usage status. */
+static int check_parse(int argc, char **argv, check_opts *co, const char **cache_path,
+                       const char **key_path)
 {
-    enum { OPT_CACHE = 256, OPT_KEY, OPT_QUIET, OPT_STATUS, OPT_STRICT, OPT_IGNORE, OPT_MPI,
-           OPT_VERSION };
-    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
-                                       {"cache", required_argument, NULL, OPT_CACHE},
-                                       {"cache-key", required_argument, NULL, OPT_KEY},
-                                       {"quiet", no_argument, NULL, OPT_QUIET},
-                                       {"status", no_argument, NULL, OPT_STATUS},
-                                       {"strict", no_argument, NULL, OPT_STRICT},
-                                       {"warn", no_argument, NULL, 'w'},
-                                       {"ignore-missing", no_argument, NULL, OPT_IGNORE},
-                                       {"threads", required_argument, NULL, 'j'},
-                                       {"check", no_argument, NULL, 'c'},
-                                       {"mpi", no_argument, NULL, OPT_MPI},
-                                       {"length", required_argument, NULL, 'l'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {"version", no_argument, NULL, OPT_VERSION},
-                                       {NULL, 0, NULL, 0}};
-    const char *sub = "check";
-    g_usage_rc = CLI_FAIL;
+    const cli_cmd *cmd = &check_spec;
     uint64_t bits = 0;
-    int rc;
-    check_opts co;
-    memset(&co, 0, sizeof co);
-    const char *cache_path = NULL, *key_path = NULL;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "a:wj:chl:", lo, NULL)) != -1) {
+    memset(co, 0, sizeof *co);
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    const char *arg;
+    int c, rc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
+        case CLI_OPT_HELP: return -1;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
         case 'a':
-            if (parse_alg(sub, optarg, &co.alg)) return g_usage_rc;
+            if ((rc = parse_alg(cmd, arg, &co->alg)) != 0) return rc;
             break;
         case 'l':
-            if ((rc = parse_bits(sub, optarg, &bits)) != 0) return rc;
+            if ((rc = parse_bits(cmd, arg, &bits)) != 0) return rc;
             break;
-        case OPT_VERSION: print_version(sub); return CLI_OK;
-        case OPT_CACHE: cache_path = optarg; break;
-        case OPT_KEY: key_path = optarg; break;
+        case OPT_VERSION: print_version(cmd->name); return -1;
+        case OPT_CACHE: *cache_path = arg; break;
+        case OPT_CACHE_KEY: *key_path = arg; break;
         /* As in coreutils, the last of --quiet, --status and --warn wins. */
-        case OPT_QUIET: co.quiet = 1; co.status = 0; co.warn = 0; break;
-        case OPT_STATUS: co.status = 1; co.quiet = 0; co.warn = 0; break;
-        case OPT_STRICT: co.strict = 1; break;
-        case 'w': co.warn = 1; co.status = 0; co.quiet = 0; break;
-        case OPT_IGNORE: co.ignore_missing = 1; break;
-        case OPT_MPI: co.mpi = 1; break;
+        case OPT_QUIET: co->quiet = 1; co->status = 0; co->warn = 0; break;
+        case OPT_STATUS: co->status = 1; co->quiet = 0; co->warn = 0; break;
+        case OPT_STRICT: co->strict = 1; break;
+        case 'w': co->warn = 1; co->status = 0; co->quiet = 0; break;
+        case OPT_IGNORE_MISSING: co->ignore_missing = 1; break;
+        case OPT_MPI: co->mpi = 1; break;
         case 'j':
-            if (parse_jobs(sub, optarg, &co.threads)) return g_usage_rc;
+            if ((rc = cli_parse_jobs(cmd, arg, &co->threads)) != 0) return rc;
             break;
-        case 'c': break;
-        case 'h': check_help(); return CLI_OK;
-        default: return bad_option(sub, argv);
+        default: break; /* -c: accepted, as md5sum -c */
         }
     }
-    if (bits && co.alg != MERKLE_MANIFEST_BLAKE2B)
-        return usage_err(sub, "-l/--length is only valid with -a blake2b");
-    co.digest_len = (uint32_t)(bits / 8);
-    if (key_path && !cache_path) return usage_err(sub, "--cache-key needs --cache FILE");
+    if (bits && co->alg != MERKLE_MANIFEST_BLAKE2B)
+        return cli_cmd_usage(cmd, "-l/--length is only valid with -a blake2b");
+    co->digest_len = (uint32_t)(bits / 8);
+    if (*key_path && !*cache_path) return cli_cmd_usage(cmd, "--cache-key needs --cache FILE");
+    return 0;
+}
+
+/* --cache and --cache-key: the cache allocated and its loading started. 0 or the status. */
+static int check_open_cache(check_opts *co, cache_loader *loader, const char *cache_path,
+                            const char *key_path)
+{
     uint8_t *key = NULL;
     size_t key_len = 0;
     if (key_path && load_key(key_path, &key, &key_len) != 0) return CLI_USAGE;
-    cache_loader loader;
-    memset(&loader, 0, sizeof loader);
+    memset(loader, 0, sizeof *loader);
     if (cache_path) {
-        if (merkle_vcache_alloc(&co.cache, key, key_len) != MERKLE_OK) {
+        if (merkle_vcache_alloc(&co->cache, key, key_len) != MERKLE_OK) {
             free(key);
             cli_error("cannot create the validation cache");
             return CLI_FAIL;
         }
-        loader.cache = co.cache;
-        loader.path = cache_path;
-        co.loader = &loader;
-        cache_start(&loader, co.threads != 1 && !co.mpi);
-        if (co.mpi) cache_wait(&loader);
+        loader->cache = co->cache;
+        loader->path = cache_path;
+        co->loader = loader;
+        cache_start(loader, co->threads != 1 && !co->mpi);
+        if (co->mpi) cache_wait(loader);
     }
     if (key) {
         memset(key, 0, key_len);
         free(key);
     }
+    return 0;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    check_opts co;
+    const char *cache_path = NULL, *key_path = NULL;
+    int rc = check_parse(argc, argv, &co, &cache_path, &key_path);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    int first = optind;
+    cache_loader loader;
+    if ((rc = check_open_cache(&co, &loader, cache_path, key_path)) != 0) return rc;
     merkle_manifest_parser gp;
     merkle_manifest_parser_init(&gp, MERKLE_MANIFEST_AUTO, 0);
     if (co.mpi) {
@@ -955,10 +876,10 @@ int cmd_check(int argc, char **argv)
         }
     }
     int all_ok = 1;
-    if (optind >= argc) {
+    if (first >= argc) {
         all_ok &= check_one("-", &gp, &co);
     } else {
-        for (int i = optind; i < argc; i++) all_ok &= check_one(argv[i], &gp, &co);
+        for (int i = first; i < argc; i++) all_ok &= check_one(argv[i], &gp, &co);
     }
     rc = all_ok ? CLI_OK : CLI_FAIL;
     if (co.cache) {
@@ -990,7 +911,7 @@ static int load_manifest(const char *sub, const char *path, merkle_manifest_alg 
     }
     char *text;
     size_t len;
-    int e = read_all(fd, &text, &len);
+    int e = cli_read_fd(fd, SIZE_MAX / 2, &text, &len);
     if (!is_stdin) close(fd);
     if (e) {
         err_name(path, strerror(e));
@@ -1018,43 +939,27 @@ static int load_manifest(const char *sub, const char *path, merkle_manifest_alg 
 
 /* ------------------------------------------------------------------ cat */
 
-static void cat_help(void)
-{
-    puts("Usage: merkle cat -m MANIFEST [-a ALGO] FILE...\n"
-         "Write the FILEs to standard output, each only after its bytes verified against\n"
-         "MANIFEST (read once, hashed, then written: the bytes written are the bytes that\n"
-         "were checked). Every FILE is verified before anything is written: on a mismatch\n"
-         "or a read error nothing is written at all. FILE is named as in the manifest.\n"
-         "  -m, --manifest FILE   the checksum list (md5sum/sha*sum/b2sum format, or BSD tags)\n"
-         "  -a, --algorithm ALGO  md5, sha1, sha256, sha512, blake2b (default: from the lines)\n"
-         "Only regular files are read (a device or FIFO is refused); each is held in memory\n"
-         "between its verification and its output.\n"
-         "Exit status: 0 all written, 1 a file did not verify or could not be read, 2 usage.");
-}
-
 int cmd_cat(int argc, char **argv)
 {
-    static const struct option lo[] = {{"manifest", required_argument, NULL, 'm'},
-                                       {"algorithm", required_argument, NULL, 'a'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-    const char *sub = "cat", *mpath = NULL;
+    const cli_cmd *cmd = &cat_spec;
+    const char *sub = cmd->name, *mpath = NULL, *arg;
     merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "m:a:h", lo, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    int c, prc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
-        case 'm': mpath = optarg; break;
+        case CLI_OPT_HELP: return CLI_OK;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
+        case 'm': mpath = arg; break;
         case 'a':
-            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            if ((prc = parse_alg(cmd, arg, &alg)) != 0) return prc;
             break;
-        case 'h': cat_help(); return CLI_OK;
-        default: return bad_option(sub, argv);
+        default: break;
         }
     }
-    if (!mpath) return cli_usage_error(sub, "-m MANIFEST is required");
-    if (optind >= argc) return cli_usage_error(sub, "no FILE given");
+    if (!mpath) return cli_cmd_usage(cmd, "-m MANIFEST is required");
+    if (optind >= argc) return cli_cmd_usage(cmd, "no FILE given");
     merkle_manifest m;
     if (load_manifest(sub, mpath, alg, &m) != 0) return CLI_FAIL;
     merkle_vreader *r;
@@ -1277,45 +1182,29 @@ static int find_moved(const merkle_manifest *m, const size_t *miss, size_t nm, c
     return rc;
 }
 
-static void audit_help(void)
-{
-    puts("Usage: merkle audit [-a ALGO] [-j N] MANIFEST DIR\n"
-         "Compare DIR with MANIFEST (names relative to DIR): report on stdout\n"
-         "  changed: NAME        listed, present, digest differs\n"
-         "  missing: NAME        listed, not present\n"
-         "  moved: NAME -> NEW   listed, not present; NEW (not listed) has its digest\n"
-         "  new: NAME            a regular file under DIR that is not listed\n"
-         "and a summary on stderr. Unreadable files are reported on stderr.\n"
-         "  -a, --algorithm ALGO  as for merkle check (default: detected)\n"
-         "  -j, --threads N       hashing threads (0 = all cores, the default)\n"
-         "Exit status: 0 clean, 1 differences found, 2 usage or I/O error.");
-}
-
 int cmd_audit(int argc, char **argv)
 {
-    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
-                                       {"threads", required_argument, NULL, 'j'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-    const char *sub = "audit";
+    const cli_cmd *cmd = &audit_spec;
+    const char *sub = cmd->name, *arg;
     merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
     unsigned threads = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "a:j:h", lo, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    int c, prc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
+        case CLI_OPT_HELP: return CLI_OK;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
         case 'a':
-            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            if ((prc = parse_alg(cmd, arg, &alg)) != 0) return prc;
             break;
         case 'j':
-            if (parse_jobs(sub, optarg, &threads)) return CLI_USAGE;
+            if ((prc = cli_parse_jobs(cmd, arg, &threads)) != 0) return prc;
             break;
-        case 'h': audit_help(); return CLI_OK;
-        default: return bad_option(sub, argv);
+        default: break;
         }
     }
-    if (argc - optind != 2) return cli_usage_error(sub, "expected MANIFEST DIR");
+    if (argc - optind != 2) return cli_cmd_usage(cmd, "expected MANIFEST DIR");
     const char *mpath = argv[optind], *dir = argv[optind + 1];
     merkle_manifest m;
     int rc = load_manifest(sub, mpath, alg, &m);
@@ -1491,41 +1380,27 @@ int cmd_audit(int argc, char **argv)
 
 /* ------------------------------------------------------------------ dirroot */
 
-static void dirroot_help(void)
-{
-    puts("Usage: merkle dirroot [-a ALGO] [--leaves] MANIFEST\n"
-         "Print one RFC 6962 SHA-256 root over the manifest's entries, sorted by name bytes,\n"
-         "each leaf = u32be(name length) || name || u8 algorithm || u8 digest length || digest\n"
-         "(see docs/manifest.md). With --leaves, print the leaves instead, in hex, one per\n"
-         "line in canonical order (the input of `merkle root --leaves`).\n"
-         "  -a, --algorithm ALGO  as for merkle check (default: detected per line)\n"
-         "Exit status: 0 printed, 1 bad manifest (malformed line, duplicate name), 2 usage.");
-}
-
 int cmd_dirroot(int argc, char **argv)
 {
-    enum { OPT_LEAVES = 256 };
-    static const struct option lo[] = {{"algorithm", required_argument, NULL, 'a'},
-                                       {"leaves", no_argument, NULL, OPT_LEAVES},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
-    const char *sub = "dirroot";
+    const cli_cmd *cmd = &dirroot_spec;
+    const char *sub = cmd->name, *arg;
     merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
     int leaves = 0;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, "a:h", lo, NULL)) != -1) {
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    int c, prc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
+        case CLI_OPT_HELP: return CLI_OK;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
         case 'a':
-            if (parse_alg(sub, optarg, &alg)) return CLI_USAGE;
+            if ((prc = parse_alg(cmd, arg, &alg)) != 0) return prc;
             break;
         case OPT_LEAVES: leaves = 1; break;
-        case 'h': dirroot_help(); return CLI_OK;
-        default: return bad_option(sub, argv);
+        default: break;
         }
     }
-    if (argc - optind != 1) return cli_usage_error(sub, "expected one MANIFEST");
+    if (argc - optind != 1) return cli_cmd_usage(cmd, "expected one MANIFEST");
     merkle_manifest m;
     int rc = load_manifest(sub, argv[optind], alg, &m);
     if (rc) return rc == CLI_USAGE ? CLI_FAIL : rc;

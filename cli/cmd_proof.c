@@ -25,66 +25,103 @@
 
 typedef unsigned long long ull;
 
-static void help_proof(const char *sub)
-{
-    int cons = strcmp(sub, "consistency") == 0;
-    if (cons)
-        printf("Usage: merkle consistency --old-size M [OPTIONS] [FILE]\n"
-               "Print the RFC 9162 consistency proof that the tree of the first M leaves of FILE\n"
-               "is a prefix of the tree of all its leaves, as JSON (old_size, new_size, old_root,\n"
-               "new_root, path).\n\n");
-    else
-        printf("Usage: merkle proof --index I [OPTIONS] [FILE]\n"
-               "       merkle proof --range START:END [OPTIONS] [FILE]\n"
-               "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] "
-               "[FILE]\n"
-               "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
-               "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
-               "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
-               "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n"
-               "bitcoin: the SPV merkle branch of transaction I (hashes in display order);\n"
-               "ssz: the branch of a generalized index, or a multiproof for several;\n"
-               "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags);\n"
-               "bittorrent-v2: the branch of 16 KiB block B (or any node) of FILE's tree.\n\n");
-    printf("  --binary         write the binary proof encoding instead of JSON\n"
-           "  --profile P      rfc6962 (default), sia (BLAKE2b-256, 64-byte segments), bitcoin,\n"
-           "                   ssz, openzeppelin or bittorrent-v2 (options as for merkle root)\n"
-           "  --gindex G[,G]   ssz, bittorrent-v2: prove the nodes at these generalized indices\n"
-           "  --hash H         sha256 (rfc6962 default) or blake2b-256 (sia default)\n"
-           "  --leaf-size N    cut the byte stream into N-byte leaves (default 4096 for rfc6962,\n"
-           "                   64 for sia); the last leaf may be short\n"
-           "  --leaves         each input line is one leaf in hex\n"
-           "  -j, --threads N  with N > 1 (default: all cores) an inclusion proof for a regular\n"
-           "                   file of 8 MiB or more hashes the two halves of the tree at once\n"
-           "  -q, --quiet      no progress line\n"
-           "  -h, --help       this help\n"
-           "Profile options, as for merkle root (each only with its profile):\n"
-           "  --internal-order, --strict                  bitcoin\n"
-           "  --limit N, --mix-in-length                  ssz\n"
-           "  --values TYPES, --dump FILE, --load         openzeppelin\n"
-           "  --piece-layer SIZE                          bittorrent-v2\n\n"
-           "With no FILE, or when FILE is -, read standard input. The input is read once,\n"
-           "in constant memory.\n"
-           "Exit status: 0 success, 1 the input cannot be read or is too short for the\n"
-           "requested proof, 2 usage error.\n");
-}
+/* ------------------------------------------------------------------ options */
 
-static void help_verify(void)
-{
-    printf("Usage: merkle verify PROOF [--root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]\n"
-           "Verify a proof written by merkle proof / merkle consistency (JSON or --binary).\n\n"
-           "  --root HEX       the trusted root (new root for a consistency proof); default:\n"
-           "                   the root stored in the proof (checks only that it is coherent)\n"
-           "  --old-root HEX   the trusted old root of a consistency proof (default: stored)\n"
-           "  --leaf FILE      the leaf's raw bytes (for a range proof: the bytes of the leaves\n"
-           "                   of the range, or for a --leaves proof one hex leaf per line)\n"
-           "  --leaf-hex HEX   the leaf's raw bytes in hex\n"
-           "  --leaf-hash HEX  the leaf hash H(0x00 || leaf)\n"
-           "Without a leaf option the leaf stored in the proof (\"leaf\", else \"leaf_hash\")\n"
-           "is used. PROOF - reads standard input.\n"
-           "Prints OK (exit 0) or FAILED: <reason> (exit 1); exit 2 for a malformed proof file\n"
-           "or a usage error.\n");
-}
+static const cli_opt proof_opts[] = {
+    {OPT_INDEX, "index", "I", NULL,
+     "prove leaf I (0-based); with the bitcoin, ssz, openzeppelin and bittorrent-v2 profiles "
+     "a comma-separated list I,I... gives a multiproof",
+     NULL},
+    {OPT_RANGE, "range", "START:END", NULL,
+     "prove the leaves [START, END) (a Sia range proof: the subtree roots left to right)", NULL},
+    {OPT_GINDEX, "gindex", "G", NULL,
+     "ssz, bittorrent-v2: prove the node at generalized index G (a comma-separated list "
+     "gives a multiproof)",
+     NULL},
+    CLI_OPT_END_ROW,
+};
+
+static const cli_opt consistency_opts[] = {
+    {OPT_OLD_SIZE, "old-size", "M", NULL,
+     "the size of the older tree (0 < M <= the number of leaves)", NULL},
+    CLI_OPT_END_ROW,
+};
+
+static const cli_opt proof_out_opts[] = {
+    {OPT_BINARY, "binary", NULL, NULL,
+     "write the binary proof encoding (\"MRKP\", version 1) instead of JSON", NULL},
+    CLI_OPT_END_ROW,
+};
+
+#define PROOF_EPILOG                                                                           \
+    "With no FILE, or when FILE is -, read standard input. The input is read once, in\n"      \
+    "constant memory. An inclusion proof for a regular file of 8 MiB or more with -j N > 1\n" \
+    "hashes the two halves of the tree at once.\n"                                            \
+    "Exit status: 0 success, 1 the input cannot be read or is too short for the\n"            \
+    "requested proof, 2 usage error.\n"
+
+const cli_cmd proof_spec = {
+    "proof",
+    NULL,
+    "Usage: merkle proof --index I [OPTIONS] [FILE]\n"
+    "       merkle proof --range START:END [OPTIONS] [FILE]\n"
+    "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
+    "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
+    "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
+    "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
+    "(Sia range proof: subtree roots left to right) of the tree of FILE, as JSON.\n"
+    "bitcoin: the SPV merkle branch of transaction I (hashes in display order);\n"
+    "ssz: the branch of a generalized index, or a multiproof for several;\n"
+    "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags);\n"
+    "bittorrent-v2: the branch of 16 KiB block B (or any node) of FILE's tree.\n"
+    "The input is read as merkle root reads it (the same options).\n",
+    {proof_opts, proof_out_opts, root_input_opts, root_shape_opts},
+    PROOF_EPILOG,
+    0,
+};
+
+const cli_cmd consistency_spec = {
+    "consistency",
+    NULL,
+    "Usage: merkle consistency --old-size M [OPTIONS] [FILE]\n"
+    "Print the RFC 9162 consistency proof that the tree of the first M leaves of FILE\n"
+    "is a prefix of the tree of all its leaves, as JSON (old_size, new_size, old_root,\n"
+    "new_root, path). The input is read as merkle root reads it (the same options).\n",
+    {consistency_opts, proof_out_opts, root_input_opts, root_shape_opts},
+    PROOF_EPILOG,
+    0,
+};
+
+static const cli_opt verify_opts[] = {
+    {OPT_ROOT, "root", "HEX", NULL,
+     "the trusted root (the new root of a consistency proof); default: the root stored in "
+     "the proof (which checks only that the proof is coherent)",
+     NULL},
+    {OPT_OLD_ROOT, "old-root", "HEX", NULL,
+     "the trusted old root of a consistency proof (default: the stored one)", NULL},
+    {OPT_LEAF, "leaf", "FILE", CLI_VALUES_FILE,
+     "the leaf's raw bytes (for a range proof: the bytes of the leaves of the range, or for "
+     "a --leaves proof one hex leaf per line)",
+     NULL},
+    {OPT_LEAF_HEX, "leaf-hex", "HEX", NULL, "the leaf's raw bytes in hex", NULL},
+    {OPT_LEAF_HASH, "leaf-hash", "HEX", NULL, "the leaf hash H(0x00 || leaf)", NULL},
+    CLI_OPT_HELP_ROW,
+    CLI_OPT_END_ROW,
+};
+
+const cli_cmd verify_spec = {
+    "verify",
+    NULL,
+    "Usage: merkle verify PROOF [--root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]\n"
+    "Verify a proof written by merkle proof / merkle consistency (JSON or --binary).\n"
+    "PROOF - reads standard input.\n",
+    {verify_opts},
+    "Without a leaf option the leaf stored in the proof (\"leaf\", else \"leaf_hash\")\n"
+    "is used.\n"
+    "Prints OK (exit 0) or FAILED: <reason> (exit 1); exit 2 for a malformed proof file\n"
+    "or a usage error.\n",
+    0,
+};
 
 /* ------------------------------------------------------------------ proof / consistency */
 
@@ -118,69 +155,81 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
     return 0;
 }
 
-/* Take our own options out of argv; the rest goes to root_parse_common. */
+/* The options of proof and consistency beyond root's input options. */
 typedef struct own_opts {
     const char *index, *range, *old_size, *gindex;
-    int binary, help;
+    int binary;
 } own_opts;
 
-static int take_value(int argc, char **argv, int *i, const char *name, const char **out,
-                      const char *sub)
+/* Parse proof's or consistency's options: 0 with *name the input, -1 after --help, else the
+** exit status after a usage message. */
+static int proof_parse(int argc, char **argv, const cli_cmd *cmd, own_opts *own, root_opts *o,
+                       const char **name)
 {
-    size_t nl = strlen(name);
-    const char *a = argv[*i];
-    if (strncmp(a, name, nl) == 0 && a[nl] == '=') {
-        *out = a + nl + 1;
-        return 1;
-    }
-    if (strcmp(a, name) == 0) {
-        if (*i + 1 >= argc) {
-            cli_usage_error(sub, "option '%s' requires an argument", name);
-            return -1;
+    memset(own, 0, sizeof *own);
+    root_opts_init(o);
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    const char *arg;
+    int c, rc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
+        switch (c) {
+        case CLI_OPT_HELP: return -1;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
+        case OPT_INDEX: own->index = arg; break;
+        case OPT_RANGE: own->range = arg; break;
+        case OPT_OLD_SIZE: own->old_size = arg; break;
+        case OPT_GINDEX: own->gindex = arg; break;
+        case OPT_BINARY: own->binary = 1; break;
+        default:
+            if ((rc = root_opt_apply(o, cmd, c, arg)) != 0) return rc;
         }
-        *out = argv[++*i];
-        return 1;
     }
+    if ((rc = root_opts_finish(o, cmd)) != 0) return rc;
+    *name = optind < argc ? argv[optind] : "-";
+    if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one input FILE is allowed");
     return 0;
 }
 
-static int split_args(int argc, char **argv, const char *sub, own_opts *own, char **rest, int *nrest)
+/* The kind of classic proof and its numbers (--index, --range, --old-size): 0, or the exit
+** status after a usage message. */
+static int proof_kind_args(const cli_cmd *cmd, const own_opts *own, int consistency,
+                           merkle_proof_kind *kind, uint64_t *a, uint64_t *b)
 {
-    memset(own, 0, sizeof *own);
-    int n = 0;
-    rest[n++] = argv[0];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--") == 0) {
-            for (; i < argc; i++) rest[n++] = argv[i];
-            break;
-        }
-        int r;
-        if ((r = take_value(argc, argv, &i, "--index", &own->index, sub)) != 0 ||
-            (r = take_value(argc, argv, &i, "--range", &own->range, sub)) != 0 ||
-            (r = take_value(argc, argv, &i, "--old-size", &own->old_size, sub)) != 0 ||
-            (r = take_value(argc, argv, &i, "--gindex", &own->gindex, sub)) != 0) {
-            if (r < 0) return -1;
-            continue;
-        }
-        if (strcmp(a, "--binary") == 0) {
-            own->binary = 1;
-            continue;
-        }
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            own->help = 1;
-            continue;
-        }
-        /* Options of root_parse_common that take a separate value: keep the pair. */
-        rest[n++] = argv[i];
-        if ((strcmp(a, "--profile") == 0 || strcmp(a, "--hash") == 0 ||
-             strcmp(a, "--leaf-size") == 0 || strcmp(a, "--threads") == 0 ||
-             strcmp(a, "--limit") == 0 || strcmp(a, "--values") == 0 || strcmp(a, "-j") == 0) &&
-            i + 1 < argc)
-            rest[n++] = argv[++i];
+    *a = *b = 0;
+    if (consistency) {
+        if (!own->old_size) return cli_cmd_usage(cmd, "--old-size M is required");
+        if (cli_parse_u64(own->old_size, a) != 0)
+            return cli_cmd_usage(cmd, "--old-size needs a non-negative integer, got '%s'",
+                                 own->old_size);
+        if (*a == 0)
+            return cli_cmd_usage(
+                cmd, "--old-size 0: a consistency proof from an empty tree is meaningless");
+        *kind = MERKLE_PROOF_CONSISTENCY;
+        return 0;
     }
-    rest[n] = NULL;
-    *nrest = n;
+    if (!own->index == !own->range)
+        return cli_cmd_usage(cmd, "give exactly one of --index I or --range START:END");
+    if (own->index) {
+        if (cli_parse_u64(own->index, a) != 0 || *a == UINT64_MAX)
+            return cli_cmd_usage(cmd, "--index needs a non-negative integer, got '%s'",
+                                 own->index);
+        *kind = MERKLE_PROOF_INCLUSION;
+        return 0;
+    }
+    const char *colon = strchr(own->range, ':');
+    char left[32];
+    size_t ll = colon ? (size_t)(colon - own->range) : 0;
+    if (!colon || ll == 0 || ll >= sizeof left)
+        return cli_cmd_usage(cmd, "--range needs START:END, got '%s'", own->range);
+    memcpy(left, own->range, ll);
+    left[ll] = 0;
+    if (cli_parse_u64(left, a) != 0 || cli_parse_u64(colon + 1, b) != 0)
+        return cli_cmd_usage(cmd, "--range needs START:END, got '%s'", own->range);
+    if (*a >= *b)
+        return cli_cmd_usage(cmd, "--range %s is empty: START must be less than END",
+                             own->range);
+    *kind = MERKLE_PROOF_RANGE;
     return 0;
 }
 
@@ -297,80 +346,25 @@ static int prove_split(const root_opts *o, const char *name, int fd, uint64_t si
     return 0;
 }
 
-static int run_prove(int argc, char **argv, const char *sub, int consistency)
+static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
 {
     own_opts own;
-    char **rest = malloc(((size_t)argc + 2) * sizeof *rest);
-    if (!rest) {
-        cli_error("out of memory");
-        return CLI_FAIL;
-    }
-    int nrest = 0;
-    if (split_args(argc, argv, sub, &own, rest, &nrest) != 0) {
-        free(rest);
-        return CLI_USAGE;
-    }
-    if (own.help) {
-        help_proof(sub);
-        free(rest);
-        return CLI_OK;
-    }
     root_opts o;
-    int first;
-    int rc = root_parse_common(nrest, rest, &o, sub, &first);
-    if (rc == -1) {
-        free(rest);
-        return CLI_OK;
-    }
-    if (rc != 0) {
-        free(rest);
-        return rc;
-    }
-    const char *name = first < nrest ? rest[first] : "-";
-    int extra = first + 1 < nrest;
-    free(rest);
-    if (extra) return cli_usage_error(sub, "only one input FILE is allowed");
-    if (o.mpi) return cli_usage_error(sub, "--mpi is not supported for proofs");
+    const char *name = "-";
+    int rc = proof_parse(argc, argv, cmd, &own, &o, &name);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (o.mpi) return cli_cmd_usage(cmd, "--mpi is not supported for proofs");
     if (!root_profile_classic(o.profile)) {
-        if (consistency || own.range || own.old_size)
-            return cli_usage_error(sub, "the %s profile has inclusion proofs and multiproofs only",
-                                   merkle_profile_name(o.profile));
+        if (consistency || own.range)
+            return cli_cmd_usage(cmd, "the %s profile has inclusion proofs and multiproofs only",
+                                 merkle_profile_name(o.profile));
         return shaped_prove(&o, name, own.index, own.gindex, own.binary);
     }
-    if (own.gindex) return cli_usage_error(sub, "--gindex belongs to the ssz profile");
+    if (own.gindex) return cli_cmd_usage(cmd, "--gindex belongs to the ssz profile");
 
-    merkle_proof_kind kind;
-    uint64_t a = 0, b = 0;
-    if (consistency) {
-        if (own.index || own.range) return cli_usage_error(sub, "--index/--range belong to merkle proof");
-        if (!own.old_size) return cli_usage_error(sub, "--old-size M is required");
-        if (cli_parse_u64(own.old_size, &a) != 0)
-            return cli_usage_error(sub, "--old-size needs a non-negative integer, got '%s'", own.old_size);
-        if (a == 0)
-            return cli_usage_error(sub, "--old-size 0: a consistency proof from an empty tree is meaningless");
-        kind = MERKLE_PROOF_CONSISTENCY;
-    } else {
-        if (own.old_size) return cli_usage_error(sub, "--old-size belongs to merkle consistency");
-        if (!own.index == !own.range) return cli_usage_error(sub, "give exactly one of --index I or --range START:END");
-        if (own.index) {
-            if (cli_parse_u64(own.index, &a) != 0 || a == UINT64_MAX)
-                return cli_usage_error(sub, "--index needs a non-negative integer, got '%s'", own.index);
-            kind = MERKLE_PROOF_INCLUSION;
-        } else {
-            const char *colon = strchr(own.range, ':');
-            char left[32];
-            size_t ll = colon ? (size_t)(colon - own.range) : 0;
-            if (!colon || ll == 0 || ll >= sizeof left)
-                return cli_usage_error(sub, "--range needs START:END, got '%s'", own.range);
-            memcpy(left, own.range, ll);
-            left[ll] = 0;
-            if (cli_parse_u64(left, &a) != 0 || cli_parse_u64(colon + 1, &b) != 0)
-                return cli_usage_error(sub, "--range needs START:END, got '%s'", own.range);
-            if (a >= b)
-                return cli_usage_error(sub, "--range %s is empty: START must be less than END", own.range);
-            kind = MERKLE_PROOF_RANGE;
-        }
-    }
+    merkle_proof_kind kind = MERKLE_PROOF_INCLUSION;
+    uint64_t a, b;
+    if ((rc = proof_kind_args(cmd, &own, consistency, &kind, &a, &b)) != 0) return rc;
 
     merkle_prover *pv = malloc(sizeof *pv);
     if (!pv) {
@@ -380,7 +374,7 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
     merkle_status s = merkle_prover_init(pv, kind, o.hash, o.leaf_size, a, b);
     if (s != MERKLE_OK) {
         free(pv);
-        return cli_usage_error(sub, "%s", merkle_strerror(s));
+        return cli_cmd_usage(cmd, "%s", merkle_strerror(s));
     }
     proof_job job;
     memset(&job, 0, sizeof job);
@@ -554,12 +548,12 @@ static int run_prove(int argc, char **argv, const char *sub, int consistency)
 
 int cmd_proof(int argc, char **argv)
 {
-    return run_prove(argc, argv, "proof", 0);
+    return run_prove(argc, argv, &proof_spec, 0);
 }
 
 int cmd_consistency(int argc, char **argv)
 {
-    return run_prove(argc, argv, "consistency", 1);
+    return run_prove(argc, argv, &consistency_spec, 1);
 }
 
 /* ------------------------------------------------------------------ verify */
@@ -567,51 +561,13 @@ int cmd_consistency(int argc, char **argv)
 /* Read a whole file ("-" = stdin) of at most max bytes. NULL after a message. */
 static uint8_t *slurp(const char *name, size_t max, size_t *len)
 {
-    int fd = cli_open_input(name);
-    if (fd < 0) {
-        cli_error("%s: %s", name, strerror(errno));
+    char *buf;
+    int e = cli_read_file(name, max, &buf, len);
+    if (e) {
+        cli_read_error(NULL, name, e, max);
         return NULL;
     }
-    size_t cap = 1 << 16, used = 0;
-    uint8_t *buf = malloc(cap + 1);
-    for (;;) {
-        if (!buf) {
-            cli_error("%s: out of memory", name);
-            break;
-        }
-        if (used == cap) {
-            if (cap >= max) {
-                cli_error("%s: larger than %zu bytes", name, max);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            cap *= 2;
-            uint8_t *nb = realloc(buf, cap + 1);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                continue;
-            }
-            buf = nb;
-        }
-        ssize_t got = read(fd, buf + used, cap - used);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            cli_error("%s: %s", name, strerror(errno));
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        if (got == 0) break;
-        used += (size_t)got;
-    }
-    if (fd != STDIN_FILENO) close(fd);
-    if (buf) {
-        buf[used] = 0;
-        *len = used;
-    }
-    return buf;
+    return (uint8_t *)buf;
 }
 
 static int verify_failed(const char *fmt, const char *detail)
@@ -710,7 +666,7 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
                              int leaf_opts)
 {
     if (leaf_opts)
-        return cli_usage_error("verify", "a multiproof carries its leaves: only --root applies");
+        return cli_cmd_usage(&verify_spec, "a multiproof carries its leaves: only --root applies");
     merkle_multiproof *m = NULL;
     merkle_error err;
     memset(&err, 0, sizeof err);
@@ -724,7 +680,7 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
     s = merkle_multiproof_verify(m, root, &err);
     merkle_multiproof_free(m);
     if (s == MERKLE_ERR_ARG && !root)
-        return cli_usage_error("verify", "the proof has no root: give --root HEX");
+        return cli_cmd_usage(&verify_spec, "the proof has no root: give --root HEX");
     if (s != MERKLE_OK)
         return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
     printf("OK\n");
@@ -734,251 +690,294 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
 }
 
-int cmd_verify(int argc, char **argv)
+/* verify's options and what they decode to. */
+typedef struct verify_args {
+    const char *root_hex, *old_root_hex, *leaf_file, *leaf_hex, *leaf_hash_hex, *pname;
+    uint8_t root[MERKLE_HASH_LEN], old_root[MERKLE_HASH_LEN], leaf_hash[MERKLE_HASH_LEN];
+    uint8_t *leaf_data; /* --leaf-hex, or --leaf's bytes once read */
+    size_t leaf_data_len;
+} verify_args;
+
+/* Options and operand: 0, -1 after --help, else the exit status after a usage message. */
+static int verify_parse(int argc, char **argv, verify_args *va)
 {
-    enum { OPT_ROOT = 256, OPT_OLD_ROOT, OPT_LEAF, OPT_LEAF_HEX, OPT_LEAF_HASH };
-    static const struct option longopts[] = {
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"old-root", required_argument, NULL, OPT_OLD_ROOT},
-        {"leaf", required_argument, NULL, OPT_LEAF},
-        {"leaf-hex", required_argument, NULL, OPT_LEAF_HEX},
-        {"leaf-hash", required_argument, NULL, OPT_LEAF_HASH},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    const char *root_hex = NULL, *old_root_hex = NULL, *leaf_file = NULL, *leaf_hex = NULL,
-               *leaf_hash_hex = NULL;
-    optind = 1;
-    opterr = 0;
+    const cli_cmd *cmd = &verify_spec;
+    memset(va, 0, sizeof *va);
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    const char *arg;
     int c;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
         switch (c) {
-        case OPT_ROOT: root_hex = optarg; break;
-        case OPT_OLD_ROOT: old_root_hex = optarg; break;
-        case OPT_LEAF: leaf_file = optarg; break;
-        case OPT_LEAF_HEX: leaf_hex = optarg; break;
-        case OPT_LEAF_HASH: leaf_hash_hex = optarg; break;
-        case 'h': help_verify(); return CLI_OK;
-        default:
-            if (optopt && optopt < 256) return cli_usage_error("verify", "invalid option -- '%c'", optopt);
-            return cli_usage_error("verify", "unrecognized option or missing argument '%s'", argv[optind - 1]);
+        case CLI_OPT_HELP: return -1;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
+        case OPT_ROOT: va->root_hex = arg; break;
+        case OPT_OLD_ROOT: va->old_root_hex = arg; break;
+        case OPT_LEAF: va->leaf_file = arg; break;
+        case OPT_LEAF_HEX: va->leaf_hex = arg; break;
+        case OPT_LEAF_HASH: va->leaf_hash_hex = arg; break;
+        default: break;
         }
     }
-    if (optind >= argc) return cli_usage_error("verify", "missing PROOF file");
-    if (optind + 1 < argc) return cli_usage_error("verify", "only one PROOF file is allowed");
-    if (!!leaf_file + !!leaf_hex + !!leaf_hash_hex > 1)
-        return cli_usage_error("verify", "give at most one of --leaf, --leaf-hex, --leaf-hash");
-    const char *pname = argv[optind];
+    if (optind >= argc) return cli_cmd_usage(cmd, "missing PROOF file");
+    if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one PROOF file is allowed");
+    if (!!va->leaf_file + !!va->leaf_hex + !!va->leaf_hash_hex > 1)
+        return cli_cmd_usage(cmd, "give at most one of --leaf, --leaf-hex, --leaf-hash");
+    va->pname = argv[optind];
+    return 0;
+}
 
-    uint8_t root[MERKLE_HASH_LEN], old_root[MERKLE_HASH_LEN], given_leaf_hash[MERKLE_HASH_LEN];
+/* Decode one 32-byte hex option: 0, or the exit status (FAILED for a wrong length). */
+static int verify_hex_opt(const char *opt, const char *hex, uint8_t out[MERKLE_HASH_LEN],
+                          const char *what)
+{
     size_t got;
-    int r;
-    if (root_hex && (r = hex_hash(root_hex, root, &got)) != 0) {
-        if (r < 0) return cli_usage_error("verify", "--root is not hex: '%s'", root_hex);
-        printf("FAILED: --root has %zu bytes, a root has %d\n", got, MERKLE_HASH_LEN);
+    int r = hex_hash(hex, out, &got);
+    if (r < 0) return cli_cmd_usage(&verify_spec, "%s is not hex: '%s'", opt, hex);
+    if (r > 0) {
+        printf("FAILED: %s has %zu bytes, %s has %d\n", opt, got, what, MERKLE_HASH_LEN);
         return CLI_FAIL;
     }
-    if (old_root_hex && (r = hex_hash(old_root_hex, old_root, &got)) != 0) {
-        if (r < 0) return cli_usage_error("verify", "--old-root is not hex: '%s'", old_root_hex);
-        printf("FAILED: --old-root has %zu bytes, a root has %d\n", got, MERKLE_HASH_LEN);
-        return CLI_FAIL;
-    }
-    if (leaf_hash_hex && (r = hex_hash(leaf_hash_hex, given_leaf_hash, &got)) != 0) {
-        if (r < 0) return cli_usage_error("verify", "--leaf-hash is not hex: '%s'", leaf_hash_hex);
-        printf("FAILED: --leaf-hash has %zu bytes, a leaf hash has %d\n", got, MERKLE_HASH_LEN);
-        return CLI_FAIL;
-    }
-    uint8_t *leaf_data = NULL;
-    size_t leaf_data_len = 0;
-    if (leaf_hex) {
-        size_t hl = strlen(leaf_hex);
-        leaf_data = malloc(hl / 2 + 1);
-        if (!leaf_data || merkle_hex_decode(leaf_data, hl / 2 + 1, &leaf_data_len, leaf_hex, hl, NULL) != MERKLE_OK) {
-            free(leaf_data);
-            return cli_usage_error("verify", "--leaf-hex is not hex");
+    return 0;
+}
+
+/* The hex options: 0, or the exit status after a message. */
+static int verify_hex_args(verify_args *va)
+{
+    int rc;
+    if (va->root_hex && (rc = verify_hex_opt("--root", va->root_hex, va->root, "a root")) != 0)
+        return rc;
+    if (va->old_root_hex &&
+        (rc = verify_hex_opt("--old-root", va->old_root_hex, va->old_root, "a root")) != 0)
+        return rc;
+    if (va->leaf_hash_hex && (rc = verify_hex_opt("--leaf-hash", va->leaf_hash_hex,
+                                                  va->leaf_hash, "a leaf hash")) != 0)
+        return rc;
+    if (va->leaf_hex) {
+        size_t hl = strlen(va->leaf_hex);
+        va->leaf_data = malloc(hl / 2 + 1);
+        if (!va->leaf_data || merkle_hex_decode(va->leaf_data, hl / 2 + 1, &va->leaf_data_len,
+                                                va->leaf_hex, hl, NULL) != MERKLE_OK) {
+            free(va->leaf_data);
+            va->leaf_data = NULL;
+            return cli_cmd_usage(&verify_spec, "--leaf-hex is not hex");
         }
     }
+    return 0;
+}
 
-    size_t flen = 0;
-    uint8_t *file = slurp(pname, MAX_PROOF_FILE, &flen);
-    if (!file) {
-        free(leaf_data);
-        return CLI_USAGE;
-    }
-    if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
-        int st = verify_multiproof(pname, (const char *)file, flen, root_hex ? root : NULL,
-                                   !!(leaf_file || leaf_hex || leaf_hash_hex || old_root_hex));
-        free(file);
-        free(leaf_data);
-        return st;
-    }
-    merkle_proof *p = malloc(sizeof *p);
-    uint8_t *stored_leaf = malloc(flen + 1); /* a binary leaf may be nearly the whole file */
-    size_t stored_leaf_len = 0;
-    int have_stored_leaf = 0;
-    int status = CLI_OK;
+/* A decoded proof and the leaf stored in it. */
+typedef struct loaded_proof {
+    merkle_proof p;
+    uint8_t *stored_leaf; /* a binary leaf may be nearly the whole file */
+    size_t stored_leaf_len;
+    int have_stored_leaf;
+} loaded_proof;
+
+/* Decode the proof file (binary "MRKP" or JSON): 0, or the exit status after a message. */
+static int verify_decode(loaded_proof *lp, const char *pname, const uint8_t *file, size_t flen)
+{
     merkle_error err;
     memset(&err, 0, sizeof err);
     merkle_status s;
-    hash_list hl;
-    memset(&hl, 0, sizeof hl);
-    if (!p || !stored_leaf) {
+    lp->stored_leaf = malloc(flen + 1);
+    if (!lp->stored_leaf) {
         cli_error("out of memory");
-        status = CLI_FAIL;
-        goto out;
+        return CLI_FAIL;
     }
     if (flen >= 4 && memcmp(file, "MRKP", 4) == 0) {
-        const uint8_t *lp;
-        s = merkle_proof_decode(p, &lp, &stored_leaf_len, file, flen, &err);
-        if (s == MERKLE_OK && lp) {
-            memcpy(stored_leaf, lp, stored_leaf_len);
-            have_stored_leaf = 1;
+        const uint8_t *leaf;
+        s = merkle_proof_decode(&lp->p, &leaf, &lp->stored_leaf_len, file, flen, &err);
+        if (s == MERKLE_OK && leaf) {
+            memcpy(lp->stored_leaf, leaf, lp->stored_leaf_len);
+            lp->have_stored_leaf = 1;
         }
     } else {
-        s = merkle_proof_from_json(p, stored_leaf, flen / 2 + 1, &stored_leaf_len, (const char *)file,
-                                   flen, &err);
-        have_stored_leaf = s == MERKLE_OK && (p->flags & MERKLE_PROOF_HAS_LEAF);
+        s = merkle_proof_from_json(&lp->p, lp->stored_leaf, flen / 2 + 1, &lp->stored_leaf_len,
+                                   (const char *)file, flen, &err);
+        lp->have_stored_leaf = s == MERKLE_OK && (lp->p.flags & MERKLE_PROOF_HAS_LEAF);
     }
-    if (s == MERKLE_ERR_VERIFY) {
-        status = verify_failed("%s", err.message);
-        goto out;
-    }
+    if (s == MERKLE_ERR_VERIFY) return verify_failed("%s", err.message);
     if (s != MERKLE_OK) {
-        cli_error("%s: malformed proof: %s", pname, err.message[0] ? err.message : merkle_strerror(s));
-        status = CLI_USAGE;
-        goto out;
+        cli_error("%s: malformed proof: %s", pname,
+                  err.message[0] ? err.message : merkle_strerror(s));
+        return CLI_USAGE;
     }
+    return 0;
+}
 
+/* The leaf hash of an inclusion proof from the options or the proof (*lh stays NULL when
+** there is none): 0, or the exit status after a message. */
+static int verify_inclusion_leaf(verify_args *va, const loaded_proof *lp,
+                                 uint8_t computed[MERKLE_HASH_LEN], const uint8_t **lh)
+{
+    const merkle_proof *p = &lp->p;
+    const uint8_t *data = NULL;
+    size_t dlen = 0;
+    if (va->leaf_hash_hex) {
+        *lh = va->leaf_hash;
+    } else {
+        if (va->leaf_file) {
+            va->leaf_data = slurp(va->leaf_file, SIZE_MAX / 2, &va->leaf_data_len);
+            if (!va->leaf_data) return CLI_USAGE;
+        }
+        if (va->leaf_data) {
+            data = va->leaf_data;
+            dlen = va->leaf_data_len;
+        } else if (lp->have_stored_leaf) {
+            data = lp->stored_leaf;
+            dlen = lp->stored_leaf_len;
+        }
+        if (data) {
+            if (leaf_hash_of(computed, p, data, dlen) != 0)
+                return verify_failed("%s", "a leaf of this profile is a 32-byte hash");
+            *lh = computed;
+        }
+    }
+    /* CometBFT's rule: a leaf must match the proof's own leaf hash when it has one. */
+    if (*lh && (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) &&
+        !merkle_ct_equal(*lh, p->leaf_hash, MERKLE_HASH_LEN))
+        return verify_failed("%s", "the leaf does not match the proof's leaf_hash");
+    return 0;
+}
+
+/* The leaf hashes of a range proof from --leaf FILE, --leaf-hex or --leaf-hash into hl:
+** 0, or the exit status after a message. */
+static int verify_range_leaves(verify_args *va, const merkle_proof *p, hash_list *hl)
+{
+    uint64_t count = p->end > p->index ? p->end - p->index : 0;
+    hl->alg = p->hash;
+    hl->limit = count;
+    if (va->leaf_hash_hex) {
+        if (hl_add(hl, NULL, 0) != 0) return CLI_USAGE; /* sized slot, replaced below */
+        memcpy(hl->h[0], va->leaf_hash, MERKLE_HASH_LEN);
+    } else if (va->leaf_file && p->leaf_size == 0) {
+        int fd = cli_open_input(va->leaf_file);
+        if (fd < 0) {
+            cli_error("%s: %s", va->leaf_file, strerror(errno));
+            return CLI_USAGE;
+        }
+        int rr = root_read_leaves(va->leaf_file, fd, hl_add_cb, hl);
+        if (fd != STDIN_FILENO) close(fd);
+        if (rr != 0) return CLI_USAGE;
+    } else if (va->leaf_file || va->leaf_hex) {
+        if (va->leaf_file) {
+            va->leaf_data = slurp(va->leaf_file, SIZE_MAX / 2, &va->leaf_data_len);
+            if (!va->leaf_data) return CLI_USAGE;
+        }
+        if (p->leaf_size == 0) {
+            if (hl_add(hl, va->leaf_data, va->leaf_data_len) != 0) return CLI_USAGE;
+        } else {
+            uint64_t ls = p->leaf_size;
+            for (size_t off = 0; off < va->leaf_data_len; off += (size_t)ls) {
+                size_t take = va->leaf_data_len - off < ls ? va->leaf_data_len - off : (size_t)ls;
+                if (hl_add(hl, va->leaf_data + off, take) != 0) return CLI_USAGE;
+            }
+        }
+    } else {
+        return cli_cmd_usage(&verify_spec, "a range proof needs the range's leaves: --leaf FILE");
+    }
+    if (hl->n != count || hl->extra) {
+        printf("FAILED: the range [%llu, %llu) has %llu leaves, --leaf gave %llu\n",
+               (ull)p->index, (ull)p->end, (ull)count, (ull)(hl->n + hl->extra));
+        return CLI_FAIL;
+    }
+    return 0;
+}
+
+/* The trusted roots against the proof's, and what the proof lacks: 0 or the exit status. */
+static int verify_preconditions(const verify_args *va, const merkle_proof *p, const uint8_t *lh)
+{
+    /* A proof that names another root than the trusted one is not a proof for it. */
+    if (va->root_hex && (p->flags & MERKLE_PROOF_HAS_ROOT) &&
+        !merkle_ct_equal(va->root, p->root, MERKLE_HASH_LEN))
+        return verify_failed("%s", "the proof's root differs from --root");
+    if (va->old_root_hex && (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) &&
+        !merkle_ct_equal(va->old_root, p->old_root, MERKLE_HASH_LEN))
+        return verify_failed("%s", "the proof's old root differs from --old-root");
+    if (!va->root_hex && !(p->flags & MERKLE_PROOF_HAS_ROOT))
+        return cli_cmd_usage(&verify_spec, "the proof has no root: give --root HEX");
+    if (p->kind == MERKLE_PROOF_INCLUSION && !lh && !(p->flags & MERKLE_PROOF_HAS_LEAF_HASH))
+        return cli_cmd_usage(&verify_spec,
+                             "the proof has no leaf: give --leaf, --leaf-hex or --leaf-hash");
+    if (p->kind == MERKLE_PROOF_CONSISTENCY && !va->old_root_hex &&
+        !(p->flags & MERKLE_PROOF_HAS_OLD_ROOT))
+        return cli_cmd_usage(&verify_spec, "the proof has no old root: give --old-root HEX");
+    return 0;
+}
+
+/* Check a decoded proof with the leaves and roots of the options: the exit status. */
+static int verify_proof(verify_args *va, loaded_proof *lp)
+{
+    merkle_proof *p = &lp->p;
     if (p->profile == MERKLE_PROFILE_BITCOIN) {
         /* --root and --leaf-hash are in display order, as the proof's JSON. */
-        reverse32(root);
-        reverse32(given_leaf_hash);
+        reverse32(va->root);
+        reverse32(va->leaf_hash);
     }
     const uint8_t *lh = NULL;
     const uint8_t(*lhs)[MERKLE_HASH_LEN] = NULL;
     uint8_t computed[MERKLE_HASH_LEN];
+    hash_list hl;
+    memset(&hl, 0, sizeof hl);
+    int status = 0;
     if (p->kind == MERKLE_PROOF_CONSISTENCY) {
-        if (leaf_file || leaf_hex || leaf_hash_hex) {
-            status = cli_usage_error("verify", "a consistency proof has no leaf: drop --leaf*");
-            goto out;
-        }
+        if (va->leaf_file || va->leaf_hex || va->leaf_hash_hex)
+            status = cli_cmd_usage(&verify_spec, "a consistency proof has no leaf: drop --leaf*");
     } else if (p->kind == MERKLE_PROOF_INCLUSION) {
-        const uint8_t *data = NULL;
-        size_t dlen = 0;
-        if (leaf_hash_hex) {
-            lh = given_leaf_hash;
-        } else {
-            if (leaf_file) {
-                leaf_data = slurp(leaf_file, SIZE_MAX / 2, &leaf_data_len);
-                if (!leaf_data) {
-                    status = CLI_USAGE;
-                    goto out;
-                }
-            }
-            if (leaf_data) {
-                data = leaf_data;
-                dlen = leaf_data_len;
-            } else if (have_stored_leaf) {
-                data = stored_leaf;
-                dlen = stored_leaf_len;
-            }
-            if (data) {
-                if (leaf_hash_of(computed, p, data, dlen) != 0) {
-                    status = verify_failed("%s", "a leaf of this profile is a 32-byte hash");
-                    goto out;
-                }
-                lh = computed;
-            }
-        }
-        /* CometBFT's rule: a leaf must match the proof's own leaf hash when it has one. */
-        if (lh && (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) &&
-            !merkle_ct_equal(lh, p->leaf_hash, MERKLE_HASH_LEN)) {
-            status = verify_failed("%s", "the leaf does not match the proof's leaf_hash");
-            goto out;
-        }
+        status = verify_inclusion_leaf(va, lp, computed, &lh);
     } else {
-        uint64_t count = p->end > p->index ? p->end - p->index : 0;
-        hl.alg = p->hash;
-        hl.limit = count;
-        if (leaf_hash_hex) {
-            if (hl_add(&hl, NULL, 0) != 0) goto usage_fail; /* sized slot, replaced below */
-            memcpy(hl.h[0], given_leaf_hash, MERKLE_HASH_LEN);
-        } else if (leaf_file || leaf_hex) {
-            if (leaf_file && p->leaf_size == 0) {
-                int fd = cli_open_input(leaf_file);
-                if (fd < 0) {
-                    cli_error("%s: %s", leaf_file, strerror(errno));
-                    goto usage_fail;
-                }
-                int rr = root_read_leaves(leaf_file, fd, hl_add_cb, &hl);
-                if (fd != STDIN_FILENO) close(fd);
-                if (rr != 0) goto usage_fail;
-            } else {
-                if (leaf_file) {
-                    leaf_data = slurp(leaf_file, SIZE_MAX / 2, &leaf_data_len);
-                    if (!leaf_data) goto usage_fail;
-                }
-                if (p->leaf_size == 0) {
-                    if (hl_add(&hl, leaf_data, leaf_data_len) != 0) goto usage_fail;
-                } else {
-                    uint64_t ls = p->leaf_size;
-                    for (size_t off = 0; off < leaf_data_len; off += (size_t)ls) {
-                        size_t take = leaf_data_len - off < ls ? leaf_data_len - off : (size_t)ls;
-                        if (hl_add(&hl, leaf_data + off, take) != 0) goto usage_fail;
-                    }
-                }
-            }
-        } else {
-            status = cli_usage_error("verify", "a range proof needs the range's leaves: --leaf FILE");
-            goto out;
-        }
-        if (hl.n != count || hl.extra) {
-            printf("FAILED: the range [%llu, %llu) has %llu leaves, --leaf gave %llu\n",
-                   (ull)p->index, (ull)p->end, (ull)count, (ull)(hl.n + hl.extra));
-            status = CLI_FAIL;
-            goto out;
-        }
+        status = verify_range_leaves(va, p, &hl);
         lhs = (const uint8_t(*)[MERKLE_HASH_LEN])hl.h;
     }
-    /* A proof that names another root than the trusted one is not a proof for it. */
-    if (root_hex && (p->flags & MERKLE_PROOF_HAS_ROOT) && !merkle_ct_equal(root, p->root, MERKLE_HASH_LEN)) {
-        status = verify_failed("%s", "the proof's root differs from --root");
-        goto out;
+    if (status == 0) status = verify_preconditions(va, p, lh);
+    if (status == 0) {
+        merkle_error err;
+        memset(&err, 0, sizeof err);
+        merkle_status s = merkle_proof_verify(p, va->root_hex ? va->root : NULL,
+                                              va->old_root_hex ? va->old_root : NULL, lh, lhs, &err);
+        if (s == MERKLE_OK) {
+            printf("OK\n");
+            if (!va->root_hex)
+                fprintf(stderr, "merkle verify: note: checked against the root stored in the "
+                                "proof; pass --root to check against a trusted root\n");
+            status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
+        } else {
+            status = verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
+        }
     }
-    if (old_root_hex && (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) &&
-        !merkle_ct_equal(old_root, p->old_root, MERKLE_HASH_LEN)) {
-        status = verify_failed("%s", "the proof's old root differs from --old-root");
-        goto out;
-    }
-    if (!root_hex && !(p->flags & MERKLE_PROOF_HAS_ROOT)) {
-        status = cli_usage_error("verify", "the proof has no root: give --root HEX");
-        goto out;
-    }
-    if (p->kind == MERKLE_PROOF_INCLUSION && !lh && !(p->flags & MERKLE_PROOF_HAS_LEAF_HASH)) {
-        status = cli_usage_error("verify", "the proof has no leaf: give --leaf, --leaf-hex or --leaf-hash");
-        goto out;
-    }
-    if (p->kind == MERKLE_PROOF_CONSISTENCY && !old_root_hex && !(p->flags & MERKLE_PROOF_HAS_OLD_ROOT)) {
-        status = cli_usage_error("verify", "the proof has no old root: give --old-root HEX");
-        goto out;
-    }
-    s = merkle_proof_verify(p, root_hex ? root : NULL, old_root_hex ? old_root : NULL, lh, lhs, &err);
-    if (s == MERKLE_OK) {
-        printf("OK\n");
-        if (!root_hex)
-            fprintf(stderr, "merkle verify: note: checked against the root stored in the proof; "
-                            "pass --root to check against a trusted root\n");
-        status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
-    } else {
-        status = verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
-    }
-    goto out;
-usage_fail:
-    status = CLI_USAGE;
-out:
     free(hl.h);
-    free(p);
-    free(stored_leaf);
-    free(leaf_data);
-    free(file);
     return status;
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    verify_args va;
+    int rc = verify_parse(argc, argv, &va);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if ((rc = verify_hex_args(&va)) != 0) return rc;
+    size_t flen = 0;
+    uint8_t *file = slurp(va.pname, MAX_PROOF_FILE, &flen);
+    if (!file) {
+        free(va.leaf_data);
+        return CLI_USAGE;
+    }
+    if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
+        rc = verify_multiproof(va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
+                               !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex ||
+                                  va.old_root_hex));
+    } else {
+        loaded_proof *lp = calloc(1, sizeof *lp);
+        if (!lp) {
+            cli_error("out of memory");
+            rc = CLI_FAIL;
+        } else if ((rc = verify_decode(lp, va.pname, file, flen)) == 0) {
+            rc = verify_proof(&va, lp);
+        }
+        if (lp) free(lp->stored_leaf);
+        free(lp);
+    }
+    free(file);
+    free(va.leaf_data);
+    return rc;
 }

@@ -9,80 +9,100 @@
 ** '#' comments are ignored.
 */
 #include <errno.h>
-#include <getopt.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
 
+/* ------------------------------------------------------------------ options */
+
+static const cli_opt trie_key_opts[] = {
+    {'k', "key", "HEX", NULL, "the key to prove ('-' or '' for the empty key)", NULL},
+    CLI_OPT_END_ROW,
+};
+
+static const cli_opt trie_build_opts[] = {
+    {'b', "branch-factor", "N", "2 4 16 256", "2, 4, 16 (the default, as merkledb) or 256", NULL},
+    {'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL},
+    CLI_OPT_HELP_ROW,
+    CLI_OPT_END_ROW,
+};
+
+static const cli_opt trie_verify_opts[] = {
+    {'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL},
+    CLI_OPT_HELP_ROW,
+    CLI_OPT_END_ROW,
+};
+
+#define TRIE_OPS_TEXT                                                                      \
+    "FILE (default: standard input; '-' too) holds one operation per line, applied in\n" \
+    "order: 'put KEYHEX VALUEHEX' or 'del KEYHEX'. A lone '-' is an empty key or an\n"   \
+    "empty (present) value. Blank lines and '#' comments are ignored.\n"
+#define TRIE_BUILD_EXIT "Exit status: 0 success, 1 unreadable or malformed FILE, 2 usage error.\n"
+
+const cli_cmd trie_root_spec = {
+    "trie root",
+    "print the root ID of the trie the operations build",
+    "Usage: merkle trie root [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
+    "Print the root ID of a Merkle radix trie with avalanchego merkledb node IDs: lowercase\n"
+    "hex, two spaces, cb58.\n" TRIE_OPS_TEXT,
+    {trie_build_opts},
+    TRIE_BUILD_EXIT,
+    0,
+};
+
+const cli_cmd trie_prove_spec = {
+    "trie prove",
+    "write a proof that a key is present, or absent",
+    "Usage: merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
+    "Write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is present with\n"
+    "its value, or absent, in the trie FILE builds, to standard output.\n" TRIE_OPS_TEXT,
+    {trie_key_opts, trie_build_opts},
+    TRIE_BUILD_EXIT,
+    0,
+};
+
+const cli_cmd trie_verify_spec = {
+    "trie verify",
+    "check a proof against a trusted root ID",
+    "Usage: merkle trie verify PROOF --root ID\n"
+    "Check PROOF (a file, or - for standard input) against the root ID (64 hex digits or\n"
+    "cb58); print 'OK: key HEX present, value HEX', 'OK: key HEX absent' or\n"
+    "'FAILED: reason'.\n",
+    {trie_verify_opts},
+    "Exit status: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n",
+    0,
+};
+
 static void help(void)
 {
     printf("Usage: merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
            "       merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
            "       merkle trie verify PROOF --root ID\n\n"
-           "A Merkle radix trie with avalanchego merkledb node IDs.\n"
-           "FILE (default: standard input; '-' too) holds one operation per line, applied in\n"
-           "order: 'put KEYHEX VALUEHEX' or 'del KEYHEX'. A lone '-' is an empty key or an\n"
-           "empty (present) value. Blank lines and '#' comments are ignored.\n\n"
+           "A Merkle radix trie with avalanchego merkledb node IDs.\n" TRIE_OPS_TEXT "\n"
            "  root     print the root ID: lowercase hex, two spaces, cb58\n"
            "  prove    write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is\n"
            "           present with its value, or absent, to standard output\n"
            "  verify   check PROOF (a file, or - for standard input) against the root ID\n"
            "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason'\n\n"
-           "  -b, --branch-factor N  2, 4, 16 (default) or 256\n"
-           "  -k, --key HEX          the key to prove ('-' or '' for the empty key)\n"
-           "  -r, --root ID          the trusted root ID for verify\n"
-           "  -j, --threads N        hash with N threads (0 = all cores, the default)\n"
-           "  -h, --help             this help\n\n"
-           "Exit status: root/prove: 0 success, 1 unreadable or malformed FILE, 2 usage error;\n"
-           "verify: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n");
-}
-
-/* Read all of fd into a malloc'd buffer (NUL-terminated). NULL on error (errno set). */
-static char *slurp(int fd, size_t *len)
-{
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (buf == NULL) return NULL;
-    for (;;) {
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                free(buf);
-                errno = ENOMEM;
-                return NULL;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            free(buf);
-            errno = e;
-            return NULL;
-        }
-        if (r == 0) break;
-        n += (size_t)r;
-    }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+           "Options of root and prove:\n");
+    cli_help_options(&trie_prove_spec, stdout);
+    printf("Options of verify:\n");
+    cli_help_options(&trie_verify_spec, stdout);
+    printf("\nExit status: root/prove: 0 success, 1 unreadable or malformed FILE, 2 usage "
+           "error;\nverify: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n");
 }
 
 static char *read_named(const char *name, size_t *len)
 {
-    int fd = cli_open_input(name);
-    if (fd < 0) {
-        cli_error("trie: %s: %s", name, strerror(errno));
+    char *buf;
+    int e = cli_read_file(name, SIZE_MAX / 2, &buf, len);
+    if (e) {
+        cli_read_error("trie", name, e, SIZE_MAX / 2);
         return NULL;
     }
-    char *buf = slurp(fd, len);
-    int e = errno;
-    if (fd != 0) close(fd);
-    if (buf == NULL) cli_error("trie: %s: %s", name, strerror(e));
     return buf;
 }
 
@@ -140,12 +160,12 @@ static void print_hex_or_dash(const uint8_t *p, size_t n)
     }
 }
 
-static int do_verify(const char *sub, const char *proof_name, const char *root_s)
+static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *root_s)
 {
     uint8_t root[MERKLE_TRIE_ID_LEN];
     merkle_error e;
     if (merkle_trie_id_parse(root, root_s, &e) != MERKLE_OK)
-        return cli_usage_error(sub, "--root: %s", e.message);
+        return cli_cmd_usage(cmd, "--root: %s", e.message);
     size_t len;
     char *buf = read_named(proof_name, &len);
     if (buf == NULL) return CLI_USAGE;
@@ -178,6 +198,38 @@ static int do_verify(const char *sub, const char *proof_name, const char *root_s
     return rc;
 }
 
+/* The options of a trie action. */
+typedef struct trie_args {
+    unsigned bf, threads;
+    const char *key_s, *root_s;
+} trie_args;
+
+/* 0, -1 after --help, or the exit status of a usage error. */
+static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
+{
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc, argv);
+    const char *arg;
+    int c, rc;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
+        switch (c) {
+        case CLI_OPT_HELP: return -1;
+        case CLI_OPT_ERROR: return cli_cmd_usage_rc(cmd);
+        case 'b':
+            if (parse_bf(arg, &ta->bf) != 0)
+                return cli_cmd_usage(cmd, "--branch-factor must be 2, 4, 16 or 256, not '%s'", arg);
+            break;
+        case 'k': ta->key_s = arg; break;
+        case 'r': ta->root_s = arg; break;
+        case 'j':
+            if ((rc = cli_parse_jobs(cmd, arg, &ta->threads)) != 0) return rc;
+            break;
+        default: break;
+        }
+    }
+    return 0;
+}
+
 int cmd_trie(int argc, char **argv)
 {
     if (argc < 2) return cli_usage_error("trie", "missing action: root, prove or verify");
@@ -190,62 +242,26 @@ int cmd_trie(int argc, char **argv)
         is_verify = strcmp(action, "verify") == 0;
     if (!is_root && !is_prove && !is_verify)
         return cli_usage_error("trie", "unknown action '%s' (root, prove or verify)", action);
-    char sub[16];
-    snprintf(sub, sizeof sub, "trie %s", action);
-    static const struct option longopts[] = {{"branch-factor", required_argument, NULL, 'b'},
-                                             {"key", required_argument, NULL, 'k'},
-                                             {"root", required_argument, NULL, 'r'},
-                                             {"threads", required_argument, NULL, 'j'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {NULL, 0, NULL, 0}};
-    unsigned bf = 16, threads = 0; /* 0: all cores, as every command's -j */
-    const char *key_s = NULL, *root_s = NULL;
+    const cli_cmd *cmd = is_root ? &trie_root_spec : is_prove ? &trie_prove_spec : &trie_verify_spec;
+    trie_args ta = {16, 0, NULL, NULL}; /* threads 0: all cores, as every command's -j */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt_long(sub_argc, sub_argv, ":b:k:r:j:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'b':
-            if (is_verify) return cli_usage_error(sub, "--branch-factor is not used by verify");
-            if (parse_bf(optarg, &bf) != 0)
-                return cli_usage_error(sub, "--branch-factor must be 2, 4, 16 or 256, not '%s'",
-                                       optarg);
-            break;
-        case 'k':
-            if (!is_prove) return cli_usage_error(sub, "--key is only for prove");
-            key_s = optarg;
-            break;
-        case 'r':
-            if (!is_verify) return cli_usage_error(sub, "--root is only for verify");
-            root_s = optarg;
-            break;
-        case 'j':
-            if (is_verify) return cli_usage_error(sub, "--threads is not used by verify");
-            if (cli_parse_jobs(sub, optarg, &threads) != 0) return CLI_USAGE;
-            break;
-        case 'h':
-            help();
-            return CLI_OK;
-        case ':':
-            return cli_usage_error(sub, "option '%s' needs an argument", sub_argv[optind - 1]);
-        default:
-            return cli_usage_error(sub, "unknown option '%s'", sub_argv[optind - 1]);
-        }
-    }
+    int prc = trie_parse(cmd, sub_argc, sub_argv, &ta);
+    if (prc) return prc < 0 ? CLI_OK : prc;
+    const char *key_s = ta.key_s, *root_s = ta.root_s;
+    unsigned bf = ta.bf, threads = ta.threads;
     int npos = sub_argc - optind;
     if (is_verify) {
-        if (npos != 1) return cli_usage_error(sub, "expected exactly one PROOF file");
-        if (root_s == NULL) return cli_usage_error(sub, "--root ID is required");
-        return do_verify(sub, sub_argv[optind], root_s);
+        if (npos != 1) return cli_cmd_usage(cmd, "expected exactly one PROOF file");
+        if (root_s == NULL) return cli_cmd_usage(cmd, "--root ID is required");
+        return do_verify(cmd, sub_argv[optind], root_s);
     }
-    if (npos > 1) return cli_usage_error(sub, "at most one FILE");
+    if (npos > 1) return cli_cmd_usage(cmd, "at most one FILE");
     const char *file = npos == 1 ? sub_argv[optind] : "-";
     uint8_t *key = NULL;
     size_t key_len = 0;
     if (is_prove) {
-        if (key_s == NULL) return cli_usage_error(sub, "--key HEX is required");
+        if (key_s == NULL) return cli_cmd_usage(cmd, "--key HEX is required");
         size_t kl = strlen(key_s);
         if (!(kl == 1 && key_s[0] == '-')) {
             key = malloc(kl / 2 + 1);
@@ -256,7 +272,7 @@ int cmd_trie(int argc, char **argv)
             }
             if (merkle_hex_decode(key, kl / 2 + 1, &key_len, key_s, kl, &e) != MERKLE_OK) {
                 free(key);
-                return cli_usage_error(sub, "--key: %s", e.message);
+                return cli_cmd_usage(cmd, "--key: %s", e.message);
             }
         }
     }

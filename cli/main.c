@@ -7,22 +7,25 @@
 
 #include "cli.h"
 
-static const struct {
-    const char *name;
-    int (*fn)(int, char **);
-    const char *summary;
-} commands[] = {
-    {"root", cmd_root, "Merkle root of files or leaf lists"},
-    {"proof", cmd_proof, "inclusion or range proof for leaves of a tree"},
-    {"consistency", cmd_consistency, "consistency proof between two tree sizes"},
-    {"verify", cmd_verify, "verify a proof"},
-    {"sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)"},
-    {"check", cmd_check, "check files against checksum lists"},
-    {"audit", cmd_audit, "report changed, missing, moved and new files of a directory"},
-    {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest"},
-    {"cat", cmd_cat, "write files to stdout only after they verified against a manifest"},
-    {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify"},
-    {"clvm", cmd_clvm, "CLVM tree hash and serialization"},
+#define SPECS(...) ((const cli_cmd *const[]){__VA_ARGS__, NULL})
+
+static const cli_command_entry commands[] = {
+    {"root", cmd_root, "Merkle root of files or leaf lists", SPECS(&root_spec)},
+    {"proof", cmd_proof, "inclusion or range proof for leaves of a tree", SPECS(&proof_spec)},
+    {"consistency", cmd_consistency, "consistency proof between two tree sizes",
+     SPECS(&consistency_spec)},
+    {"verify", cmd_verify, "verify a proof", SPECS(&verify_spec)},
+    {"sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)", SPECS(&sum_spec)},
+    {"check", cmd_check, "check files against checksum lists", SPECS(&check_spec)},
+    {"audit", cmd_audit, "report changed, missing, moved and new files of a directory",
+     SPECS(&audit_spec)},
+    {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest", SPECS(&dirroot_spec)},
+    {"cat", cmd_cat, "write files to stdout only after they verified against a manifest",
+     SPECS(&cat_spec)},
+    {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify",
+     SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec)},
+    {"clvm", cmd_clvm, "CLVM tree hash and serialization",
+     SPECS(&clvm_hash_spec, &clvm_serialize_spec)},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -80,6 +83,8 @@ int main(int argc, char **argv)
         printf("merkle %s (SHA-256 backend: %s)\n", merkle_version(), merkle_sha256_backend());
         return CLI_OK;
     }
+    /* Hidden: the option tables for tools/gen_cli_docs.py (merkle(1), completions). */
+    if (strcmp(cmd, "__options") == 0) return cli_dump_options(commands, N_COMMANDS, stdout);
     int i = find_command(cmd);
     if (i >= 0) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "merkle: unknown command '%s'\n", cmd);

@@ -13,6 +13,8 @@ typedef struct root_opts {
     merkle_hash_alg hash;
     size_t leaf_size;
     int leaves;      /* --leaves: hex leaf per line */
+    const char *hash_name;     /* --hash as given (resolved by root_opts_finish) */
+    uint64_t leaf_size_given;  /* --leaf-size as given, 0 if not */
     unsigned threads;
     int threads_given; /* -j N with N > 0 (else threads is the core count) */
     int quiet;
@@ -37,11 +39,16 @@ typedef struct root_result {
 } root_result;
 
 /*
-** Parse the options common to root/proof/consistency (those commands add theirs first and
-** pass the rest). Returns 0 and sets *first_arg to the first operand; -1 after printing
-** help; CLI_USAGE after a usage message.
+** The input options of root, proof and consistency (tables in cli/cmd_root.c; proof and
+** consistency add their own tables in front). root_opt_apply takes one option returned by
+** cli_opt_next: 0 when applied, 1 when it is not one of these, else the exit status after
+** the usage message. root_opts_finish resolves defaults and checks combinations: 0 or the
+** exit status after a message.
 */
-int root_parse_common(int argc, char **argv, root_opts *o, const char *sub, int *first_arg);
+extern const cli_opt root_input_opts[], root_shape_opts[];
+void root_opts_init(root_opts *o);
+int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg);
+int root_opts_finish(root_opts *o, const cli_cmd *cmd);
 
 /*
 ** Compute the root of the named input ("-" = stdin). On failure prints a message naming

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,15 +36,77 @@ int cli_usage_error(const char *sub, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_parse_jobs(const char *sub, const char *arg, unsigned *out)
+int cli_parse_jobs(const cli_cmd *cmd, const char *arg, unsigned *out)
 {
     uint64_t j;
-    if (cli_parse_u64(arg, &j) != 0 || j > 1024) {
-        cli_usage_error(sub, "-j needs a thread count 0..1024 (0 = all cores), got '%s'", arg);
-        return -1;
-    }
+    if (cli_parse_u64(arg, &j) != 0 || j > 1024)
+        return cli_cmd_usage(cmd, "-j needs a thread count 0..1024 (0 = all cores), got '%s'",
+                             arg);
     *out = (unsigned)j;
     return 0;
+}
+
+int cli_read_fd(int fd, size_t max, char **out, size_t *len)
+{
+    size_t cap = 65536, used = 0;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+        if ((uint64_t)st.st_size > max) return EFBIG;
+        cap = (size_t)st.st_size + 1; /* one more byte sees the end without growing */
+    }
+    if (cap > max) cap = max + 1;
+    char *buf = malloc(cap + 1);
+    if (!buf) return ENOMEM;
+    for (;;) {
+        if (used == cap) {
+            if (cap > max) {
+                free(buf);
+                return EFBIG;
+            }
+            size_t nc = cap > max / 2 ? max + 1 : cap * 2;
+            char *nb = realloc(buf, nc + 1);
+            if (!nb) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = nb;
+            cap = nc;
+        }
+        ssize_t r = read(fd, buf + used, cap - used);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            free(buf);
+            return e;
+        }
+        if (r == 0) break;
+        used += (size_t)r;
+    }
+    if (used > max) {
+        free(buf);
+        return EFBIG;
+    }
+    buf[used] = '\0';
+    *out = buf;
+    *len = used;
+    return 0;
+}
+
+int cli_read_file(const char *name, size_t max, char **out, size_t *len)
+{
+    int fd = cli_open_input(name);
+    if (fd < 0) return errno;
+    int e = cli_read_fd(fd, max, out, len);
+    if (fd != STDIN_FILENO) close(fd);
+    return e;
+}
+
+void cli_read_error(const char *what, const char *name, int err, size_t max)
+{
+    if (err == EFBIG)
+        cli_error("%s%s%s: larger than %zu bytes", what ? what : "", what ? ": " : "", name, max);
+    else
+        cli_error("%s%s%s: %s", what ? what : "", what ? ": " : "", name, strerror(err));
 }
 
 int cli_parse_u64(const char *s, uint64_t *out)

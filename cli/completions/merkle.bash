@@ -1,58 +1,69 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # bash completion for merkle(1)                                   -*- shell-script -*-
 #
-# Commands and the values of well-known options are listed here; the options of each
-# command are read from `merkle COMMAND --help` of the merkle being completed (and cached),
-# so that a newer merkle's options complete without editing this file.
+# The commands and the options of each are generated from the option tables in cli/ (the
+# block below; tools/gen_cli_docs.py rewrites it, a ctest checks it is current).
 
-_merkle_commands="root proof consistency verify sum check audit dirroot cat trie clvm"
-_merkle_subcommands_trie="root prove verify"
-_merkle_subcommands_clvm="hash serialize"
+# BEGIN GENERATED OPTIONS (tools/gen_cli_docs.py from the option tables in cli/)
+_merkle_commands='root proof consistency verify sum check audit dirroot cat trie clvm'
+_merkle_subcommands_trie='root prove verify'
+_merkle_subcommands_clvm='hash serialize'
 
-# Print the long options that `$1 ARGS... --help` mentions (option lines, usage lines and
-# text alike): one per line, "--name", or "--name=" when some mention is followed by a VALUE
-# placeholder (an upper-case word).
-_merkle_help_options()
+# The options of a command ("root", "trie root"): "-x" or "--name" for a flag,
+# "-x=" or "--name=" for an option that takes a value.
+_merkle_command_options()
 {
-    local bin=$1
-    shift
-    "$bin" "$@" --help 2>/dev/null |
-        grep -oE -- '--[[:alnum:]][[:alnum:]-]*([ =][A-Z][A-Z_.:]*)?' |
-        sed -E 's/[ =][A-Z][A-Z_.:]*$/=/' | sort -u |
-        awk '{ n = $0; sub(/=$/, "", n); if (!(n in seen) || $0 ~ /=$/) seen[n] = $0 }
-             END { for (n in seen) print seen[n] }'
+    case $1 in
+        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer= --mpi' ;;
+        'proof') echo '--index= --range= --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer=' ;;
+        'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer=' ;;
+        'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
+        'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;
+        'check') echo '-a= --algorithm= -l= --length= --cache= --cache-key= --quiet --status --strict -w --warn --ignore-missing -j= --threads= --mpi --version -h --help' ;;
+        'audit') echo '-a= --algorithm= -j= --threads= -h --help' ;;
+        'dirroot') echo '-a= --algorithm= --leaves -h --help' ;;
+        'cat') echo '-m= --manifest= -a= --algorithm= -h --help' ;;
+        'trie root') echo '-b= --branch-factor= -j= --threads= -h --help' ;;
+        'trie prove') echo '-k= --key= -b= --branch-factor= -j= --threads= -h --help' ;;
+        'trie verify') echo '-r= --root= -h --help' ;;
+        'clvm hash') echo '-h --help' ;;
+        'clvm serialize') echo '--backrefs -h --help' ;;
+    esac
 }
 
-# Cache key -> option list, so each --help runs once per shell.
-declare -gA _merkle_option_cache 2>/dev/null || true
-
-_merkle_options()
+# The values of an option ("COMMAND OPTION"): words, or <file> for a file name.
+_merkle_option_values()
 {
-    local bin=$1 key
-    shift
-    key="$bin $*"
-    if [[ -z ${_merkle_option_cache[$key]+set} ]]; then
-        _merkle_option_cache[$key]=$(_merkle_help_options "$bin" "$@")
-    fi
-    printf '%s\n' "${_merkle_option_cache[$key]}"
+    case $1 in
+        'root --profile' | 'proof --profile' | 'consistency --profile')
+            echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' ;;
+        'root --hash' | 'proof --hash' | 'consistency --hash')
+            echo 'sha256 blake2b-256 keccak256' ;;
+        'root --dump' | 'proof --dump' | 'consistency --dump' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
+            echo '<file>' ;;
+        'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
+            echo 'md5 sha1 sha256 sha512 blake2b' ;;
+        'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor')
+            echo '2 4 16 256' ;;
+    esac
 }
+# END GENERATED OPTIONS
 
 _merkle()
 {
-    local cur prev bin cmd sub i
+    local cur prev cmd sub i key
     COMPREPLY=()
     cur=${COMP_WORDS[COMP_CWORD]}
     prev=${COMP_WORDS[COMP_CWORD - 1]}
-    bin=${COMP_WORDS[0]}
-    command -v "$bin" >/dev/null 2>&1 || bin=merkle
 
-    # The command is the first word after "merkle" that is not an option.
+    # The command is the first word after "merkle" that is not an option; trie and clvm
+    # take a subcommand after it.
     cmd='' sub=''
     for ((i = 1; i < COMP_CWORD; i++)); do
         if [[ ${COMP_WORDS[i]} != -* ]]; then
             if [[ -z $cmd ]]; then
                 cmd=${COMP_WORDS[i]}
-            elif [[ -z $sub && ($cmd == trie || $cmd == clvm) ]]; then
+            elif [[ -z $sub && -n $(_merkle_subcommands "$cmd") ]]; then
                 sub=${COMP_WORDS[i]}
             fi
         fi
@@ -66,63 +77,26 @@ _merkle()
         fi
         return 0
     fi
-
-    if [[ -z $sub && $cur != -* ]]; then
-        case $cmd in
-            trie)
-                mapfile -t COMPREPLY < <(compgen -W "$_merkle_subcommands_trie" -- "$cur")
-                return 0
-                ;;
-            clvm)
-                mapfile -t COMPREPLY < <(compgen -W "$_merkle_subcommands_clvm" -- "$cur")
-                return 0
-                ;;
-        esac
+    if [[ -z $sub && -n $(_merkle_subcommands "$cmd") ]]; then
+        mapfile -t COMPREPLY < <(compgen -W "$(_merkle_subcommands "$cmd")" -- "$cur")
+        return 0
     fi
-
-    # Values of options.
-    case $prev in
-        --profile)
-            mapfile -t COMPREPLY < <(compgen -W "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2" -- "$cur")
-            return 0
-            ;;
-        --hash)
-            mapfile -t COMPREPLY < <(compgen -W "sha256 blake2b-256 keccak256" -- "$cur")
-            return 0
-            ;;
-        -a | --algorithm)
-            mapfile -t COMPREPLY < <(compgen -W "md5 sha1 sha256 sha512 blake2b" -- "$cur")
-            return 0
-            ;;
-        --format)
-            mapfile -t COMPREPLY < <(compgen -W "gnu bsd hex json" -- "$cur")
-            return 0
-            ;;
-        -b | --branch-factor)
-            mapfile -t COMPREPLY < <(compgen -W "2 4 16 256" -- "$cur")
-            return 0
-            ;;
-        --leaf-size | -j | --threads | --num-threads | --index | --size | --old-size | \
-            --new-size | --start | --end | -n | --count | -k | --key | -r | --root | \
-            --range | --old-root | --leaf-hex | --leaf-hash | -l | --length | --limit | --gindex | \
-            --values | --piece-layer)
-            return 0
-            ;;
-    esac
+    key=$cmd${sub:+ $sub}
 
     local -a opts
-    if [[ -n $sub ]]; then
-        mapfile -t opts < <(_merkle_options "$bin" "$cmd" "$sub")
-    else
-        mapfile -t opts < <(_merkle_options "$bin" "$cmd")
-    fi
+    read -r -a opts <<<"$(_merkle_command_options "$key")"
 
-    # An option listed with a VALUE placeholder and not known above: complete file names.
-    local o
+    # The value of an option: its words, a file name, or nothing to offer (a number...).
+    local o values
     for o in "${opts[@]}"; do
         if [[ $o == *= && $prev == "${o%=}" ]]; then
-            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
-            compopt -o filenames 2>/dev/null
+            values=$(_merkle_option_values "$key $prev")
+            if [[ $values == "<file>" ]]; then
+                mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+                compopt -o filenames 2>/dev/null
+            elif [[ -n $values ]]; then
+                mapfile -t COMPREPLY < <(compgen -W "$values" -- "$cur")
+            fi
             return 0
         fi
     done
@@ -130,7 +104,6 @@ _merkle()
     if [[ $cur == -* ]]; then
         local -a names=()
         for o in "${opts[@]}"; do names+=("${o%=}"); done
-        [[ " ${names[*]} " == *" --help "* ]] || names+=(--help)
         mapfile -t COMPREPLY < <(compgen -W "${names[*]}" -- "$cur")
         return 0
     fi
@@ -138,6 +111,13 @@ _merkle()
     mapfile -t COMPREPLY < <(compgen -f -- "$cur")
     compopt -o filenames 2>/dev/null
     return 0
+}
+
+# The subcommands of a command (trie, clvm), or nothing.
+_merkle_subcommands()
+{
+    local var=_merkle_subcommands_$1
+    [[ $1 =~ ^[a-z]+$ ]] && printf '%s' "${!var-}"
 }
 
 complete -F _merkle merkle

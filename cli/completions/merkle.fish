@@ -1,11 +1,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # fish completion for merkle(1).
 #
-# Commands are listed here; the options of each command are read from
-# `merkle COMMAND --help` of the merkle being completed, so a newer merkle's options
-# complete without editing this file.
-
-set -l merkle_commands root proof consistency verify sum check audit dirroot cat trie clvm
+# The commands and the options of each are generated from the option tables in cli/ (the
+# block below; tools/gen_cli_docs.py rewrites it, a ctest checks it is current).
 
 # The command (and for trie/clvm the subcommand) on the command line so far.
 function __merkle_command_words
@@ -34,46 +31,138 @@ function __merkle_needs_subcommand -a cmd
     test (count $w) -eq 1; and test "$w[1]" = $cmd
 end
 
-function __merkle_prev_is
-    set -l tokens (commandline -opc)
-    contains -- $tokens[-1] $argv
-end
-
-# Long options of the current command from its --help, with their description.
-function __merkle_options
+# The command line is at the options of this command ("root", "trie root").
+function __merkle_using
     set -l w (__merkle_command_words)
-    test (count $w) -ge 1; or return
-    set -l bin (commandline -opc)[1]
-    set -l help ($bin $w --help 2>/dev/null)
-    # Option lines give a description; options only named in usage lines or text come bare.
-    set -l described (string replace -rf -- '^\s*(?:-\w, )?(--[\w][\w-]*)(?:[ =][A-Z][A-Z_.:]*)?\s+(.*)$' '$1\t$2' $help)
-    printf '%s\n' $described
-    set -l names (string replace -r -- '\t.*' '' $described)
-    for o in (string match -ar -- '--[[:alnum:]][[:alnum:]-]*' $help | sort -u)
-        contains -- $o $names; or echo $o
-    end
+    test "$w" = "$argv"
 end
 
 complete -c merkle -n __merkle_needs_command -f -s h -l help -d 'show the list of commands'
 complete -c merkle -n __merkle_needs_command -f -s V -l version -d 'show the version'
+
+# BEGIN GENERATED OPTIONS (tools/gen_cli_docs.py from the option tables in cli/)
+set -g __merkle_commands root proof consistency verify sum check audit dirroot cat trie clvm
 complete -c merkle -n __merkle_needs_command -f -a root -d 'Merkle root of files or leaf lists'
-complete -c merkle -n __merkle_needs_command -f -a proof -d 'inclusion or range proof'
+complete -c merkle -n __merkle_needs_command -f -a proof -d 'inclusion or range proof for leaves of a tree'
 complete -c merkle -n __merkle_needs_command -f -a consistency -d 'consistency proof between two tree sizes'
 complete -c merkle -n __merkle_needs_command -f -a verify -d 'verify a proof'
-complete -c merkle -n __merkle_needs_command -f -a sum -d 'print checksums'
+complete -c merkle -n __merkle_needs_command -f -a sum -d 'print checksums (md5sum/sha256sum/b2sum compatible)'
 complete -c merkle -n __merkle_needs_command -f -a check -d 'check files against checksum lists'
-complete -c merkle -n __merkle_needs_command -f -a audit -d 'report changed, missing, moved and new files'
+complete -c merkle -n __merkle_needs_command -f -a audit -d 'report changed, missing, moved and new files of a directory'
 complete -c merkle -n __merkle_needs_command -f -a dirroot -d 'one Merkle root over a checksum manifest'
-complete -c merkle -n __merkle_needs_command -f -a cat -d 'write files only after they verified against a manifest'
-complete -c merkle -n __merkle_needs_command -f -a trie -d 'Merkle radix trie (merkledb node IDs)'
+complete -c merkle -n __merkle_needs_command -f -a cat -d 'write files to stdout only after they verified against a manifest'
+complete -c merkle -n __merkle_needs_command -f -a trie -d 'Merkle radix trie (merkledb node IDs): root, prove, verify'
 complete -c merkle -n __merkle_needs_command -f -a clvm -d 'CLVM tree hash and serialization'
-
-complete -c merkle -n '__merkle_needs_subcommand trie' -f -a 'root prove verify'
-complete -c merkle -n '__merkle_needs_subcommand clvm' -f -a 'hash serialize'
-
-complete -c merkle -n 'not __merkle_needs_command; and string match -q -- "-*" (commandline -ct)' -f -a '(__merkle_options)'
-complete -c merkle -n '__merkle_prev_is --profile' -x -a 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2'
-complete -c merkle -n '__merkle_prev_is --hash' -x -a 'sha256 blake2b-256 keccak256'
-complete -c merkle -n '__merkle_prev_is -a --algorithm' -x -a 'md5 sha1 sha256 sha512 blake2b'
-complete -c merkle -n '__merkle_prev_is -b --branch-factor' -x -a '2 4 16 256'
-complete -c merkle -n '__merkle_prev_is -k --key -r --root -j --threads --leaf-size --index --range --old-size --old-root --leaf-hex --leaf-hash -l --length --limit --gindex --values --piece-layer' -x
+complete -c merkle -n '__merkle_needs_subcommand trie' -f -a root -d 'print the root ID of the trie the operations build'
+complete -c merkle -n '__merkle_needs_subcommand trie' -f -a prove -d 'write a proof that a key is present, or absent'
+complete -c merkle -n '__merkle_needs_subcommand trie' -f -a verify -d 'check a proof against a trusted root ID'
+complete -c merkle -n '__merkle_needs_subcommand clvm' -f -a hash -d 'print the tree hash (sha256tree)'
+complete -c merkle -n '__merkle_needs_subcommand clvm' -f -a serialize -d 'print the canonical or back-reference serialization'
+complete -c merkle -n '__merkle_using root' -l profile -x -a 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' -d 'rfc6962 (default) or sia (Sia crypto.MerkleRoot:...'
+complete -c merkle -n '__merkle_using root' -l hash -x -a 'sha256 blake2b-256 keccak256' -d 'sha256 (the rfc6962 default), blake2b-256 (the sia...'
+complete -c merkle -n '__merkle_using root' -l leaf-size -x -d 'cut the byte stream into N-byte leaves, the last may be...'
+complete -c merkle -n '__merkle_using root' -l leaves -d 'each input line is one leaf in hex (an empty line is an...'
+complete -c merkle -n '__merkle_using root' -s j -l threads -x -d 'hash with N threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using root' -s q -l quiet -d 'no progress line (one is shown on a terminal for large...'
+complete -c merkle -n '__merkle_using root' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using root' -l internal-order -d 'bitcoin: txids and root in internal byte order (default:...'
+complete -c merkle -n '__merkle_using root' -l strict -d 'bitcoin: exit 1 when the list is mutated (CVE-2012-2459)'
+complete -c merkle -n '__merkle_using root' -l limit -x -d 'ssz: pad to the next power of two of N chunks (a list limit'
+complete -c merkle -n '__merkle_using root' -l mix-in-length -d 'ssz: mix the number of chunks into the root (SSZ lists)'
+complete -c merkle -n '__merkle_using root' -l values -x -d 'openzeppelin: each line is a row of comma-separated...'
+complete -c merkle -n '__merkle_using root' -l dump -r -F -d 'openzeppelin: also write the tree'\''s dump() JSON to FILE...'
+complete -c merkle -n '__merkle_using root' -l load -d 'openzeppelin: each FILE is a dump() JSON...'
+complete -c merkle -n '__merkle_using root' -l piece-layer -x -d 'bittorrent-v2: print the piece layer for pieces of SIZE...'
+complete -c merkle -n '__merkle_using root' -l mpi -d 'run under mpirun: the ranks share the work (only in a...'
+complete -c merkle -n '__merkle_using proof' -l index -x -d 'prove leaf I (0-based)'
+complete -c merkle -n '__merkle_using proof' -l range -x -d 'prove the leaves [START, END) (a Sia range proof: the...'
+complete -c merkle -n '__merkle_using proof' -l gindex -x -d 'ssz, bittorrent-v2: prove the node at generalized index...'
+complete -c merkle -n '__merkle_using proof' -l binary -d 'write the binary proof encoding ("MRKP", version 1)...'
+complete -c merkle -n '__merkle_using proof' -l profile -x -a 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' -d 'rfc6962 (default) or sia (Sia crypto.MerkleRoot:...'
+complete -c merkle -n '__merkle_using proof' -l hash -x -a 'sha256 blake2b-256 keccak256' -d 'sha256 (the rfc6962 default), blake2b-256 (the sia...'
+complete -c merkle -n '__merkle_using proof' -l leaf-size -x -d 'cut the byte stream into N-byte leaves, the last may be...'
+complete -c merkle -n '__merkle_using proof' -l leaves -d 'each input line is one leaf in hex (an empty line is an...'
+complete -c merkle -n '__merkle_using proof' -s j -l threads -x -d 'hash with N threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using proof' -s q -l quiet -d 'no progress line (one is shown on a terminal for large...'
+complete -c merkle -n '__merkle_using proof' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using proof' -l internal-order -d 'bitcoin: txids and root in internal byte order (default:...'
+complete -c merkle -n '__merkle_using proof' -l strict -d 'bitcoin: exit 1 when the list is mutated (CVE-2012-2459)'
+complete -c merkle -n '__merkle_using proof' -l limit -x -d 'ssz: pad to the next power of two of N chunks (a list limit'
+complete -c merkle -n '__merkle_using proof' -l mix-in-length -d 'ssz: mix the number of chunks into the root (SSZ lists)'
+complete -c merkle -n '__merkle_using proof' -l values -x -d 'openzeppelin: each line is a row of comma-separated...'
+complete -c merkle -n '__merkle_using proof' -l dump -r -F -d 'openzeppelin: also write the tree'\''s dump() JSON to FILE...'
+complete -c merkle -n '__merkle_using proof' -l load -d 'openzeppelin: each FILE is a dump() JSON...'
+complete -c merkle -n '__merkle_using proof' -l piece-layer -x -d 'bittorrent-v2: print the piece layer for pieces of SIZE...'
+complete -c merkle -n '__merkle_using consistency' -l old-size -x -d 'the size of the older tree (0 < M <= the number of leaves)'
+complete -c merkle -n '__merkle_using consistency' -l binary -d 'write the binary proof encoding ("MRKP", version 1)...'
+complete -c merkle -n '__merkle_using consistency' -l profile -x -a 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' -d 'rfc6962 (default) or sia (Sia crypto.MerkleRoot:...'
+complete -c merkle -n '__merkle_using consistency' -l hash -x -a 'sha256 blake2b-256 keccak256' -d 'sha256 (the rfc6962 default), blake2b-256 (the sia...'
+complete -c merkle -n '__merkle_using consistency' -l leaf-size -x -d 'cut the byte stream into N-byte leaves, the last may be...'
+complete -c merkle -n '__merkle_using consistency' -l leaves -d 'each input line is one leaf in hex (an empty line is an...'
+complete -c merkle -n '__merkle_using consistency' -s j -l threads -x -d 'hash with N threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using consistency' -s q -l quiet -d 'no progress line (one is shown on a terminal for large...'
+complete -c merkle -n '__merkle_using consistency' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using consistency' -l internal-order -d 'bitcoin: txids and root in internal byte order (default:...'
+complete -c merkle -n '__merkle_using consistency' -l strict -d 'bitcoin: exit 1 when the list is mutated (CVE-2012-2459)'
+complete -c merkle -n '__merkle_using consistency' -l limit -x -d 'ssz: pad to the next power of two of N chunks (a list limit'
+complete -c merkle -n '__merkle_using consistency' -l mix-in-length -d 'ssz: mix the number of chunks into the root (SSZ lists)'
+complete -c merkle -n '__merkle_using consistency' -l values -x -d 'openzeppelin: each line is a row of comma-separated...'
+complete -c merkle -n '__merkle_using consistency' -l dump -r -F -d 'openzeppelin: also write the tree'\''s dump() JSON to FILE...'
+complete -c merkle -n '__merkle_using consistency' -l load -d 'openzeppelin: each FILE is a dump() JSON...'
+complete -c merkle -n '__merkle_using consistency' -l piece-layer -x -d 'bittorrent-v2: print the piece layer for pieces of SIZE...'
+complete -c merkle -n '__merkle_using verify' -l root -x -d 'the trusted root (the new root of a consistency proof)'
+complete -c merkle -n '__merkle_using verify' -l old-root -x -d 'the trusted old root of a consistency proof (default:...'
+complete -c merkle -n '__merkle_using verify' -l leaf -r -F -d 'the leaf'\''s raw bytes (for a range proof: the bytes of...'
+complete -c merkle -n '__merkle_using verify' -l leaf-hex -x -d 'the leaf'\''s raw bytes in hex'
+complete -c merkle -n '__merkle_using verify' -l leaf-hash -x -d 'the leaf hash H(0x00 || leaf)'
+complete -c merkle -n '__merkle_using verify' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using sum' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'md5 (the default), sha1, sha256, sha512 or blake2b'
+complete -c merkle -n '__merkle_using sum' -s l -l length -x -d 'digest length for blake2b: a multiple of 8, at most 512...'
+complete -c merkle -n '__merkle_using sum' -l tag -d 'BSD-style lines: ALGO (NAME) = HEX'
+complete -c merkle -n '__merkle_using sum' -s z -l zero -d 'end each line with NUL instead of newline, do not escape...'
+complete -c merkle -n '__merkle_using sum' -s b -l binary -d 'mark files as binary ('\''*'\'' before the name)'
+complete -c merkle -n '__merkle_using sum' -s t -l text -d 'mark files as text (the default)'
+complete -c merkle -n '__merkle_using sum' -s j -l threads -x -d 'hashing threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using sum' -s c -l check -d 'read checksum lists from the FILEs and check them, as...'
+complete -c merkle -n '__merkle_using sum' -l version -d 'print the version and exit'
+complete -c merkle -n '__merkle_using sum' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using sum' -l quiet -d 'do not print OK for each verified file'
+complete -c merkle -n '__merkle_using sum' -l status -d 'print nothing on stdout'
+complete -c merkle -n '__merkle_using sum' -l strict -d 'exit non-zero for improperly formatted lines'
+complete -c merkle -n '__merkle_using sum' -s w -l warn -d 'warn about improperly formatted lines'
+complete -c merkle -n '__merkle_using sum' -l ignore-missing -d 'do not fail or report for missing files'
+complete -c merkle -n '__merkle_using check' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'md5, sha1, sha256, sha512 or blake2b'
+complete -c merkle -n '__merkle_using check' -s l -l length -x -d 'with -a blake2b: the digest length the lines must have...'
+complete -c merkle -n '__merkle_using check' -l cache -r -F -d 'validation cache: skip files unchanged since they...'
+complete -c merkle -n '__merkle_using check' -l cache-key -r -F -d 'authenticate cache entries with HMAC-SHA-256 under the...'
+complete -c merkle -n '__merkle_using check' -l quiet -d 'do not print OK for each verified file'
+complete -c merkle -n '__merkle_using check' -l status -d 'print nothing on stdout'
+complete -c merkle -n '__merkle_using check' -l strict -d 'exit non-zero for improperly formatted lines'
+complete -c merkle -n '__merkle_using check' -s w -l warn -d 'warn about improperly formatted lines'
+complete -c merkle -n '__merkle_using check' -l ignore-missing -d 'do not fail or report for missing files'
+complete -c merkle -n '__merkle_using check' -s j -l threads -x -d 'hashing threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using check' -l mpi -d 'run under mpirun: files spread over the ranks by size...'
+complete -c merkle -n '__merkle_using check' -l version -d 'print the version and exit'
+complete -c merkle -n '__merkle_using check' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using audit' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'as for merkle check (default: detected per line)'
+complete -c merkle -n '__merkle_using audit' -s j -l threads -x -d 'hashing threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using audit' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using dirroot' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'as for merkle check (default: detected per line)'
+complete -c merkle -n '__merkle_using dirroot' -l leaves -d 'print the leaves instead of the root: in hex, one per...'
+complete -c merkle -n '__merkle_using dirroot' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using cat' -s m -l manifest -r -F -d 'the checksum list (md5sum/sha*sum/b2sum format, or BSD tags)'
+complete -c merkle -n '__merkle_using cat' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'md5, sha1, sha256, sha512 or blake2b (default: from the...'
+complete -c merkle -n '__merkle_using cat' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using trie root' -s b -l branch-factor -x -a '2 4 16 256' -d '2, 4, 16 (the default, as merkledb) or 256'
+complete -c merkle -n '__merkle_using trie root' -s j -l threads -x -d 'hash with N threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using trie root' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using trie prove' -s k -l key -x -d 'the key to prove ('\''-'\'' or '\'''\'' for the empty key)'
+complete -c merkle -n '__merkle_using trie prove' -s b -l branch-factor -x -a '2 4 16 256' -d '2, 4, 16 (the default, as merkledb) or 256'
+complete -c merkle -n '__merkle_using trie prove' -s j -l threads -x -d 'hash with N threads (0 = all cores, the default)'
+complete -c merkle -n '__merkle_using trie prove' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using trie verify' -s r -l root -x -d 'the trusted root ID: 64 hex digits or cb58'
+complete -c merkle -n '__merkle_using trie verify' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using clvm hash' -s h -l help -d 'show this help and exit'
+complete -c merkle -n '__merkle_using clvm serialize' -l backrefs -d 'serialize with back references (the clvm_rs encoder...'
+complete -c merkle -n '__merkle_using clvm serialize' -s h -l help -d 'show this help and exit'
+# END GENERATED OPTIONS
