@@ -123,30 +123,61 @@ static int write_hex(const uint8_t *data, size_t n)
     return 0;
 }
 
-int cmd_clvm(int argc, char **argv)
+/* Print the serialization of root (canonical, or with back references): 0 or -1 after a
+** message. */
+static int print_serialization(const char *name, merkle_sexp_store *st, merkle_sexp_node root,
+                               int backrefs)
 {
-    if (argc < 2) return cli_usage_error("clvm", "missing subcommand (hash or serialize)");
-    const char *sub = argv[1];
-    if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "help") == 0) {
-        help();
-        return CLI_OK;
+    merkle_error err;
+    merkle_status s;
+    uint8_t *ser = NULL;
+    size_t ser_len = 0;
+    if (backrefs) {
+        s = merkle_sexp_serialize_backrefs_alloc(&ser, &ser_len, st, root, CLVM_MAX_OUTPUT, &err);
+        if (s != MERKLE_OK) {
+            cli_error("clvm: %s: %s", name, err.message);
+            return -1;
+        }
+    } else {
+        uint64_t need;
+        s = merkle_sexp_serialized_length(&need, st, root);
+        if (s == MERKLE_ERR_RANGE || (s == MERKLE_OK && need > CLVM_MAX_OUTPUT)) {
+            if (s == MERKLE_OK)
+                cli_error("clvm: %s: canonical serialization would be %llu bytes, over the "
+                          "limit of %llu bytes (the input shares subtrees; try --backrefs)",
+                          name, (unsigned long long)need, (unsigned long long)CLVM_MAX_OUTPUT);
+            else
+                cli_error("clvm: %s: canonical serialization would be larger than 2^64 bytes "
+                          "(try --backrefs)",
+                          name);
+            return -1;
+        }
+        if (s == MERKLE_OK) {
+            ser = malloc(need ? (size_t)need : 1);
+            if (!ser) s = MERKLE_ERR_NOMEM;
+        }
+        if (s == MERKLE_OK) s = merkle_sexp_serialize(ser, (size_t)need, &ser_len, st, root);
+        if (s != MERKLE_OK) {
+            cli_error("clvm: %s: %s", name, merkle_strerror(s));
+            free(ser);
+            return -1;
+        }
     }
-    int is_hash = strcmp(sub, "hash") == 0;
-    if (!is_hash && strcmp(sub, "serialize") != 0)
-        return cli_usage_error("clvm", "unknown subcommand '%s' (expected hash or serialize)",
-                               sub);
-    const cli_cmd *cmd = is_hash ? &clvm_hash_spec : &clvm_serialize_spec;
-    int backrefs = 0, c;
-    cli_parser p;
-    cli_parser_init(&p, cmd, argc - 1, argv + 1);
-    const char *arg;
-    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
-        if (c == CLI_OPT_HELP) return CLI_OK;
-        if (c == CLI_OPT_ERROR) return cli_cmd_usage_rc(cmd);
-        if (c == OPT_BACKREFS) backrefs = 1;
+    int rc = 0;
+    if (write_hex(ser, ser_len)) {
+        cli_error("clvm: write error: %s", strerror(errno));
+        rc = -1;
     }
-    if (argc - 1 - optind > 1) return cli_cmd_usage(cmd, "more than one input file");
-    const char *file = optind < argc - 1 ? argv[1 + optind] : "-";
+    if (backrefs)
+        merkle_sexp_buffer_free(ser);
+    else
+        free(ser);
+    return rc;
+}
+
+/* clvm hash / serialize of one input: the exit status. */
+static int clvm_run(const char *file, int is_hash, int backrefs)
+{
     const char *name = strcmp(file, "-") == 0 ? "(standard input)" : file;
 
     char *text = NULL;
@@ -208,50 +239,36 @@ int cmd_clvm(int argc, char **argv)
         rc = CLI_OK;
         goto out;
     }
-    uint8_t *ser = NULL;
-    size_t ser_len = 0;
-    if (backrefs) {
-        s = merkle_sexp_serialize_backrefs_alloc(&ser, &ser_len, st, root, CLVM_MAX_OUTPUT, &err);
-        if (s != MERKLE_OK) {
-            cli_error("clvm: %s: %s", name, err.message);
-            goto out;
-        }
-    } else {
-        uint64_t need;
-        s = merkle_sexp_serialized_length(&need, st, root);
-        if (s == MERKLE_ERR_RANGE || (s == MERKLE_OK && need > CLVM_MAX_OUTPUT)) {
-            if (s == MERKLE_OK)
-                cli_error("clvm: %s: canonical serialization would be %llu bytes, over the "
-                          "limit of %llu bytes (the input shares subtrees; try --backrefs)",
-                          name, (unsigned long long)need, (unsigned long long)CLVM_MAX_OUTPUT);
-            else
-                cli_error("clvm: %s: canonical serialization would be larger than 2^64 bytes "
-                          "(try --backrefs)",
-                          name);
-            goto out;
-        }
-        if (s == MERKLE_OK) {
-            ser = malloc(need ? (size_t)need : 1);
-            if (!ser) s = MERKLE_ERR_NOMEM;
-        }
-        if (s == MERKLE_OK) s = merkle_sexp_serialize(ser, (size_t)need, &ser_len, st, root);
-        if (s != MERKLE_OK) {
-            cli_error("clvm: %s: %s", name, merkle_strerror(s));
-            free(ser);
-            goto out;
-        }
-    }
-    if (write_hex(ser, ser_len)) {
-        cli_error("clvm: write error: %s", strerror(errno));
-    } else {
-        rc = CLI_OK;
-    }
-    if (backrefs)
-        merkle_sexp_buffer_free(ser);
-    else
-        free(ser);
+    if (print_serialization(name, st, root, backrefs) == 0) rc = CLI_OK;
 out:
     merkle_sexp_store_free(st);
     free(text);
     return rc;
+}
+
+int cmd_clvm(int argc, char **argv)
+{
+    if (argc < 2) return cli_usage_error("clvm", "missing subcommand (hash or serialize)");
+    const char *sub = argv[1];
+    if (strcmp(sub, "-h") == 0 || strcmp(sub, "--help") == 0 || strcmp(sub, "help") == 0) {
+        help();
+        return CLI_OK;
+    }
+    int is_hash = strcmp(sub, "hash") == 0;
+    if (!is_hash && strcmp(sub, "serialize") != 0)
+        return cli_usage_error("clvm", "unknown subcommand '%s' (expected hash or serialize)",
+                               sub);
+    const cli_cmd *cmd = is_hash ? &clvm_hash_spec : &clvm_serialize_spec;
+    int backrefs = 0, c;
+    cli_parser p;
+    cli_parser_init(&p, cmd, argc - 1, argv + 1);
+    const char *arg;
+    while ((c = cli_opt_next(&p, &arg)) != CLI_OPT_END) {
+        if (c == CLI_OPT_HELP) return CLI_OK;
+        if (c == CLI_OPT_ERROR) return cli_cmd_usage_rc(cmd);
+        if (c == OPT_BACKREFS) backrefs = 1;
+    }
+    if (argc - 1 - optind > 1) return cli_cmd_usage(cmd, "more than one input file");
+    const char *file = optind < argc - 1 ? argv[1 + optind] : "-";
+    return clvm_run(file, is_hash, backrefs);
 }

@@ -299,39 +299,11 @@ static void warn_mutated(const char *name)
 /* --load: a dump() JSON file into a checked tree. NULL after a message. */
 static merkle_shape_tree *load_dump(const char *name)
 {
-    int fd = cli_open_input(name);
-    if (fd < 0) {
-        cli_error("%s: %s", name, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) break;
-        if (len == cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            cli_error("%s: %s", name, strerror(errno));
-            free(buf);
-            if (fd != STDIN_FILENO) close(fd);
-            return NULL;
-        }
-        if (got == 0) break;
-        len += (size_t)got;
-    }
-    if (fd != STDIN_FILENO) close(fd);
-    if (!buf) {
-        cli_error("%s: out of memory", name);
+    char *buf;
+    size_t len;
+    int e = cli_read_file(name, SIZE_MAX / 2, &buf, &len);
+    if (e) {
+        cli_read_error(NULL, name, e, SIZE_MAX / 2);
         return NULL;
     }
     merkle_shape_tree *t = NULL;
