@@ -172,7 +172,7 @@ void cli_help_options(const cli_cmd *cmd, FILE *out)
         for (const cli_opt *o = cmd->groups[g]; o->id || o->help; o++) {
             if (!o->help) continue;
             if (is_heading(o)) {
-                fprintf(out, "%s\n", o->help);
+                fprintf(out, "\n%s\n", o->help);
                 continue;
             }
             size_t w = head_text(head, sizeof head, o, any_short);
