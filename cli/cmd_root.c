@@ -56,13 +56,18 @@ const cli_opt root_shape_opts[] = {
      "openzeppelin: each line is a row of comma-separated values of the ABI types TYPES "
      "(e.g. address,uint256): StandardMerkleTree",
      "A value in double quotes may contain commas; see *TREE PROFILES AND HASHES*."},
-    {OPT_DUMP, "dump", "FILE", CLI_VALUES_FILE,
-     "openzeppelin: also write the tree's dump() JSON to FILE, which must not exist",
-     "It is written as JSON.stringify(tree.dump(), null, 2) writes it."},
     {OPT_LOAD, "load", NULL, NULL,
      "openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or SimpleMerkleTree), "
      "checked node by node before it is used",
      NULL},
+    CLI_OPT_END_ROW,
+};
+
+/* Outputs of the shaped profiles that only `merkle root` writes. */
+static const cli_opt root_shape_out_opts[] = {
+    {OPT_DUMP, "dump", "FILE", CLI_VALUES_FILE,
+     "openzeppelin: also write the tree's dump() JSON to FILE, which must not exist",
+     "It is written as JSON.stringify(tree.dump(), null, 2) writes it."},
     {OPT_PIECE_LAYER, "piece-layer", "SIZE", NULL,
      "bittorrent-v2: print the piece layer for pieces of SIZE bytes (a power of two, at least "
      "16K), one '<hex>  <name>' line per piece, instead of the pieces root",
@@ -89,7 +94,7 @@ const cli_cmd root_spec = {
     NULL,
     "Usage: merkle root [OPTIONS] [FILE...]\n"
     "Print the Merkle root of each FILE (or standard input) as '<hex>  <name>'.\n",
-    {root_input_opts, root_shape_opts, root_mpi_opts},
+    {root_input_opts, root_shape_opts, root_shape_out_opts, root_mpi_opts},
     "With no FILE, or when FILE is -, read standard input.\n"
     "Exit status: 0 success, 1 if any input could not be read or parsed, 2 usage error.\n",
     0,

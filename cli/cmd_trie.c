@@ -87,9 +87,9 @@ static void help(void)
            "           present with its value, or absent, to standard output\n"
            "  verify   check PROOF (a file, or - for standard input) against the root ID\n"
            "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason'\n\n"
-           "Options of root and prove:\n");
+           "Options of prove (and of root, but for --key):\n");
     cli_help_options(&trie_prove_spec, stdout);
-    printf("Options of verify:\n");
+    printf("\nOptions of verify:\n");
     cli_help_options(&trie_verify_spec, stdout);
     printf("\nExit status: root/prove: 0 success, 1 unreadable or malformed FILE, 2 usage "
            "error;\nverify: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n");

@@ -14,9 +14,9 @@ _merkle_subcommands_clvm='hash serialize'
 _merkle_command_options()
 {
     case $1 in
-        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer= --mpi' ;;
-        'proof') echo '--index= --range= --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer=' ;;
-        'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --dump= --load --piece-layer=' ;;
+        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --mpi' ;;
+        'proof') echo '--index= --range= --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
+        'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
         'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;
         'check') echo '-a= --algorithm= -l= --length= --cache= --cache-key= --quiet --status --strict -w --warn --ignore-missing -j= --threads= --mpi --version -h --help' ;;
@@ -39,7 +39,7 @@ _merkle_option_values()
             echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' ;;
         'root --hash' | 'proof --hash' | 'consistency --hash')
             echo 'sha256 blake2b-256 keccak256' ;;
-        'root --dump' | 'proof --dump' | 'consistency --dump' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
+        'root --dump' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
             echo '<file>' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
