@@ -3,8 +3,9 @@
 # Test the shell completions of merkle the way the shells ask for them.
 #   test_completion.sh bash|fish|zsh COMPLETION_FILE MERKLE_BIN
 # bash: sources the file, checks `complete -p merkle`, then fills COMP_WORDS/COMP_CWORD and
-# calls the completion function, as bash does on <TAB>. fish: `complete -C`. zsh: syntax
-# only (zsh completion needs a terminal). Exit 0 pass, 1 fail, 77 skipped (shell missing).
+# calls the completion function, as bash does on <TAB>. fish: `complete -C`. zsh: syntax,
+# and the generated _arguments specs (interactive zsh completion needs a terminal).
+# Exit 0 pass, 1 fail, 77 skipped (shell missing).
 set -u
 shell=$1 file=$2 bin=$3
 PATH=$(cd "$(dirname "$bin")" && pwd):$PATH
@@ -71,6 +72,11 @@ bash)
     expect_bash "merkle sum --ta" "--tag"
     expect_bash "merkle check --ca" "--cache --cache-key"
     expect_bash "merkle dirroot --le" "--leaves"
+    # The same letter is a flag in one command and takes a value in another.
+    expect_bash "merkle trie root -b " "16 2 256 4"
+    expect_bash "merkle trie verify --r" "--root"
+    expect_bash "merkle clvm serialize --b" "--backrefs"
+    expect_bash "merkle check --mp" "--mpi"
     # Every command of `merkle --help` completes, and nothing else does.
     cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
     expect_bash "merkle " "${cmds% }"
@@ -101,11 +107,26 @@ fish)
     check_fish "merkle trie root --branch-factor " "16 2 256 4"
     check_fish "merkle check --algorithm " "blake2b md5 sha1 sha256 sha512"
     check_fish "merkle --vers" "--version"
+    check_fish "merkle trie prove -b " "16 2 256 4"
+    check_fish "merkle proof --gin" "--gindex"
+    check_fish "merkle clvm " "hash serialize"
     ;;
 zsh)
     command -v zsh >/dev/null || { echo "zsh not installed: skipped"; exit 77; }
     zsh -n "$file" || fail "zsh -n $file"
     head -n1 "$file" | grep -qx '#compdef merkle' || fail "zsh: first line is not '#compdef merkle'"
+    # The generated specs: every long option of `merkle root --help` has one, with its values.
+    specs=$(zsh -fc "eval \"\$(sed -n '/^# BEGIN GENERATED/,/^# END GENERATED/p' '$file')\"
+                     _merkle_option_specs root; print -l -- \$reply
+                     print -l -- \$_merkle_subcommands_trie")
+    for o in $("$bin" root --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u); do
+        grep -qE -- "^(\([^)]*\))?${o}[=\[]" <<<"$specs" || fail "zsh: no spec for root $o"
+    done
+    grep -qF -- '--profile=[' <<<"$specs" || fail "zsh: --profile spec"
+    grep -qF -- '(rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2)' <<<"$specs" ||
+        fail "zsh: --profile values"
+    grep -q '^prove:' <<<"$specs" || fail "zsh: trie subcommands"
+    [[ $fails -eq 0 ]] && echo "ok   zsh: generated specs"
     ;;
 *)
     echo "usage: $0 bash|fish|zsh FILE MERKLE_BIN" >&2
