@@ -30,20 +30,20 @@ static const cli_opt clvm_hash_opts[] = {
 };
 
 static const cli_opt clvm_serialize_opts[] = {
-    {OPT_BACKREFS, "backrefs", NULL, NULL,
-     "serialize with back references (the clvm_rs encoder, byte for byte)",
-     "That is node_to_bytes_backrefs of clvm_rs, in linear time; never longer than the "
-     "canonical form."},
+    { OPT_BACKREFS, "backrefs", NULL, NULL,
+      "serialize with back references (the clvm_rs encoder, byte for byte)",
+      "That is node_to_bytes_backrefs of clvm_rs, in linear time; never longer than the "
+      "canonical form." },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
 
-#define CLVM_INPUT_TEXT                                                                     \
-    "Read a CLVM serialization in hex (canonical or with back references, white space\n" \
+#define CLVM_INPUT_TEXT                                                                            \
+    "Read a CLVM serialization in hex (canonical or with back references, white space\n"           \
     "ignored) from FILE or standard input.\n"
-#define CLVM_EPILOG                                                                \
-    "Limits: 64 MiB of serialized input, 64 MiB atoms, 2^26 nodes, depth 2^20;\n" \
-    "canonical output up to 1 GiB.\n"                                             \
+#define CLVM_EPILOG                                                                                \
+    "Limits: 64 MiB of serialized input, 64 MiB atoms, 2^26 nodes, depth 2^20;\n"                  \
+    "canonical output up to 1 GiB.\n"                                                              \
     "Exit status: 0 success, 1 malformed input or over a limit, 2 usage error.\n"
 
 const cli_cmd clvm_hash_spec = {
@@ -51,7 +51,7 @@ const cli_cmd clvm_hash_spec = {
     "print the tree hash (sha256tree)",
     "Usage: merkle clvm hash [FILE]\n" CLVM_INPUT_TEXT
     "Print its tree hash (sha256tree) in lowercase hex.\n",
-    {clvm_hash_opts},
+    { clvm_hash_opts },
     CLVM_EPILOG,
     0,
 };
@@ -61,7 +61,7 @@ const cli_cmd clvm_serialize_spec = {
     "print the canonical or back-reference serialization",
     "Usage: merkle clvm serialize [--backrefs] [FILE]\n" CLVM_INPUT_TEXT
     "Print its canonical serialization (or with --backrefs the back-reference one) in hex.\n",
-    {clvm_serialize_opts},
+    { clvm_serialize_opts },
     CLVM_EPILOG,
     0,
 };
@@ -256,8 +256,7 @@ int cmd_clvm(int argc, char **argv)
     }
     int is_hash = strcmp(sub, "hash") == 0;
     if (!is_hash && strcmp(sub, "serialize") != 0)
-        return cli_usage_error("clvm", "unknown subcommand '%s' (expected hash or serialize)",
-                               sub);
+        return cli_usage_error("clvm", "unknown subcommand '%s' (expected hash or serialize)", sub);
     const cli_cmd *cmd = is_hash ? &clvm_hash_spec : &clvm_serialize_spec;
     int backrefs = 0, c;
     cli_parser p;

@@ -212,13 +212,13 @@ static int sum_check_combinations(const cli_cmd *cmd, const sum_args *sa)
     if (sa->binary >= 0 && sa->do_check)
         return cli_cmd_usage(
             cmd, "the --binary and --text options are meaningless when verifying checksums");
-    static const char *const only_check[] = {"ignore-missing", "status", "warn", "quiet",
-                                             "strict"};
-    const int given[] = {sa->ignore, sa->status, sa->warn, sa->quiet, sa->strict};
+    static const char *const only_check[] = { "ignore-missing", "status", "warn", "quiet",
+                                              "strict" };
+    const int given[] = { sa->ignore, sa->status, sa->warn, sa->quiet, sa->strict };
     for (int i = 0; i < 5; i++)
         if (given[i] && !sa->do_check)
-            return cli_cmd_usage(
-                cmd, "the --%s option is meaningful only when verifying checksums", only_check[i]);
+            return cli_cmd_usage(cmd, "the --%s option is meaningful only when verifying checksums",
+                                 only_check[i]);
     return 0;
 }
 
@@ -259,9 +259,21 @@ static int sum_parse(int argc, char **argv, sum_args *sa)
         case 'c': sa->do_check = 1; break;
         case OPT_IGNORE_MISSING: sa->ignore = 1; break;
         /* As in coreutils, the last of --quiet, --status and --warn wins. */
-        case OPT_QUIET: sa->quiet = 1; sa->status = 0; sa->warn = 0; break;
-        case OPT_STATUS: sa->status = 1; sa->quiet = 0; sa->warn = 0; break;
-        case 'w': sa->warn = 1; sa->status = 0; sa->quiet = 0; break;
+        case OPT_QUIET:
+            sa->quiet = 1;
+            sa->status = 0;
+            sa->warn = 0;
+            break;
+        case OPT_STATUS:
+            sa->status = 1;
+            sa->quiet = 0;
+            sa->warn = 0;
+            break;
+        case 'w':
+            sa->warn = 1;
+            sa->status = 0;
+            sa->quiet = 0;
+            break;
         case OPT_STRICT: sa->strict = 1; break;
         case OPT_VERSION: print_version(cmd->name); return -1;
         default: break;
@@ -378,7 +390,7 @@ int cmd_sum(int argc, char **argv)
     int rc = sum_parse(argc, argv, &sa);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (sa.do_check) return sum_as_check(&sa, argc, argv, optind);
-    static const char *const stdin_only[] = {"-"};
+    static const char *const stdin_only[] = { "-" };
     if (optind >= argc) return sum_files(&sa, stdin_only, 1);
     return sum_files(&sa, (const char *const *)argv + optind, (size_t)(argc - optind));
 }
@@ -532,8 +544,9 @@ static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
 /* The algorithm of a manifest without -a: that of its first line that parses as any
 ** supported format (md5 when none does); *untagged_512 when that line is an untagged 128-hex
 ** digest (SHA-512 or BLAKE2b-512). */
-static merkle_manifest_alg detect_alg(const char *text, size_t len, const merkle_manifest_parser *gp,
-                                      int is_stdin, int *untagged_512)
+static merkle_manifest_alg detect_alg(const char *text, size_t len,
+                                      const merkle_manifest_parser *gp, int is_stdin,
+                                      int *untagged_512)
 {
     merkle_manifest_alg alg = MERKLE_MANIFEST_MD5;
     merkle_manifest_parser probe = *gp;
@@ -592,7 +605,8 @@ static int check_load(const char *mname, const char *shown, merkle_manifest_pars
     }
     merkle_manifest_alg alg = co->alg;
     int detected_untagged_512 = 0;
-    if (alg == MERKLE_MANIFEST_AUTO) alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
+    if (alg == MERKLE_MANIFEST_AUTO)
+        alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
     gp->alg = alg;
     gp->digest_len = co->digest_len;
     gp->reject_dash = is_stdin;
@@ -810,10 +824,22 @@ static int check_parse(int argc, char **argv, check_opts *co, const char **cache
         case OPT_CACHE: *cache_path = arg; break;
         case OPT_CACHE_KEY: *key_path = arg; break;
         /* As in coreutils, the last of --quiet, --status and --warn wins. */
-        case OPT_QUIET: co->quiet = 1; co->status = 0; co->warn = 0; break;
-        case OPT_STATUS: co->status = 1; co->quiet = 0; co->warn = 0; break;
+        case OPT_QUIET:
+            co->quiet = 1;
+            co->status = 0;
+            co->warn = 0;
+            break;
+        case OPT_STATUS:
+            co->status = 1;
+            co->quiet = 0;
+            co->warn = 0;
+            break;
         case OPT_STRICT: co->strict = 1; break;
-        case 'w': co->warn = 1; co->status = 0; co->quiet = 0; break;
+        case 'w':
+            co->warn = 1;
+            co->status = 0;
+            co->quiet = 0;
+            break;
         case OPT_IGNORE_MISSING: co->ignore_missing = 1; break;
         case OPT_MPI: co->mpi = 1; break;
         case 'j':

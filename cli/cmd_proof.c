@@ -28,36 +28,36 @@ typedef unsigned long long ull;
 /* ------------------------------------------------------------------ options */
 
 static const cli_opt proof_opts[] = {
-    {OPT_INDEX, "index", "I", NULL,
-     "prove leaf I (0-based); with the bitcoin, ssz, openzeppelin and bittorrent-v2 profiles "
-     "a comma-separated list I,I... gives a multiproof",
-     NULL},
-    {OPT_RANGE, "range", "START:END", NULL,
-     "prove the leaves [START, END) (a Sia range proof: the subtree roots left to right)", NULL},
-    {OPT_GINDEX, "gindex", "G", NULL,
-     "ssz, bittorrent-v2: prove the node at generalized index G (a comma-separated list "
-     "gives a multiproof)",
-     NULL},
+    { OPT_INDEX, "index", "I", NULL,
+      "prove leaf I (0-based); with the bitcoin, ssz, openzeppelin and bittorrent-v2 profiles "
+      "a comma-separated list I,I... gives a multiproof",
+      NULL },
+    { OPT_RANGE, "range", "START:END", NULL,
+      "prove the leaves [START, END) (a Sia range proof: the subtree roots left to right)", NULL },
+    { OPT_GINDEX, "gindex", "G", NULL,
+      "ssz, bittorrent-v2: prove the node at generalized index G (a comma-separated list "
+      "gives a multiproof)",
+      NULL },
     CLI_OPT_END_ROW,
 };
 
 static const cli_opt consistency_opts[] = {
-    {OPT_OLD_SIZE, "old-size", "M", NULL,
-     "the size of the older tree (0 < M <= the number of leaves)", NULL},
+    { OPT_OLD_SIZE, "old-size", "M", NULL,
+      "the size of the older tree (0 < M <= the number of leaves)", NULL },
     CLI_OPT_END_ROW,
 };
 
 static const cli_opt proof_out_opts[] = {
-    {OPT_BINARY, "binary", NULL, NULL,
-     "write the binary proof encoding (\"MRKP\", version 1) instead of JSON", NULL},
+    { OPT_BINARY, "binary", NULL, NULL,
+      "write the binary proof encoding (\"MRKP\", version 1) instead of JSON", NULL },
     CLI_OPT_END_ROW,
 };
 
-#define PROOF_EPILOG                                                                           \
-    "With no FILE, or when FILE is -, read standard input. The input is read once, in\n"      \
-    "constant memory. An inclusion proof for a regular file of 8 MiB or more with -j N > 1\n" \
-    "hashes the two halves of the tree at once.\n"                                            \
-    "Exit status: 0 success, 1 the input cannot be read or is too short for the\n"            \
+#define PROOF_EPILOG                                                                               \
+    "With no FILE, or when FILE is -, read standard input. The input is read once, in\n"           \
+    "constant memory. An inclusion proof for a regular file of 8 MiB or more with -j N > 1\n"      \
+    "hashes the two halves of the tree at once.\n"                                                 \
+    "Exit status: 0 success, 1 the input cannot be read or is too short for the\n"                 \
     "requested proof, 2 usage error.\n"
 
 const cli_cmd proof_spec = {
@@ -75,7 +75,7 @@ const cli_cmd proof_spec = {
     "openzeppelin: getProof of leaf I, or getMultiProof (leaves, proof, proofFlags);\n"
     "bittorrent-v2: the branch of 16 KiB block B (or any node) of FILE's tree.\n"
     "The input is read as merkle root reads it (the same options).\n",
-    {proof_opts, proof_out_opts, root_input_opts, root_shape_opts},
+    { proof_opts, proof_out_opts, root_input_opts, root_shape_opts },
     PROOF_EPILOG,
     0,
 };
@@ -87,24 +87,24 @@ const cli_cmd consistency_spec = {
     "Print the RFC 9162 consistency proof that the tree of the first M leaves of FILE\n"
     "is a prefix of the tree of all its leaves, as JSON (old_size, new_size, old_root,\n"
     "new_root, path). The input is read as merkle root reads it (the same options).\n",
-    {consistency_opts, proof_out_opts, root_input_opts, root_shape_opts},
+    { consistency_opts, proof_out_opts, root_input_opts, root_shape_opts },
     PROOF_EPILOG,
     0,
 };
 
 static const cli_opt verify_opts[] = {
-    {OPT_ROOT, "root", "HEX", NULL,
-     "the trusted root (the new root of a consistency proof); default: the root stored in "
-     "the proof (which checks only that the proof is coherent)",
-     NULL},
-    {OPT_OLD_ROOT, "old-root", "HEX", NULL,
-     "the trusted old root of a consistency proof (default: the stored one)", NULL},
-    {OPT_LEAF, "leaf", "FILE", CLI_VALUES_FILE,
-     "the leaf's raw bytes (for a range proof: the bytes of the leaves of the range, or for "
-     "a --leaves proof one hex leaf per line)",
-     NULL},
-    {OPT_LEAF_HEX, "leaf-hex", "HEX", NULL, "the leaf's raw bytes in hex", NULL},
-    {OPT_LEAF_HASH, "leaf-hash", "HEX", NULL, "the leaf hash H(0x00 || leaf)", NULL},
+    { OPT_ROOT, "root", "HEX", NULL,
+      "the trusted root (the new root of a consistency proof); default: the root stored in "
+      "the proof (which checks only that the proof is coherent)",
+      NULL },
+    { OPT_OLD_ROOT, "old-root", "HEX", NULL,
+      "the trusted old root of a consistency proof (default: the stored one)", NULL },
+    { OPT_LEAF, "leaf", "FILE", CLI_VALUES_FILE,
+      "the leaf's raw bytes (for a range proof: the bytes of the leaves of the range, or for "
+      "a --leaves proof one hex leaf per line)",
+      NULL },
+    { OPT_LEAF_HEX, "leaf-hex", "HEX", NULL, "the leaf's raw bytes in hex", NULL },
+    { OPT_LEAF_HASH, "leaf-hash", "HEX", NULL, "the leaf hash H(0x00 || leaf)", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -115,7 +115,7 @@ const cli_cmd verify_spec = {
     "Usage: merkle verify PROOF [--root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]\n"
     "Verify a proof written by merkle proof / merkle consistency (JSON or --binary).\n"
     "PROOF - reads standard input.\n",
-    {verify_opts},
+    { verify_opts },
     "Without a leaf option the leaf stored in the proof (\"leaf\", else \"leaf_hash\")\n"
     "is used.\n"
     "Prints OK (exit 0) or FAILED: <reason> (exit 1); exit 2 for a malformed proof file\n"
@@ -212,8 +212,7 @@ static int proof_kind_args(const cli_cmd *cmd, const own_opts *own, int consiste
         return cli_cmd_usage(cmd, "give exactly one of --index I or --range START:END");
     if (own->index) {
         if (cli_parse_u64(own->index, a) != 0 || *a == UINT64_MAX)
-            return cli_cmd_usage(cmd, "--index needs a non-negative integer, got '%s'",
-                                 own->index);
+            return cli_cmd_usage(cmd, "--index needs a non-negative integer, got '%s'", own->index);
         *kind = MERKLE_PROOF_INCLUSION;
         return 0;
     }
@@ -227,8 +226,7 @@ static int proof_kind_args(const cli_cmd *cmd, const own_opts *own, int consiste
     if (cli_parse_u64(left, a) != 0 || cli_parse_u64(colon + 1, b) != 0)
         return cli_cmd_usage(cmd, "--range needs START:END, got '%s'", own->range);
     if (*a >= *b)
-        return cli_cmd_usage(cmd, "--range %s is empty: START must be less than END",
-                             own->range);
+        return cli_cmd_usage(cmd, "--range %s is empty: START must be less than END", own->range);
     *kind = MERKLE_PROOF_RANGE;
     return 0;
 }
@@ -750,8 +748,8 @@ static int verify_hex_args(verify_args *va)
     if (va->old_root_hex &&
         (rc = verify_hex_opt("--old-root", va->old_root_hex, va->old_root, "a root")) != 0)
         return rc;
-    if (va->leaf_hash_hex && (rc = verify_hex_opt("--leaf-hash", va->leaf_hash_hex,
-                                                  va->leaf_hash, "a leaf hash")) != 0)
+    if (va->leaf_hash_hex &&
+        (rc = verify_hex_opt("--leaf-hash", va->leaf_hash_hex, va->leaf_hash, "a leaf hash")) != 0)
         return rc;
     if (va->leaf_hex) {
         size_t hl = strlen(va->leaf_hex);
@@ -878,8 +876,8 @@ static int verify_range_leaves(verify_args *va, const merkle_proof *p, hash_list
         return cli_cmd_usage(&verify_spec, "a range proof needs the range's leaves: --leaf FILE");
     }
     if (hl->n != count || hl->extra) {
-        printf("FAILED: the range [%llu, %llu) has %llu leaves, --leaf gave %llu\n",
-               (ull)p->index, (ull)p->end, (ull)count, (ull)(hl->n + hl->extra));
+        printf("FAILED: the range [%llu, %llu) has %llu leaves, --leaf gave %llu\n", (ull)p->index,
+               (ull)p->end, (ull)count, (ull)(hl->n + hl->extra));
         return CLI_FAIL;
     }
     return 0;
@@ -934,8 +932,9 @@ static int verify_proof(verify_args *va, loaded_proof *lp)
     if (status == 0) {
         merkle_error err;
         memset(&err, 0, sizeof err);
-        merkle_status s = merkle_proof_verify(p, va->root_hex ? va->root : NULL,
-                                              va->old_root_hex ? va->old_root : NULL, lh, lhs, &err);
+        merkle_status s =
+            merkle_proof_verify(p, va->root_hex ? va->root : NULL,
+                                va->old_root_hex ? va->old_root : NULL, lh, lhs, &err);
         if (s == MERKLE_OK) {
             printf("OK\n");
             if (!va->root_hex)
@@ -963,9 +962,9 @@ int cmd_verify(int argc, char **argv)
         return CLI_USAGE;
     }
     if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
-        rc = verify_multiproof(va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
-                               !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex ||
-                                  va.old_root_hex));
+        rc = verify_multiproof(
+            va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
+            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.old_root_hex));
     } else {
         loaded_proof *lp = calloc(1, sizeof *lp);
         if (!lp) {

@@ -17,75 +17,75 @@
 
 /* The input options of root, proof and consistency. */
 const cli_opt root_input_opts[] = {
-    {OPT_PROFILE, "profile", "P", "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2",
-     "rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256, 64-byte segments, an "
-     "empty input gives 32 zero bytes); bitcoin, ssz, openzeppelin (each with --leaves, one "
-     "32-byte hash per line) or bittorrent-v2 (BEP 52 pieces root of each FILE)",
-     "See *TREE PROFILES AND HASHES*."},
-    {OPT_HASH, "hash", "H", "sha256 blake2b-256 keccak256",
-     "sha256 (the rfc6962 default), blake2b-256 (the sia default) or keccak256", NULL},
-    {OPT_LEAF_SIZE, "leaf-size", "N", NULL,
-     "cut the byte stream into N-byte leaves, the last may be short (default 4096 for "
-     "rfc6962, 64 for sia; the suffixes K, M and G multiply by 1024, 1024^2 and 1024^3)",
-     "*--leaf-size 0* is refused at once (exit 2)."},
-    {OPT_LEAVES, "leaves", NULL, NULL,
-     "each input line is one leaf in hex (an empty line is an empty leaf)",
-     "White space around the hex and CRLF line ends are accepted. Bad hex is reported as "
-     "\"merkle: _FILE_:_LINE_: ...\". Cannot be combined with *--leaf-size*."},
-    {'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL},
-    {'q', "quiet", NULL, NULL, "no progress line (one is shown on a terminal for large inputs)",
-     NULL},
+    { OPT_PROFILE, "profile", "P", "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2",
+      "rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256, 64-byte segments, an "
+      "empty input gives 32 zero bytes); bitcoin, ssz, openzeppelin (each with --leaves, one "
+      "32-byte hash per line) or bittorrent-v2 (BEP 52 pieces root of each FILE)",
+      "See *TREE PROFILES AND HASHES*." },
+    { OPT_HASH, "hash", "H", "sha256 blake2b-256 keccak256",
+      "sha256 (the rfc6962 default), blake2b-256 (the sia default) or keccak256", NULL },
+    { OPT_LEAF_SIZE, "leaf-size", "N", NULL,
+      "cut the byte stream into N-byte leaves, the last may be short (default 4096 for "
+      "rfc6962, 64 for sia; the suffixes K, M and G multiply by 1024, 1024^2 and 1024^3)",
+      "*--leaf-size 0* is refused at once (exit 2)." },
+    { OPT_LEAVES, "leaves", NULL, NULL,
+      "each input line is one leaf in hex (an empty line is an empty leaf)",
+      "White space around the hex and CRLF line ends are accepted. Bad hex is reported as "
+      "\"merkle: _FILE_:_LINE_: ...\". Cannot be combined with *--leaf-size*." },
+    { 'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL },
+    { 'q', "quiet", NULL, NULL, "no progress line (one is shown on a terminal for large inputs)",
+      NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
 
 /* Options of the profiles other than rfc6962 and sia (cli/shaped.c). */
 const cli_opt root_shape_opts[] = {
-    {0, NULL, NULL, NULL, "Profile options (each only with its profile):", NULL},
-    {OPT_INTERNAL_ORDER, "internal-order", NULL, NULL,
-     "bitcoin: txids and root in internal byte order (default: display order, byte-reversed, "
-     "as block explorers show them)",
-     NULL},
-    {OPT_STRICT, "strict", NULL, NULL,
-     "bitcoin: exit 1 when the list is mutated (CVE-2012-2459)", NULL},
-    {OPT_LIMIT, "limit", "N", NULL,
-     "ssz: pad to the next power of two of N chunks (a list limit; more chunks: exit 1)", NULL},
-    {OPT_MIX_IN_LENGTH, "mix-in-length", NULL, NULL,
-     "ssz: mix the number of chunks into the root (SSZ lists)", NULL},
-    {OPT_VALUES, "values", "TYPES", NULL,
-     "openzeppelin: each line is a row of comma-separated values of the ABI types TYPES "
-     "(e.g. address,uint256): StandardMerkleTree",
-     "A value in double quotes may contain commas; see *TREE PROFILES AND HASHES*."},
-    {OPT_LOAD, "load", NULL, NULL,
-     "openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or SimpleMerkleTree), "
-     "checked node by node before it is used",
-     NULL},
+    { 0, NULL, NULL, NULL, "Profile options (each only with its profile):", NULL },
+    { OPT_INTERNAL_ORDER, "internal-order", NULL, NULL,
+      "bitcoin: txids and root in internal byte order (default: display order, byte-reversed, "
+      "as block explorers show them)",
+      NULL },
+    { OPT_STRICT, "strict", NULL, NULL, "bitcoin: exit 1 when the list is mutated (CVE-2012-2459)",
+      NULL },
+    { OPT_LIMIT, "limit", "N", NULL,
+      "ssz: pad to the next power of two of N chunks (a list limit; more chunks: exit 1)", NULL },
+    { OPT_MIX_IN_LENGTH, "mix-in-length", NULL, NULL,
+      "ssz: mix the number of chunks into the root (SSZ lists)", NULL },
+    { OPT_VALUES, "values", "TYPES", NULL,
+      "openzeppelin: each line is a row of comma-separated values of the ABI types TYPES "
+      "(e.g. address,uint256): StandardMerkleTree",
+      "A value in double quotes may contain commas; see *TREE PROFILES AND HASHES*." },
+    { OPT_LOAD, "load", NULL, NULL,
+      "openzeppelin: each FILE is a dump() JSON (StandardMerkleTree or SimpleMerkleTree), "
+      "checked node by node before it is used",
+      NULL },
     CLI_OPT_END_ROW,
 };
 
 /* Outputs of the shaped profiles that only `merkle root` writes. */
 static const cli_opt root_shape_out_opts[] = {
-    {OPT_DUMP, "dump", "FILE", CLI_VALUES_FILE,
-     "openzeppelin: also write the tree's dump() JSON to FILE, which must not exist",
-     "It is written as JSON.stringify(tree.dump(), null, 2) writes it."},
-    {OPT_PIECE_LAYER, "piece-layer", "SIZE", NULL,
-     "bittorrent-v2: print the piece layer for pieces of SIZE bytes (a power of two, at least "
-     "16K), one '<hex>  <name>' line per piece, instead of the pieces root",
-     "A file not larger than one piece has none."},
+    { OPT_DUMP, "dump", "FILE", CLI_VALUES_FILE,
+      "openzeppelin: also write the tree's dump() JSON to FILE, which must not exist",
+      "It is written as JSON.stringify(tree.dump(), null, 2) writes it." },
+    { OPT_PIECE_LAYER, "piece-layer", "SIZE", NULL,
+      "bittorrent-v2: print the piece layer for pieces of SIZE bytes (a power of two, at least "
+      "16K), one '<hex>  <name>' line per piece, instead of the pieces root",
+      "A file not larger than one piece has none." },
     CLI_OPT_END_ROW,
 };
 
 static const cli_opt root_mpi_opts[] = {
-    {OPT_MPI, "mpi", NULL, NULL,
-     "run under mpirun: the ranks share the work (only in a binary built with MERKLE_MPI)",
-     "Under *mpirun*(1) (or *srun* under Slurm) every rank reads and hashes an aligned range "
-     "of leaves of each _FILE_ from a shared file system, and rank 0 prints exactly what "
-     "*merkle root* prints, with the same exit status on every rank. *-j* is then the number "
-     "of threads per rank (default: the node's cores divided among its ranks). Standard "
-     "input, *--leaves* lists and non-regular files are done by rank 0 alone. A failure on "
-     "any rank is reported as \"merkle: _NAME_: _reason_ (rank _R_ on _HOST_)\". A binary "
-     "built without MERKLE_MPI refuses it (exit 2). Example: *mpirun -np 4 merkle root --mpi "
-     "big.img*."},
+    { OPT_MPI, "mpi", NULL, NULL,
+      "run under mpirun: the ranks share the work (only in a binary built with MERKLE_MPI)",
+      "Under *mpirun*(1) (or *srun* under Slurm) every rank reads and hashes an aligned range "
+      "of leaves of each _FILE_ from a shared file system, and rank 0 prints exactly what "
+      "*merkle root* prints, with the same exit status on every rank. *-j* is then the number "
+      "of threads per rank (default: the node's cores divided among its ranks). Standard "
+      "input, *--leaves* lists and non-regular files are done by rank 0 alone. A failure on "
+      "any rank is reported as \"merkle: _NAME_: _reason_ (rank _R_ on _HOST_)\". A binary "
+      "built without MERKLE_MPI refuses it (exit 2). Example: *mpirun -np 4 merkle root --mpi "
+      "big.img*." },
     CLI_OPT_END_ROW,
 };
 
@@ -94,7 +94,7 @@ const cli_cmd root_spec = {
     NULL,
     "Usage: merkle root [OPTIONS] [FILE...]\n"
     "Print the Merkle root of each FILE (or standard input) as '<hex>  <name>'.\n",
-    {root_input_opts, root_shape_opts, root_shape_out_opts, root_mpi_opts},
+    { root_input_opts, root_shape_opts, root_shape_out_opts, root_mpi_opts },
     "With no FILE, or when FILE is -, read standard input.\n"
     "Exit status: 0 success, 1 if any input could not be read or parsed, 2 usage error.\n",
     0,
@@ -135,8 +135,8 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
     case OPT_PIECE_LAYER:
         if (cli_parse_size(arg, &o->piece_layer) != 0 || o->piece_layer < 16384 ||
             (o->piece_layer & (o->piece_layer - 1)) || o->piece_layer > ((uint64_t)1 << 40))
-            return cli_cmd_usage(cmd, "--piece-layer needs a power of two of at least 16K, got '%s'",
-                                 arg);
+            return cli_cmd_usage(
+                cmd, "--piece-layer needs a power of two of at least 16K, got '%s'", arg);
         return 0;
     case 'j': {
         int rc = cli_parse_jobs(cmd, arg, &o->threads);

@@ -19,26 +19,26 @@
 /* ------------------------------------------------------------------ options */
 
 static const cli_opt trie_key_opts[] = {
-    {'k', "key", "HEX", NULL, "the key to prove ('-' or '' for the empty key)", NULL},
+    { 'k', "key", "HEX", NULL, "the key to prove ('-' or '' for the empty key)", NULL },
     CLI_OPT_END_ROW,
 };
 
 static const cli_opt trie_build_opts[] = {
-    {'b', "branch-factor", "N", "2 4 16 256", "2, 4, 16 (the default, as merkledb) or 256", NULL},
-    {'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL},
+    { 'b', "branch-factor", "N", "2 4 16 256", "2, 4, 16 (the default, as merkledb) or 256", NULL },
+    { 'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
 
 static const cli_opt trie_verify_opts[] = {
-    {'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL},
+    { 'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
 
-#define TRIE_OPS_TEXT                                                                      \
-    "FILE (default: standard input; '-' too) holds one operation per line, applied in\n" \
-    "order: 'put KEYHEX VALUEHEX' or 'del KEYHEX'. A lone '-' is an empty key or an\n"   \
+#define TRIE_OPS_TEXT                                                                              \
+    "FILE (default: standard input; '-' too) holds one operation per line, applied in\n"           \
+    "order: 'put KEYHEX VALUEHEX' or 'del KEYHEX'. A lone '-' is an empty key or an\n"             \
     "empty (present) value. Blank lines and '#' comments are ignored.\n"
 #define TRIE_BUILD_EXIT "Exit status: 0 success, 1 unreadable or malformed FILE, 2 usage error.\n"
 
@@ -48,7 +48,7 @@ const cli_cmd trie_root_spec = {
     "Usage: merkle trie root [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
     "Print the root ID of a Merkle radix trie with avalanchego merkledb node IDs: lowercase\n"
     "hex, two spaces, cb58.\n" TRIE_OPS_TEXT,
-    {trie_build_opts},
+    { trie_build_opts },
     TRIE_BUILD_EXIT,
     0,
 };
@@ -59,7 +59,7 @@ const cli_cmd trie_prove_spec = {
     "Usage: merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
     "Write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is present with\n"
     "its value, or absent, in the trie FILE builds, to standard output.\n" TRIE_OPS_TEXT,
-    {trie_key_opts, trie_build_opts},
+    { trie_key_opts, trie_build_opts },
     TRIE_BUILD_EXIT,
     0,
 };
@@ -71,7 +71,7 @@ const cli_cmd trie_verify_spec = {
     "Check PROOF (a file, or - for standard input) against the root ID (64 hex digits or\n"
     "cb58); print 'OK: key HEX present, value HEX', 'OK: key HEX absent' or\n"
     "'FAILED: reason'.\n",
-    {trie_verify_opts},
+    { trie_verify_opts },
     "Exit status: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n",
     0,
 };
@@ -242,8 +242,10 @@ int cmd_trie(int argc, char **argv)
         is_verify = strcmp(action, "verify") == 0;
     if (!is_root && !is_prove && !is_verify)
         return cli_usage_error("trie", "unknown action '%s' (root, prove or verify)", action);
-    const cli_cmd *cmd = is_root ? &trie_root_spec : is_prove ? &trie_prove_spec : &trie_verify_spec;
-    trie_args ta = {16, 0, NULL, NULL}; /* threads 0: all cores, as every command's -j */
+    const cli_cmd *cmd = is_root    ? &trie_root_spec
+                         : is_prove ? &trie_prove_spec
+                                    : &trie_verify_spec;
+    trie_args ta = { 16, 0, NULL, NULL }; /* threads 0: all cores, as every command's -j */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
     int prc = trie_parse(cmd, sub_argc, sub_argv, &ta);

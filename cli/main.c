@@ -7,25 +7,25 @@
 
 #include "cli.h"
 
-#define SPECS(...) ((const cli_cmd *const[]){__VA_ARGS__, NULL})
+#define SPECS(...) ((const cli_cmd *const[]){ __VA_ARGS__, NULL })
 
 static const cli_command_entry commands[] = {
-    {"root", cmd_root, "Merkle root of files or leaf lists", SPECS(&root_spec)},
-    {"proof", cmd_proof, "inclusion or range proof for leaves of a tree", SPECS(&proof_spec)},
-    {"consistency", cmd_consistency, "consistency proof between two tree sizes",
-     SPECS(&consistency_spec)},
-    {"verify", cmd_verify, "verify a proof", SPECS(&verify_spec)},
-    {"sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)", SPECS(&sum_spec)},
-    {"check", cmd_check, "check files against checksum lists", SPECS(&check_spec)},
-    {"audit", cmd_audit, "report changed, missing, moved and new files of a directory",
-     SPECS(&audit_spec)},
-    {"dirroot", cmd_dirroot, "one Merkle root over a checksum manifest", SPECS(&dirroot_spec)},
-    {"cat", cmd_cat, "write files to stdout only after they verified against a manifest",
-     SPECS(&cat_spec)},
-    {"trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify",
-     SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec)},
-    {"clvm", cmd_clvm, "CLVM tree hash and serialization",
-     SPECS(&clvm_hash_spec, &clvm_serialize_spec)},
+    { "root", cmd_root, "Merkle root of files or leaf lists", SPECS(&root_spec) },
+    { "proof", cmd_proof, "inclusion or range proof for leaves of a tree", SPECS(&proof_spec) },
+    { "consistency", cmd_consistency, "consistency proof between two tree sizes",
+      SPECS(&consistency_spec) },
+    { "verify", cmd_verify, "verify a proof", SPECS(&verify_spec) },
+    { "sum", cmd_sum, "print checksums (md5sum/sha256sum/b2sum compatible)", SPECS(&sum_spec) },
+    { "check", cmd_check, "check files against checksum lists", SPECS(&check_spec) },
+    { "audit", cmd_audit, "report changed, missing, moved and new files of a directory",
+      SPECS(&audit_spec) },
+    { "dirroot", cmd_dirroot, "one Merkle root over a checksum manifest", SPECS(&dirroot_spec) },
+    { "cat", cmd_cat, "write files to stdout only after they verified against a manifest",
+      SPECS(&cat_spec) },
+    { "trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify",
+      SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec) },
+    { "clvm", cmd_clvm, "CLVM tree hash and serialization",
+      SPECS(&clvm_hash_spec, &clvm_serialize_spec) },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

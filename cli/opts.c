@@ -96,7 +96,7 @@ int cli_opt_next(cli_parser *p, const char **arg)
 /* ------------------------------------------------------------------ --help */
 
 #define HELP_COLS 79
-#define HEAD_MAX 24
+#define HEAD_MAX  24
 
 static size_t head_text(char *buf, size_t cap, const cli_opt *o, int any_short)
 {
@@ -107,8 +107,8 @@ static size_t head_text(char *buf, size_t cap, const cli_opt *o, int any_short)
     else if (has_short(o))
         n = snprintf(buf, cap, "  -%c%s%s", o->id, o->arg ? " " : "", o->arg ? o->arg : "");
     else
-        n = snprintf(buf, cap, "%s--%s%s%s", any_short ? "      " : "  ", o->lng,
-                     o->arg ? " " : "", o->arg ? o->arg : "");
+        n = snprintf(buf, cap, "%s--%s%s%s", any_short ? "      " : "  ", o->lng, o->arg ? " " : "",
+                     o->arg ? o->arg : "");
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
@@ -213,7 +213,7 @@ static int dump_spec(const cli_cmd *c, const char *summary, const cli_opt **seen
         while (id < *nseen && seen[id] != c->groups[g]) id++;
         if (id == *nseen && *nseen < 64) seen[(*nseen)++] = c->groups[g];
         for (const cli_opt *o = c->groups[g]; o->id || o->help; o++) {
-            char sh[2] = {has_short(o) ? (char)o->id : 0, 0};
+            char sh[2] = { has_short(o) ? (char)o->id : 0, 0 };
             if (is_heading(o)) {
                 fprintf(out, "heading\t%s\tg%zu\t", c->name, id);
                 rc |= field(out, o->help, 1);
@@ -241,7 +241,8 @@ int cli_dump_options(const cli_command_entry *cmds, size_t n, FILE *out)
         rc |= field(out, cmds[i].name, 0);
         rc |= field(out, cmds[i].summary, 1);
         for (const cli_cmd *const *s = cmds[i].specs; s && *s; s++)
-            rc |= dump_spec(*s, strcmp((*s)->name, cmds[i].name) == 0 ? cmds[i].summary : (*s)->summary,
+            rc |= dump_spec(*s,
+                            strcmp((*s)->name, cmds[i].name) == 0 ? cmds[i].summary : (*s)->summary,
                             seen, &nseen, out);
     }
     if (fflush(out) != 0) rc = -1;

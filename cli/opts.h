@@ -71,24 +71,35 @@ typedef struct cli_opt {
 } cli_opt;
 
 /* Argument completions shared by several tables. */
-#define CLI_VALUES_FILE "<file>"
+#define CLI_VALUES_FILE         "<file>"
 #define CLI_VALUES_MANIFEST_ALG "md5 sha1 sha256 sha512 blake2b"
 
 /* -h/--help: in every table; cli_opt_next prints the help itself. */
-#define CLI_OPT_HELP_ROW {'h', "help", NULL, NULL, "show this help and exit", NULL}
-#define CLI_OPT_END_ROW {0, NULL, NULL, NULL, NULL, NULL}
+#define CLI_OPT_HELP_ROW                                                                           \
+    {                                                                                              \
+        'h', "help", NULL, NULL, "show this help and exit", NULL                                   \
+    }
+#define CLI_OPT_END_ROW                                                                            \
+    {                                                                                              \
+        0, NULL, NULL, NULL, NULL, NULL                                                            \
+    }
 
-#define CLI_MAX_GROUPS 4
-#define CLI_MAX_OPTS 48
+#define CLI_MAX_GROUPS 6
+#define CLI_MAX_OPTS   48
 
 typedef struct cli_cmd {
-    const char *name;    /* as typed after "merkle": "sum", "trie root" */
-    const char *summary; /* one line (subcommands: for the completions) */
-    const char *usage;   /* "Usage: ..." and description, printed before the options */
-    const cli_opt *groups[CLI_MAX_GROUPS]; /* the option tables, in help order */
-    const char *epilog;  /* printed after the options (exit status), or NULL */
-    int usage_rc;        /* exit status of a usage error: 0 means CLI_USAGE (2); sum and
-                            check use 1, as md5sum & co. */
+    /* As typed after "merkle": "sum", "trie root". */
+    const char *name;
+    /* One line (of a subcommand: for the completions). */
+    const char *summary;
+    /* "Usage: ..." and the description, printed before the options. */
+    const char *usage;
+    /* The option tables, in help order. */
+    const cli_opt *groups[CLI_MAX_GROUPS];
+    /* Printed after the options (exit status), or NULL. */
+    const char *epilog;
+    /* Exit status of a usage error: 0 means CLI_USAGE (2); sum and check use 1, as md5sum. */
+    int usage_rc;
 } cli_cmd;
 
 /* The exit status of a usage error of cmd. */

@@ -13,8 +13,8 @@ typedef struct root_opts {
     merkle_hash_alg hash;
     size_t leaf_size;
     int leaves;      /* --leaves: hex leaf per line */
-    const char *hash_name;     /* --hash as given (resolved by root_opts_finish) */
-    uint64_t leaf_size_given;  /* --leaf-size as given, 0 if not */
+    const char *hash_name;    /* --hash as given (resolved by root_opts_finish) */
+    uint64_t leaf_size_given; /* --leaf-size as given, 0 if not */
     unsigned threads;
     int threads_given; /* -j N with N > 0 (else threads is the core count) */
     int quiet;

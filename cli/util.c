@@ -40,8 +40,7 @@ int cli_parse_jobs(const cli_cmd *cmd, const char *arg, unsigned *out)
 {
     uint64_t j;
     if (cli_parse_u64(arg, &j) != 0 || j > 1024)
-        return cli_cmd_usage(cmd, "-j needs a thread count 0..1024 (0 = all cores), got '%s'",
-                             arg);
+        return cli_cmd_usage(cmd, "-j needs a thread count 0..1024 (0 = all cores), got '%s'", arg);
     *out = (unsigned)j;
     return 0;
 }
