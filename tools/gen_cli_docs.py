@@ -187,12 +187,13 @@ def gen_bash(commands, specs):
             subs = " ".join(n.split(" ", 1)[1] for n in names)
             out.append("_merkle_subcommands_%s=%s" % (cmd, sh_quote(subs)))
     out += ["",
-            "# The options of a command (\"root\", \"trie root\"): \"-x\" or \"--name\" for a flag,",
-            "# \"-x=\" or \"--name=\" for an option that takes a value.",
+            '# The options of a command ("root", "trie root"): "-x" or "--name" for a flag,',
+            '# "-x=" or "--name=" for an option that takes a value.',
             "_merkle_command_options()", "{", "    case $1 in"]
     for cmd, _, names in commands:
         for n in names:
-            words = [nm + ("=" if o.arg else "") for o in specs[n].options(True) for nm in o.names()]
+            words = [nm + ("=" if o.arg else "")
+                     for o in specs[n].options(True) for nm in o.names()]
             out.append("        %s) echo %s ;;" % (sh_quote(n), sh_quote(" ".join(words))))
     out += ["    esac", "}", "",
             "# The values of an option (\"COMMAND OPTION\"): words, or <file> for a file name.",
@@ -305,11 +306,14 @@ def main():
     a = ap.parse_args()
     commands, specs = load(a.merkle)
     comp = os.path.join(a.source, "cli", "completions")
+    def block(gen):
+        return lambda text, path: replace_block(text, gen(commands, specs), path)
+
     targets = [
         (os.path.join(a.source, "docs", "man", "merkle.1.scd"), lambda t, p: gen_man(t, specs)),
-        (os.path.join(comp, "merkle.bash"), lambda t, p: replace_block(t, gen_bash(commands, specs), p)),
-        (os.path.join(comp, "_merkle"), lambda t, p: replace_block(t, gen_zsh(commands, specs), p)),
-        (os.path.join(comp, "merkle.fish"), lambda t, p: replace_block(t, gen_fish(commands, specs), p)),
+        (os.path.join(comp, "merkle.bash"), block(gen_bash)),
+        (os.path.join(comp, "_merkle"), block(gen_zsh)),
+        (os.path.join(comp, "merkle.fish"), block(gen_fish)),
     ]
     stale = 0
     for path, fn in targets:
