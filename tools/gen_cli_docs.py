@@ -123,15 +123,19 @@ def sentence(text):
 def man_block(specs, names, done):
     """The option list of the specs named, leaving out groups an earlier block showed (they
     are named in a closing sentence)."""
-    out, here, before = [], set(), {}
+    out, here, before, users = [], set(), {}, {}
     for name in names:
         for gid, opts in specs[name].groups:
             shown = [o for o in opts if o.help and o.lng != "help"]
             if gid in done:
-                if gid not in here:
-                    before.setdefault(done[gid], [])
-                    before[done[gid]] += [o for o in shown if o.names() not in
-                                          [b.names() for b in before[done[gid]]]]
+                if gid not in here and shown:
+                    origin = done[gid]
+                    before.setdefault(origin, [])
+                    before[origin] += [o for o in shown if o.names() not in
+                                       [b.names() for b in before[origin]]]
+                    users.setdefault(origin, [])
+                    if name not in users[origin]:
+                        users[origin].append(name)
                 continue
             done[gid] = name
             here.add(gid)
@@ -143,10 +147,11 @@ def man_block(specs, names, done):
                 out += ["\t" + line for line in wrap_spans(text)]
                 out.append("")
     for origin, opts in before.items():
-        if opts:
-            listed = ", ".join("*%s*" % n for o in opts for n in o.names())
-            out += wrap_spans("Also the options of *merkle %s* above: %s." % (origin, listed),
-                              76) + [""]
+        listed = ", ".join("*%s*" % n for o in opts for n in o.names())
+        who = " and ".join("*merkle %s*" % u for u in users[origin])
+        out += wrap_spans("%s also take%s the options of *merkle %s* above: %s."
+                          % (who, "" if len(users[origin]) > 1 else "s", origin, listed),
+                          76) + [""]
     return out
 
 
