@@ -77,6 +77,7 @@ static void help(void)
     printf("\n" CLVM_EPILOG);
 }
 
+
 /* Decode hex text with white space into bytes (in place is fine: output is shorter). */
 static int decode_text(const char *name, const char *text, size_t n, uint8_t *out, size_t *out_len)
 {
