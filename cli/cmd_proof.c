@@ -344,6 +344,141 @@ static int prove_split(const root_opts *o, const char *name, int fd, uint64_t si
     return 0;
 }
 
+/* The two-thread inclusion proof of leaf a of a regular file of fsize bytes into pr, and a
+** copy of the leaf's bytes into job: 0, or -1 after a message. */
+static int prove_file_split(const root_opts *o, const char *name, int fd, uint64_t fsize,
+                            uint64_t a, merkle_proof *pr, proof_job *job)
+{
+    int rc = prove_split(o, name, fd, fsize, a, pr);
+    if (rc == 0) {
+        uint64_t lo = a * o->leaf_size;
+        size_t len = fsize - lo < o->leaf_size ? (size_t)(fsize - lo) : o->leaf_size;
+        job->leaf = malloc(len ? len : 1);
+        size_t got = 0;
+        while (job->leaf && got < len) {
+            ssize_t r = pread(fd, job->leaf + got, len - got, (off_t)(lo + got));
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        if (!job->leaf || got != len) {
+            cli_error("%s: cannot read leaf %llu", name, (ull)a);
+            rc = -1;
+        }
+        job->leaf_len = len;
+    }
+    return rc;
+}
+
+/* Stream the input through the prover, keeping a copy of leaf a's bytes as they pass by
+** (inclusion proofs): 0, or -1 after a message. */
+static int prove_stream(const root_opts *o, const char *name, int fd, const struct stat *st,
+                        merkle_prover *pv, proof_job *job, uint64_t a)
+{
+    int rc = 0;
+    merkle_status s;
+    /* Stream: large reads, and a copy of the one leaf's bytes as they pass by. */
+    uint64_t lo = 0, hi = 0;
+    if (job->single) {
+        if (a > UINT64_MAX / o->leaf_size) {
+            lo = hi = UINT64_MAX;
+        } else {
+            lo = a * o->leaf_size;
+            hi = lo + o->leaf_size < lo ? UINT64_MAX : lo + o->leaf_size;
+        }
+    }
+    uint8_t *buf = malloc(READ_CHUNK);
+    if (!buf) {
+        cli_error("out of memory");
+        rc = -1;
+    }
+#ifdef POSIX_FADV_SEQUENTIAL
+    if (S_ISREG(st->st_mode)) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    cli_progress prog;
+    cli_progress_start(&prog, o->quiet, S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0, 0);
+    uint64_t off = 0;
+    while (rc == 0) {
+        size_t used = 0;
+        int eof = 0;
+        while (used < READ_CHUNK) {
+            ssize_t got = read(fd, buf + used, READ_CHUNK - used);
+            if (got < 0) {
+                if (errno == EINTR) continue;
+                cli_error("%s: %s", name, strerror(errno));
+                rc = -1;
+                break;
+            }
+            if (got == 0) {
+                eof = 1;
+                break;
+            }
+            used += (size_t)got;
+        }
+        if (rc) break;
+        if (job->single && used && off < hi && off + used > lo) {
+            if (!job->leaf) {
+                job->leaf = malloc(o->leaf_size);
+                if (!job->leaf) {
+                    cli_error("out of memory for a leaf of %zu bytes", o->leaf_size);
+                    rc = -1;
+                    break;
+                }
+            }
+            uint64_t from = off > lo ? off : lo, to = off + used < hi ? off + used : hi;
+            memcpy(job->leaf + (from - lo), buf + (from - off), (size_t)(to - from));
+            job->leaf_len = (size_t)(to - lo);
+        }
+        s = merkle_prover_write(pv, buf, used);
+        if (s != MERKLE_OK) {
+            cli_error("%s: %s", name, merkle_strerror(s));
+            rc = -1;
+            break;
+        }
+        off += used;
+        cli_progress_update(&prog, off, 0);
+        if (eof) break;
+    }
+    cli_progress_end(&prog);
+    free(buf);
+    return rc;
+}
+
+/* Write the finished proof (with the leaf's bytes of an inclusion proof) as JSON or binary:
+** the exit status. */
+static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int binary)
+{
+    int status = CLI_OK;
+    merkle_status s;
+    if (leaves) pr->leaf_size = 0;
+    const uint8_t *leaf = job->single ? (job->leaf ? job->leaf : (const uint8_t *)"") : NULL;
+    size_t leaf_len = job->single ? job->leaf_len : 0;
+    if (leaf_len > MERKLE_PROOF_MAX_LEAF && binary) leaf = NULL, leaf_len = 0;
+    size_t need = 0;
+    if (binary)
+        (void)merkle_proof_encode(NULL, 0, &need, pr, leaf, leaf_len);
+    else
+        (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
+    char *out = malloc(need ? need : 1);
+    if (!out) {
+        cli_error("out of memory");
+        status = CLI_FAIL;
+    } else {
+        size_t got;
+        s = binary ? merkle_proof_encode((uint8_t *)out, need, &got, pr, leaf, leaf_len)
+                   : merkle_proof_to_json(out, need, &got, pr, leaf, leaf_len);
+        if (s != MERKLE_OK) {
+            cli_error("%s", merkle_strerror(s));
+            status = CLI_FAIL;
+        } else if (write_all(out, binary ? got : got - 1) != 0) {
+            cli_error("write error: %s", strerror(errno));
+            status = CLI_FAIL;
+        }
+        free(out);
+    }
+    return status;
+}
+
 static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
 {
     own_opts own;
@@ -401,90 +536,10 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
     } else if (pr && kind == MERKLE_PROOF_INCLUSION && o.threads > 1 && fsize >= (8u << 20) &&
                nleaves >= 2 && a < nleaves) {
         /* A regular file: two threads, one per half of the tree. */
-        rc = prove_split(&o, name, fd, fsize, a, pr);
-        if (rc == 0) {
-            split_done = 1;
-            uint64_t lo = a * o.leaf_size;
-            size_t len = fsize - lo < o.leaf_size ? (size_t)(fsize - lo) : o.leaf_size;
-            job.leaf = malloc(len ? len : 1);
-            size_t got = 0;
-            while (job.leaf && got < len) {
-                ssize_t r = pread(fd, job.leaf + got, len - got, (off_t)(lo + got));
-                if (r < 0 && errno == EINTR) continue;
-                if (r <= 0) break;
-                got += (size_t)r;
-            }
-            if (!job.leaf || got != len) {
-                cli_error("%s: cannot read leaf %llu", name, (ull)a);
-                rc = -1;
-            }
-            job.leaf_len = len;
-        }
+        rc = prove_file_split(&o, name, fd, fsize, a, pr, &job);
+        split_done = rc == 0;
     } else {
-        /* Stream: large reads, and a copy of the one leaf's bytes as they pass by. */
-        uint64_t lo = 0, hi = 0;
-        if (job.single) {
-            if (a > UINT64_MAX / o.leaf_size) {
-                lo = hi = UINT64_MAX;
-            } else {
-                lo = a * o.leaf_size;
-                hi = lo + o.leaf_size < lo ? UINT64_MAX : lo + o.leaf_size;
-            }
-        }
-        uint8_t *buf = malloc(READ_CHUNK);
-        if (!buf) {
-            cli_error("out of memory");
-            rc = -1;
-        }
-#ifdef POSIX_FADV_SEQUENTIAL
-        if (S_ISREG(st.st_mode)) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-#endif
-        cli_progress prog;
-        cli_progress_start(&prog, o.quiet, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0, 0);
-        uint64_t off = 0;
-        while (rc == 0) {
-            size_t used = 0;
-            int eof = 0;
-            while (used < READ_CHUNK) {
-                ssize_t got = read(fd, buf + used, READ_CHUNK - used);
-                if (got < 0) {
-                    if (errno == EINTR) continue;
-                    cli_error("%s: %s", name, strerror(errno));
-                    rc = -1;
-                    break;
-                }
-                if (got == 0) {
-                    eof = 1;
-                    break;
-                }
-                used += (size_t)got;
-            }
-            if (rc) break;
-            if (job.single && used && off < hi && off + used > lo) {
-                if (!job.leaf) {
-                    job.leaf = malloc(o.leaf_size);
-                    if (!job.leaf) {
-                        cli_error("out of memory for a leaf of %zu bytes", o.leaf_size);
-                        rc = -1;
-                        break;
-                    }
-                }
-                uint64_t from = off > lo ? off : lo, to = off + used < hi ? off + used : hi;
-                memcpy(job.leaf + (from - lo), buf + (from - off), (size_t)(to - from));
-                job.leaf_len = (size_t)(to - lo);
-            }
-            s = merkle_prover_write(pv, buf, used);
-            if (s != MERKLE_OK) {
-                cli_error("%s: %s", name, merkle_strerror(s));
-                rc = -1;
-                break;
-            }
-            off += used;
-            cli_progress_update(&prog, off, 0);
-            if (eof) break;
-        }
-        cli_progress_end(&prog);
-        free(buf);
+        rc = prove_stream(&o, name, fd, &st, pv, &job, a);
     }
     if (fd != STDIN_FILENO) close(fd);
 
@@ -510,32 +565,7 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
             cli_error("%s: %s", name, merkle_strerror(s));
             status = CLI_FAIL;
         } else {
-            if (o.leaves) pr->leaf_size = 0;
-            const uint8_t *leaf = job.single ? (job.leaf ? job.leaf : (const uint8_t *)"") : NULL;
-            size_t leaf_len = job.single ? job.leaf_len : 0;
-            if (leaf_len > MERKLE_PROOF_MAX_LEAF && own.binary) leaf = NULL, leaf_len = 0;
-            size_t need = 0;
-            if (own.binary)
-                (void)merkle_proof_encode(NULL, 0, &need, pr, leaf, leaf_len);
-            else
-                (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
-            char *out = malloc(need ? need : 1);
-            if (!out) {
-                cli_error("out of memory");
-                status = CLI_FAIL;
-            } else {
-                size_t got;
-                s = own.binary ? merkle_proof_encode((uint8_t *)out, need, &got, pr, leaf, leaf_len)
-                               : merkle_proof_to_json(out, need, &got, pr, leaf, leaf_len);
-                if (s != MERKLE_OK) {
-                    cli_error("%s", merkle_strerror(s));
-                    status = CLI_FAIL;
-                } else if (write_all(out, own.binary ? got : got - 1) != 0) {
-                    cli_error("write error: %s", strerror(errno));
-                    status = CLI_FAIL;
-                }
-                free(out);
-            }
+            status = write_proof(pr, &job, o.leaves, own.binary);
         }
     }
     free(pr);
