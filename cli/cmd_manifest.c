@@ -82,12 +82,13 @@ static void put_name(FILE *f, const char *name, int escape)
 
 typedef struct prog_ctx {
     cli_progress p;
+    uint64_t files_base, bytes_base; /* windows of a long manifest already checked */
 } prog_ctx;
 
 static void on_progress(void *ctx, uint64_t files, uint64_t bytes)
 {
     prog_ctx *c = ctx;
-    cli_progress_update(&c->p, bytes, files);
+    cli_progress_update(&c->p, c->bytes_base + bytes, c->files_base + files);
 }
 
 /* Sum of the sizes of names (for the progress line only: costs a stat per file). */
@@ -580,41 +581,95 @@ static merkle_manifest_alg detect_alg(const char *text, size_t len,
 
 /* Read and parse manifest mname (shown as shown): 0 with *m and *alg_out, or -1 after a
 ** message. The cache loader has been waited for either way. */
-static int check_load(const char *mname, const char *shown, merkle_manifest_parser *gp,
-                      const check_opts *co, merkle_manifest *m_out, merkle_manifest_alg *alg_out)
+/*
+** A manifest is read and checked a window at a time (about CHECK_WINDOW bytes of whole
+** lines): memory stays bounded whatever its length (a list of 1,000,000 files needs a few
+** MiB, not hundreds), and results stream out as before. A manifest that fits one window —
+** the usual case — is read, parsed and checked in one piece.
+*/
+#define CHECK_WINDOW ((size_t)1 << 20)
+
+typedef struct mreader {
+    int fd, eof;
+    char *buf;
+    size_t cap, len, cut; /* buf[0..len) read; buf[0..cut) handed out last time */
+} mreader;
+
+/* The next window of whole lines, text[0..*n) (the manifest's last line may lack its
+** newline); *n == 0 at the end. 0, or an errno. */
+static int mreader_next(mreader *r, const char **text, size_t *n)
 {
-    int is_stdin = strcmp(mname, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(mname, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int oe = errno;
-        cache_wait(co->loader);
-        err_name(shown, strerror(oe));
-        return -1;
+    if (r->cut) memmove(r->buf, r->buf + r->cut, r->len - r->cut);
+    r->len -= r->cut;
+    r->cut = 0;
+    for (;;) {
+        if (!r->eof && r->len < CHECK_WINDOW) {
+            if (r->cap - r->len < CHECK_WINDOW) {
+                size_t nc = r->cap ? r->cap * 2 : 2 * CHECK_WINDOW;
+                char *nb = realloc(r->buf, nc);
+                if (!nb) return ENOMEM;
+                r->buf = nb;
+                r->cap = nc;
+            }
+            ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
+            if (k < 0) {
+                if (errno == EINTR) continue;
+                return errno;
+            }
+            if (k == 0) r->eof = 1;
+            r->len += (size_t)k;
+            continue;
+        }
+        if (r->eof) {
+            r->cut = r->len;
+            break;
+        }
+        const char *nl = memrchr(r->buf, '\n', r->len);
+        if (nl) {
+            r->cut = (size_t)(nl - r->buf) + 1;
+            break;
+        }
+        /* One line longer than a window: read on (the buffer grows above). */
+        if (r->len >= SIZE_MAX / 4) return EFBIG;
+        if (r->cap - r->len < CHECK_WINDOW) {
+            char *nb = realloc(r->buf, r->cap * 2);
+            if (!nb) return ENOMEM;
+            r->buf = nb;
+            r->cap *= 2;
+        }
+        ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        if (k == 0) r->eof = 1;
+        r->len += (size_t)k;
     }
-    char *text = NULL;
-    size_t len = 0;
-    int e = cli_read_fd(fd, SIZE_MAX / 2, &text, &len);
-    if (!is_stdin) close(fd);
-    if (e) {
-        cache_wait(co->loader);
-        fflush(stdout);
-        fprintf(stderr, "%s: ", cli_progname);
-        mcli_quotef(stderr, shown);
-        fputs(": read error\n", stderr);
-        return -1;
-    }
-    merkle_manifest_alg alg = co->alg;
+    *text = r->buf;
+    *n = r->cut;
+    return 0;
+}
+
+/* Parse a window of the manifest into *m; the first window also settles the algorithm
+** (detection, the b2sum-list check). 0, or -1 after an error message. */
+static int check_parse_window(const char *text, size_t len, int first, const char *shown, int is_stdin,
+                       merkle_manifest_parser *gp, const check_opts *co, merkle_manifest *m_out,
+                       merkle_manifest_alg *alg_io)
+{
+    merkle_manifest_alg alg = *alg_io;
     int detected_untagged_512 = 0;
-    if (alg == MERKLE_MANIFEST_AUTO)
-        alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
-    gp->alg = alg;
-    gp->digest_len = co->digest_len;
-    gp->reject_dash = is_stdin;
+    if (first) {
+        alg = co->alg;
+        if (alg == MERKLE_MANIFEST_AUTO)
+            alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
+        gp->alg = alg;
+        gp->digest_len = co->digest_len;
+        gp->reject_dash = is_stdin;
+    }
     merkle_manifest m;
     merkle_error err;
     merkle_manifest_parser before = *gp;
     if (merkle_manifest_parse_alloc(&m, gp, text, len, &err) != MERKLE_OK) {
-        free(text);
         cache_wait(co->loader);
         cli_error("%s", err.message);
         return -1;
@@ -640,11 +695,8 @@ static int check_load(const char *mname, const char *shown, merkle_manifest_pars
                   stderr);
         }
     }
-    free(text);
-    cache_wait(co->loader);
-
     *m_out = m;
-    *alg_out = alg;
+    *alg_io = alg;
     return 0;
 }
 
@@ -675,86 +727,138 @@ static void check_summary(const printer *pr, const check_opts *co, const char *s
     }
 }
 
-/* Check one manifest; returns 1 when it fully verified (coreutils' digest_check). */
-static int check_one(const char *mname, merkle_manifest_parser *gp, const check_opts *co)
+/* Check the entries of one window; 0, or -1 after an error message. */
+static int check_window(printer *pr, prog_ctx *pc, const merkle_manifest *m, int is_stdin,
+                        const check_opts *co)
 {
-    int is_stdin = strcmp(mname, "-") == 0;
-    const char *shown = is_stdin ? "standard input" : mname;
-    merkle_manifest m;
-    merkle_manifest_alg alg;
     merkle_error err;
-    if (check_load(mname, shown, gp, co, &m, &alg) != 0) return 0;
-
     /* merkle_manifest_check fills every result */
-    merkle_check_result *res = malloc((m.count ? m.count : 1) * sizeof *res);
-    uint8_t *done = calloc(m.count ? m.count : 1, 1);
+    merkle_check_result *res = malloc((m->count ? m->count : 1) * sizeof *res);
+    uint8_t *done = calloc(m->count ? m->count : 1, 1);
     if (!res || !done) {
         free(res);
         free(done);
-        merkle_manifest_free(&m);
         cli_error("out of memory");
-        return 0;
+        return -1;
     }
     merkle_check_opts o;
     merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.threads = co->threads;
     o.cache = co->cache;
     o.dash_is_stdin = !is_stdin;
-    prog_ctx pc;
-    cli_progress_start(&pc.p, co->quiet || co->status, 0, m.count);
-    if (pc.p.enabled && m.count > 1) {
-        const char **names = malloc(m.count * sizeof *names);
-        if (names) {
-            for (size_t i = 0; i < m.count; i++) names[i] = m.entries[i].name;
-            pc.p.total_bytes = total_size(AT_FDCWD, names, m.count);
-            free(names);
-        }
+    if (pc->p.enabled) {
         o.progress = on_progress;
-        o.progress_ctx = &pc;
+        o.progress_ctx = pc;
     }
-    printer pr;
-    memset(&pr, 0, sizeof pr);
-    pr.co = co;
-    pr.shown = shown;
-    pr.m = &m;
-    pr.res = res;
-    pr.io.done = done;
-    pr.io.n = m.count;
-    pr.io.prog = &pc.p;
-    pr.io.print = print_entry;
-    pr.io.self = &pr;
-    pr.tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
-             : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
-             : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
-             : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
-                                             : "BLAKE2b";
-    pr.io.tty = isatty(STDOUT_FILENO);
+    pr->m = m;
+    pr->res = res;
+    pr->bi = 0;
+    pr->io.done = done;
+    pr->io.n = m->count;
+    pr->io.next = 0;
     /* Lines appear in manifest order as soon as every earlier file is done, as md5sum -c
     ** prints them (the MPI check reports at the end). */
     if (!co->mpi) {
         o.on_result = in_order_on_result;
-        o.result_ctx = &pr.io;
+        o.result_ctx = &pr->io;
     }
-    merkle_status s = co->mpi ? mpi_manifest_check(res, m.entries, m.count, &o, &err)
-                              : merkle_manifest_check(res, m.entries, m.count, &o, &err);
-    cli_progress_end(&pc.p);
+    merkle_status s = co->mpi ? mpi_manifest_check(res, m->entries, m->count, &o, &err)
+                              : merkle_manifest_check(res, m->entries, m->count, &o, &err);
     if (s != MERKLE_OK) {
+        cli_progress_end(&pc->p);
         fflush(stdout);
         cli_error("%s", err.message);
         free(res);
         free(done);
-        merkle_manifest_free(&m);
-        return 0;
+        return -1;
     }
-    memset(done, 1, m.count);
-    in_order_release(&pr.io);
-    print_bad_lines(&pr, UINT64_MAX);
+    memset(done, 1, m->count);
+    in_order_release(&pr->io);
+    print_bad_lines(pr, UINT64_MAX);
+    for (size_t i = 0; i < m->count; i++) pc->bytes_base += res[i].size;
+    pc->files_base += m->count;
     free(res);
     free(done);
-    merkle_manifest_free(&m);
+    return 0;
+}
+
+/* Check one manifest; returns 1 when it fully verified (coreutils' digest_check). */
+static int check_one(const char *mname, merkle_manifest_parser *gp, const check_opts *co)
+{
+    int is_stdin = strcmp(mname, "-") == 0;
+    const char *shown = is_stdin ? "standard input" : mname;
+    int fd = is_stdin ? STDIN_FILENO : open(mname, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int oe = errno;
+        cache_wait(co->loader);
+        err_name(shown, strerror(oe));
+        return 0;
+    }
+    mreader rd = {fd, 0, NULL, 0, 0, 0};
+    printer pr;
+    memset(&pr, 0, sizeof pr);
+    pr.co = co;
+    pr.shown = shown;
+    pr.io.print = print_entry;
+    pr.io.self = &pr;
+    pr.io.tty = isatty(STDOUT_FILENO);
+    prog_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    merkle_manifest_alg alg = co->alg;
+    uint64_t line_base = 0;
+    int rc = 0;
+    for (int first = 1;; first = 0) {
+        const char *text = NULL;
+        size_t len = 0;
+        int e = mreader_next(&rd, &text, &len);
+        if (e) {
+            cache_wait(co->loader);
+            cli_progress_end(&pc.p);
+            fflush(stdout);
+            fprintf(stderr, "%s: ", cli_progname);
+            mcli_quotef(stderr, shown);
+            fputs(": read error\n", stderr);
+            goto out;
+        }
+        if (len == 0 && !first) break;
+        merkle_manifest m;
+        if (check_parse_window(text, len, first, shown, is_stdin, gp, co, &m, &alg) != 0) goto out;
+        for (size_t i = 0; i < m.count; i++) m.entries[i].line += line_base;
+        for (size_t i = 0; i < m.bad_count; i++) m.bad_lines[i] += line_base;
+        line_base += m.lines;
+        if (first) {
+            cache_wait(co->loader);
+            pr.tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
+                     : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
+                     : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
+                     : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
+                                                     : "BLAKE2b";
+            /* Totals for the progress line when the whole list is in this window. */
+            int whole = rd.eof && rd.cut == rd.len;
+            cli_progress_start(&pc.p, co->quiet || co->status, 0, whole ? m.count : 0);
+            pr.io.prog = &pc.p;
+            if (pc.p.enabled && whole && m.count > 1) {
+                const char **names = malloc(m.count * sizeof *names);
+                if (names) {
+                    for (size_t i = 0; i < m.count; i++) names[i] = m.entries[i].name;
+                    pc.p.total_bytes = total_size(AT_FDCWD, names, m.count);
+                    free(names);
+                }
+            }
+        }
+        int w = check_window(&pr, &pc, &m, is_stdin, co);
+        merkle_manifest_free(&m);
+        if (w != 0) goto out;
+        if (rd.eof && rd.cut == rd.len) break;
+    }
+    cli_progress_end(&pc.p);
     check_summary(&pr, co, shown);
-    return pr.properly && pr.matched && pr.n_mismatch == 0 && pr.n_fail == 0 &&
-           (!co->strict || pr.n_bad == 0);
+    rc = pr.properly && pr.matched && pr.n_mismatch == 0 && pr.n_fail == 0 &&
+         (!co->strict || pr.n_bad == 0);
+out:
+    if (!is_stdin) close(fd);
+    free(rd.buf);
+    return rc;
 }
 
 /* The key file: read at most KEY_MAX + 1 bytes (a key is short; /dev/zero or a wrong file

@@ -289,6 +289,59 @@ class TestCheck(Base):
             self.assertEqual(rc, 1, args)  # md5sum -c's usage status
 
 
+class TestLongManifest(Base):
+    """Manifests longer than one read window (1 MiB of text) are read and checked a window at
+    a time: same output as md5sum -c (line numbers of malformed lines, names, summaries), also
+    when a line is longer than a window, and bounded memory."""
+
+    def long_manifest(self, lines_per_file=1, bad_every=0, extra=b""):
+        names = [b"f%03d" % i for i in range(300)]
+        for n in names:
+            self.write(n, b"data of %s\n" % n)
+        self.write(b"f007", b"changed")  # one FAILED
+        good = []
+        for n in names:
+            d = hashlib.md5(b"data of %s\n" % n).hexdigest().encode()
+            good.append(d + b"  " + n + b"\n")
+        out = []
+        k = 0
+        for _ in range(lines_per_file):
+            for ln in good:
+                k += 1
+                out.append(ln)
+                if bad_every and k % bad_every == 0:
+                    out.append(b"not a checksum line %d\n" % k)
+        with open(self.p(b"LONG"), "wb") as f:
+            f.write(b"".join(out) + extra)
+
+    def test_windows_match_md5sum(self):
+        self.long_manifest(lines_per_file=120, bad_every=9973)  # 36,000 lines, 1.5 MiB
+        self.assertGreater(os.path.getsize(self.p(b"LONG")), 1 << 20)
+        for args in (["-c", "-w", "LONG"], ["-c", "--quiet", "LONG"], ["-c", "--strict", "LONG"]):
+            self.same("md5", args, ["check"] + args[1:], msg="long")
+        for j in ("1", "2"):
+            self.same("md5", ["-c", "LONG"], ["check", "-j", j, "LONG"], msg="long -j")
+        with open(self.p(b"LONG"), "rb") as f:
+            data = f.read()
+        self.same("md5", ["-c", "-w", "-"], ["check", "-w", "-"], stdin=data, msg="stdin")
+
+    def test_line_longer_than_a_window(self):
+        self.long_manifest(lines_per_file=60,
+                           extra=b"0" * 32 + b"  " + b"y" * (3 << 20) + b"\n" + b"tail\n")
+        self.same("md5", ["-c", "-w", "LONG"], ["check", "-w", "LONG"], msg="long line")
+
+    def test_memory_bounded(self):
+        self.long_manifest(lines_per_file=1500)  # 450,000 lines, 18 MiB of text
+        code = ("import resource, subprocess, sys; "
+                "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+                "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+        p = subprocess.run([sys.executable, "-c", code, BIN, "check", "-j", "2", "--quiet", "LONG"],
+                           cwd=self.dir, capture_output=True, env=dict(os.environ, **ENV), timeout=600)
+        rc, kib = map(int, p.stdout.split())
+        self.assertEqual(rc, 1)  # f007 FAILED
+        self.assertLess(kib, 32 * 1024, "peak RSS %d KiB for 450,000 lines" % kib)
+
+
 class TestCache(Base):
     def setup_data(self, n=20):
         names = [b"c%02d" % i for i in range(n)]
