@@ -176,6 +176,10 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
         }
         x->err = 0;
         if (stat_item(b, x) != 0 || !fits(b, &x->st)) continue;
+        if (merkle__ring_space(r) < 2) { /* not expected: two entries per file fit */
+            read_whole(b, dirfd, x);
+            continue;
+        }
         merkle__ring_read(r, x->fd, x->slot, (unsigned)x->st.st_size + 1, 0, i, 1);
         merkle__ring_close_fd(r, x->fd, TAG_CLOSE | i);
         res[i] = INT32_MIN; /* not read yet */
@@ -189,7 +193,7 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
     }
     for (size_t i = 0; i < n; i++) {
         merkle__fb_item *x = &it[i];
-        if (x->err != 0 || x->fd < 0 || !fits(b, &x->st)) continue;
+        if (x->err != 0 || x->fd < 0 || !fits(b, &x->st) || res[i] == INT32_MIN) continue;
         int32_t k = res[i];
         x->fd = -1; /* closed by the linked close */
         if (k == -EINVAL || k == -EAGAIN) {
