@@ -36,7 +36,7 @@ static merkle__ring *ring_of(merkle__fbatch *b)
 int merkle__fbatch_wanted(merkle__fbatch *b)
 {
     int d = merkle__io_decision(MERKLE__IO_OPEN_READ);
-    if (d == 0) return 0;
+    if (d == 0 || (d < 0 && b->small)) return 0;
     return ring_of(b) != NULL; /* undecided (measuring) or io_uring chosen */
 }
 
@@ -220,7 +220,7 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
     }
     if (n > MERKLE__FBATCH_MAX) n = MERKLE__FBATCH_MAX;
     int trial;
-    int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, &trial);
+    int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, b->small, &trial);
     merkle__ring *r = uring ? ring_of(b) : NULL;
     uint64_t t0 = trial ? now_ns() : 0;
     if (r && load_ring(b, r, dirfd, it, n) != 0) {

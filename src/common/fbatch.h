@@ -41,6 +41,7 @@ typedef struct merkle__fbatch {
     int ring_failed;
     size_t slot_cap;
     int oflags; /* open flags; O_NOATIME is dropped after the first EPERM */
+    int small;  /* the caller's pass is short: no measuring (see merkle__io_pick) */
 } merkle__fbatch;
 
 void merkle__fbatch_init(merkle__fbatch *b, size_t slot_cap, int oflags);

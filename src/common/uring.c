@@ -75,7 +75,7 @@ void merkle__io_reset(void)
     }
 }
 
-int merkle__io_pick(merkle__io_kind k, int *trial_out)
+int merkle__io_pick(merkle__io_kind k, int small, int *trial_out)
 {
     *trial_out = 0;
     if (atomic_load_explicit(&g_disabled, memory_order_relaxed)) return 0;
@@ -84,6 +84,7 @@ int merkle__io_pick(merkle__io_kind k, int *trial_out)
     trial *t = &g_trial[k];
     int d = atomic_load_explicit(&t->decision, memory_order_acquire);
     if (d >= 0) return d;
+    if (small) return 0;
     *trial_out = 1;
     return (int)(atomic_fetch_add(&t->turn, 1) & 1u);
 }

@@ -66,8 +66,12 @@ typedef enum merkle__io_kind {
 } merkle__io_kind;
 
 /* The engine for the next batch of kind k: 1 io_uring, 0 system calls. While the choice is
-** being measured, *trial is set to 1 and the caller times the batch and reports it. */
-int merkle__io_pick(merkle__io_kind k, int *trial);
+** being measured, *trial is set to 1 and the caller times the batch and reports it. small:
+** the caller's whole pass has fewer files than a measurement is worth (MERKLE__IO_TRIAL_MIN):
+** with nothing decided yet, system calls and no trial (a ring's set-up and worker threads
+** would cost a small run more than it could gain). */
+#define MERKLE__IO_TRIAL_MIN 4000
+int merkle__io_pick(merkle__io_kind k, int small, int *trial);
 /* A timed trial batch: files handled and nanoseconds spent, with engine `uring` (0/1). */
 void merkle__io_report(merkle__io_kind k, int uring, size_t files, uint64_t ns);
 /* The ring failed in use (EINVAL from an operation): system calls from now on. */

@@ -651,6 +651,11 @@ void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_byte
     if (eng) eng->bytes = bytes;
 }
 
+void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small)
+{
+    if (eng) eng->fb.small = small != 0;
+}
+
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
                                         merkle__mb_next_fn next, merkle__mb_done_fn done,
                                         void *ctx)

@@ -183,7 +183,7 @@ static void on_statx(void *ctx, uint64_t tag, int32_t res)
 
 /* stat every probe the cache found (pr[q].found): through io_uring (statx by name, the batch
 ** in one io_uring_enter) or fstatat, as chosen at run time. Sets stat_ok and st. */
-static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m)
+static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m, int small)
 {
     size_t which[PROBE_BATCH], k = 0;
     for (size_t q = 0; q < m; q++) {
@@ -192,7 +192,7 @@ static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m)
     }
     if (k == 0) return;
     int trial;
-    int uring = merkle__io_pick(MERKLE__IO_STAT, &trial);
+    int uring = merkle__io_pick(MERKLE__IO_STAT, small, &trial);
     if (uring && !sd->ring && !sd->ring_failed) {
         sd->ring = merkle__ring_open(PROBE_BATCH);
         sd->ring_failed = sd->ring == NULL;
@@ -239,7 +239,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             pr[q].expected = j->expected;
         }
         merkle__vcache_probe(e->opts->cache, pr, m, &hint);
-        stat_found(sd, e->opts->dirfd, pr, m);
+        stat_found(sd, e->opts->dirfd, pr, m, e->n < MERKLE__IO_TRIAL_MIN);
         for (size_t q = 0; q < m; q++) {
             if (!pr[q].found || !pr[q].stat_ok) continue;
             const struct stat st = pr[q].st;
@@ -546,10 +546,12 @@ static int worker_init(worker *w, engine *e, int use_mb)
     merkle__mdigest_zero(&w->md);
     w->buf = malloc(READ_BUF);
     merkle__fbatch_init(&w->fb, FB_SLOT, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    w->fb.small = e->n < MERKLE__IO_TRIAL_MIN;
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
     w->md5_paths = malloc(e->chunk * sizeof *w->md5_paths);
 #ifdef MERKLE_HAVE_MD5_MB
     if (use_mb && merkle__md5_mb_engine_alloc(&w->eng, NULL, 0) != MERKLE_OK) w->eng = NULL;
+    if (w->eng) merkle__md5_mb_engine_set_small(w->eng, e->n < MERKLE__IO_TRIAL_MIN);
 #else
     (void)use_mb;
 #endif

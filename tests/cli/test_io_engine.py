@@ -144,11 +144,12 @@ class IoEngine(TempDirCase):
     def test_auto_measures_then_decides(self):
         if not uring_usable():
             self.skipTest("io_uring unavailable here")
-        # enough files for the trial batches of both kinds (9 timed + 1 warm-up each, of 16
+        # lists shorter than 4,000 files are not measured (system calls); enough files for the
+        # trial batches of both kinds (9 timed + 1 warm-up each, of 16
         # files to open and read, of 64 files to stat)
         big = os.path.join(self.dir, "big")
         os.makedirs(big)
-        for i in range(3000):
+        for i in range(4200):
             with open(os.path.join(big, "g%04d" % i), "wb") as f:
                 f.write(b"%d" % i * 50)
         names = sorted(os.listdir(big))
@@ -156,12 +157,16 @@ class IoEngine(TempDirCase):
         with open(os.path.join(big, "SUMS"), "wb") as f:
             f.write(lst)
         env = dict(os.environ, MERKLE_IO="auto", MERKLE_IO_DEBUG="1")
+        # a short list is not measured at all
+        p = subprocess.run([BIN, "check", "-j", "1", "MD5SUMS"], cwd=self.d, capture_output=True,
+                           env=env)
+        self.assertNotIn(b"merkle: io ", p.stderr)
         cache = os.path.join(self.dir, "c")
         for k in range(2):
             p = subprocess.run([BIN, "check", "-j", "1", "--cache", cache, "SUMS"], cwd=big,
                                capture_output=True, env=env)
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(p.stdout.count(b": OK\n"), 3000)
+            self.assertEqual(p.stdout.count(b": OK\n"), 4200)
             kind = b"open+read" if k == 0 else b"stat"
             lines = [ln for ln in p.stderr.splitlines() if ln.startswith(b"merkle: io " + kind)]
             self.assertEqual(len(lines), 1, (k, p.stderr))
