@@ -2,7 +2,7 @@
 """Python binding speed: merkle.root / root_file / root_leaves against the `merkle` command and
 a pure-hashlib reference, medians of several runs in one process. Not a test.
 
-    MERKLE_LIBRARY=.../libmerkle.so.0 MERKLE_BIN=.../merkle PYTHONPATH=python \
+    MERKLE_LIBRARY=.../libmerkle.so.1 MERKLE_BIN=.../merkle PYTHONPATH=python \
         python3 python/bench_python.py
     VENV/bin/python python/bench_python.py --calls     # per-call cost on 32-byte inputs
 """

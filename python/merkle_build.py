@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """setuptools glue shared by ./setup.py (pip install .) and python/setup.py
-(pip install ./python): the Python package python/merkle plus libmerkle.so.0, built with
+(pip install ./python): the Python package python/merkle plus libmerkle.so.1, built with
 CMake from the same source tree and put inside the package, so that `import merkle` needs
-neither MERKLE_LIBRARY nor an installed libmerkle0; and the compiled fast paths
+neither MERKLE_LIBRARY nor an installed libmerkle1; and the compiled fast paths
 merkle._speedups (optional: skipped with a warning when Python's headers are missing).
 
 Offline: the build backend is setuptools + wheel (Debian: python3-setuptools,
@@ -21,7 +21,7 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
-SONAME = "libmerkle.so.0"
+SONAME = "libmerkle.so.1"
 
 
 def project_version(source_dir):
@@ -40,7 +40,7 @@ class BinaryDistribution(Distribution):
 
 
 def build_library(cmd, source_dir):
-    """Build libmerkle.so.0 with CMake (once per build) and return the CMake build folder."""
+    """Build libmerkle.so.1 with CMake (once per build) and return the CMake build folder."""
     build_temp = os.path.abspath(cmd.get_finalized_command("build").build_temp)
     cmake_dir = os.path.join(build_temp, "libmerkle")
     if getattr(build_library, "done", None) == cmake_dir:
@@ -77,7 +77,7 @@ def make_build_py(source_dir):
 
 def make_build_ext(source_dir):
     class BuildExtAgainstLibrary(build_ext):
-        """merkle._speedups links the libmerkle.so.0 CMake built (found at run time next to
+        """merkle._speedups links the libmerkle.so.1 CMake built (found at run time next to
         the module: rpath $ORIGIN). Optional: without Python's headers the package still
         works, through ctypes only."""
 

@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-pkgs=(libmerkle0 libmerkle-dev merkle python3-merkle)
+pkgs=(libmerkle1 libmerkle-dev merkle python3-merkle)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

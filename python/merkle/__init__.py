@@ -12,7 +12,7 @@ code), .name and .message (the library's merkle_strerror text).
     >>> merkle.trie_root({b"k": b"v"})               # merkledb root ID (merkle.Trie for more)
 
 The library is found via MERKLE_LIBRARY, the copy inside the package (pip install),
-ctypes.util.find_library("merkle"), then libmerkle.so.0. Parts of the library that this build of libmerkle lacks are simply not
+ctypes.util.find_library("merkle"), then libmerkle.so.1. Parts of the library that this build of libmerkle lacks are simply not
 exported by this module.
 """
 from ._lib import (MerkleError, STATUS_NAMES, OK, ERR_ARG, ERR_BUFFER, ERR_FORMAT, ERR_VERIFY,

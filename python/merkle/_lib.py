@@ -3,14 +3,14 @@
 
 The shared library is found, in this order, at the path in the MERKLE_LIBRARY environment
 variable, next to this file (the copy a pip install puts inside the package), by
-ctypes.util.find_library("merkle"), and by its soname libmerkle.so.0.
+ctypes.util.find_library("merkle"), and by its soname libmerkle.so.1.
 Nothing here needs a compiler: every call goes through ctypes.
 """
 import ctypes
 import ctypes.util
 import os
 
-SONAME = "libmerkle.so.0"
+SONAME = "libmerkle.so.1"
 
 # merkle_status values (include/merkle/common.h).
 OK = 0
@@ -52,8 +52,8 @@ def _load():
             return ctypes.CDLL(candidate)
         except OSError as e:
             tried.append("%s (%s)" % (candidate, e))
-    raise OSError("merkle: cannot load libmerkle; tried %s. Install libmerkle0 or set "
-                  "MERKLE_LIBRARY=/path/to/libmerkle.so.0" % "; ".join(tried))
+    raise OSError("merkle: cannot load libmerkle; tried %s. Install libmerkle1 or set "
+                  "MERKLE_LIBRARY=/path/to/libmerkle.so.1" % "; ".join(tried))
 
 
 lib = _load()

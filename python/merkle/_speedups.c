@@ -2,7 +2,7 @@
 /*
 ** merkle._speedups: the calls whose cost on small inputs is mostly call overhead, as a
 ** compiled module beside the ctypes one (built by pip install; the Debian package and a
-** source tree run without it). It links the libmerkle.so.0 inside the package (rpath
+** source tree run without it). It links the libmerkle.so.1 inside the package (rpath
 ** $ORIGIN), the same file the ctypes layer has already loaded.
 **
 ** Each function handles the common, valid case itself and hands every other call (unusual

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """`pip install .` and `pip install ./python` in a fresh venv, offline: each builds libmerkle
 with CMake, puts it inside the package, and `import merkle` then works with no
-MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle0; the compiled fast paths
+MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle1; the compiled fast paths
 (merkle._speedups) are built and loaded; the Python tests, test_speedups.py's differential
 checks among them, pass against the installed package.
 
@@ -109,7 +109,7 @@ class PipInstall(unittest.TestCase):
                  cwd=self.tmp.name, env=env).split("\n")
         site = os.path.join(venv, "lib")
         self.assertTrue(out[0].startswith(site), out)
-        self.assertTrue(out[1].startswith(site) and out[1].endswith("libmerkle.so.0"), out)
+        self.assertTrue(out[1].startswith(site) and out[1].endswith("libmerkle.so.1"), out)
         self.assertEqual(out[2], ref_root_abc())
         # The compiled fast paths are optional for pip (no Python headers: ctypes only); with
         # the headers present (Debian: python3-dev) they must have been built and loaded.
