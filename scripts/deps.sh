@@ -7,6 +7,8 @@ what=${1:-build}
 pkgs=(cmake ninja-build gcc pkgconf libssl-dev libsodium-dev python3)
 if [ "$what" != build ]; then
   pkgs+=(libcmocka-dev clang-14 libclang-rt-14-dev libfuzzer-14-dev openssl coreutils)
+  # the ABI check (abidw, abidiff: scripts/abi.sh) and the static checks (scripts/lint.sh)
+  pkgs+=(abigail-tools binutils clang-tidy-14 clang-format-14)
 fi
 if [ -f "$(dirname "$0")/deps-extra.txt" ] && [ "$what" != build ]; then
   # More packages some areas need for their tests (one per line, # comments).

@@ -13,7 +13,8 @@ SOURCE_SUFFIXES = (".c", ".cpp", ".h", ".in", ".py", ".pyi", ".sh", ".js", ".bas
                    ".toml", ".cfg")
 SOURCE_NAMES = ("CMakeLists.txt", "_merkle", "run", "rules", "installed")
 EXEMPT_PREFIXES = ("fuzz/corpus/", "tests/vectors/", "samples/", "docs/", "LICENSE")
-EXEMPT_SUFFIXES = (".md", ".json", ".json.gz", ".txt", ".scd", ".typed", ".install", ".symbols")
+EXEMPT_SUFFIXES = (".md", ".json", ".json.gz", ".txt", ".scd", ".typed", ".install", ".symbols",
+                   ".abi")
 EXEMPT_NAMES = (".gitignore", ".clang-format", ".clang-tidy", "changelog", "control", "copyright",
                 "format", "CMakePresets.json")
 
