@@ -878,7 +878,8 @@ static int verify_range_leaves(verify_args *va, const merkle_proof *p, hash_list
     hl->limit = count;
     if (va->leaf_hash_hex) {
         if (hl_add(hl, NULL, 0) != 0) return CLI_USAGE; /* sized slot, replaced below */
-        memcpy(hl->h[0], va->leaf_hash, MERKLE_HASH_LEN);
+        /* No slot for an empty range (end <= start): the count check fails it. */
+        if (hl->n) memcpy(hl->h[0], va->leaf_hash, MERKLE_HASH_LEN);
     } else if (va->leaf_file && p->leaf_size == 0) {
         int fd = cli_open_input(va->leaf_file);
         if (fd < 0) {

@@ -207,6 +207,13 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
     if (rc != 0) {
         free(l->v);
         l->v = NULL;
+        if (rows) { /* the rows read so far (the callers free them only on success) */
+            for (size_t i = 0; i < nrows; i++) free((*rows)[i]);
+            free(*rows);
+            free(*lens);
+            *rows = NULL;
+            *lens = NULL;
+        }
     }
     return rc;
 }

@@ -26,7 +26,7 @@
 ** otherwise. Never for conditions that input can cause: those are errors, not assertions.
 */
 #ifdef MERKLE_CHECKS
-void merkle__assert_fail(const char *cond, const char *file, int line);
+_Noreturn void merkle__assert_fail(const char *cond, const char *file, int line);
 #define MERKLE_ASSERT(c) ((c) ? (void)0 : merkle__assert_fail(#c, __FILE__, __LINE__))
 #else
 #define MERKLE_ASSERT(c) ((void)0)
@@ -42,6 +42,12 @@ merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t lin
 /* Same, recording errno as sys_errno. */
 merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *fmt, ...)
     MERKLE_PRINTF(3, 4);
+#ifdef __clang_analyzer__
+/* clang-tidy's analyzer (scripts/lint.sh) does not look into error.c: tell it what they return,
+** or it follows paths where a failure returns MERKLE_OK. */
+#define merkle__fail(err, status, ...) (merkle__fail(err, status, __VA_ARGS__), (status))
+#define merkle__fail_errno(...) (merkle__fail_errno(__VA_ARGS__), MERKLE_ERR_IO)
+#endif
 
 /*
 ** Output under the size-query convention of the API (a buffer and its capacity, and the

@@ -175,7 +175,6 @@ static inline void merkle__b2_lanes_run(size_t L, merkle__b2_lanes_fn fn, void *
     if (ndirect) {
         for (size_t i = 0; i < L; i++) ptrs[i] = msgs[i < k ? i : 0] + 128 * pl.direct_first - p;
         fn(state, ptrs, ndirect, done + 128, 0);
-        done += 128 * ndirect;
     }
     for (size_t i = 0; i < L; i++) ptrs[i] = scratch + (i < k ? i : 0) * MERKLE__B2_SCRATCH + 128;
     fn(state, ptrs, 1, (uint64_t)(p + len), 1);

@@ -84,7 +84,6 @@ void merkle__sha256_prefixed(merkle__sha256_compress_fn compress, uint8_t out[32
     len -= take;
     if (used == 64) {
         compress(st, block, 1);
-        used = 0;
         size_t full = len / 64;
         if (full) {
             compress(st, msg, full);

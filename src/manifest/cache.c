@@ -618,9 +618,9 @@ static int split_path(const char *path, char **dir, const char **base)
     *dir = malloc(dl + 2);
     if (!*dir) return -1;
     if (!slash)
-        strcpy(*dir, ".");
+        memcpy(*dir, ".", 2);
     else if (slash == path)
-        strcpy(*dir, "/");
+        memcpy(*dir, "/", 2);
     else {
         memcpy(*dir, path, dl);
         (*dir)[dl] = '\0';

@@ -309,6 +309,7 @@ static void settle(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     const job *j = &e->jobs[i];
     merkle_check_result *r = &e->res[i];
     r->from_cache = 0;
+    MERKLE_ASSERT(sys_errno || digest); /* a failed open or read passes its (non-zero) errno */
     if (sys_errno) {
         r->status = sys_errno == ENOENT ? MERKLE_CHECK_MISSING : MERKLE_CHECK_ERROR;
         r->sys_errno = sys_errno;

@@ -74,8 +74,9 @@ merkle_status merkle_manifest_dirroot(uint8_t out[MERKLE_HASH_LEN], merkle_manif
         return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     }
     size_t off = 0;
-    for (size_t i = 0; i < n && s == MERKLE_OK; i++) {
+    for (size_t i = 0; i < n; i++) {
         s = merkle_manifest_leaf_encode(buf + off, total - off, &lens[i], &m->entries[i]);
+        if (s != MERKLE_OK) break; /* lens[i] is not set */
         leaves[i] = buf + off;
         off += lens[i];
     }

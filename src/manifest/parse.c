@@ -205,18 +205,14 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
         size_t k = nlen - 1;
         while (k && name[k] != ')') k--;
         if (name[k] != ')') BAD();
-        size_t name_len = k;
-        if (escaped) {
-            name_len = unescape(name, k);
-            if (name_len == (size_t)-1) BAD();
-        }
+        if (escaped && unescape(name, k) == (size_t)-1) BAD();
         name[k++] = '\0';
         while (is_white(name[k])) k++;
         if (name[k] != '=') BAD();
         k++;
         while (is_white(name[k])) k++;
         if (!take_hex(out->digest, name + k, s_len - (size_t)(name + k - s), hex_len)) BAD();
-        name_len = strlen(name); /* a NUL inside the line ends the name, as in C */
+        size_t name_len = strlen(name); /* a NUL inside the line ends the name, as in C */
         if (p->reject_dash && strcmp(name, "-") == 0) BAD();
         out->name = name;
         out->name_len = name_len;

@@ -126,6 +126,7 @@ static void drop_cached(merkle_vreader *r, size_t i)
 void merkle_vreader_free(merkle_vreader *r)
 {
     if (!r) return;
+    MERKLE_ASSERT(r->e || r->n == 0); /* r->n counts the entries of r->e set up so far */
     for (size_t i = 0; i < r->n; i++) {
         drop_cached(r, i);
         free(r->e[i].name);

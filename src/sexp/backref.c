@@ -1071,7 +1071,8 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             if ((s = intern_atom(&e, merkle__sexp_atom_hash(st, ai), &id)) != MERKLE_OK)
                 goto out;
         } else {
-            id = pid[x];
+            /* pid[] is set for every marked pair, and the walk only reaches marked ones */
+            id = pid[x]; // NOLINT(clang-analyzer-core.uninitialized.Assign)
             sl = psl[x];
         }
         e.budget = e.budget + per < e.budget ? INF : e.budget + per;

@@ -241,6 +241,7 @@ merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
             s = truncated(&p, at, "value");
             goto done;
         }
+        MERKLE_ASSERT(in); /* at < len, and in is NULL only when len is 0 */
         uint8_t b = in[at];
         if (b == 0xff) {
             p.pos++;

@@ -282,6 +282,7 @@ merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t *out_len,
     if (need > SIZE_MAX) return MERKLE_ERR_RANGE;
     *out_len = (size_t)need;
     if (need > cap) return MERKLE_ERR_BUFFER;
+    MERKLE_ASSERT(out); /* every node takes at least one byte: cap >= need >= 1 */
     merkle_sexp_node *stack = NULL;
     size_t n = 0, scap = 0, w = 0;
     if (merkle__sexp_grow((void **)&stack, &scap, 64, sizeof *stack)) return MERKLE_ERR_NOMEM;

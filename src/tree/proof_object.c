@@ -196,6 +196,7 @@ merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
     if (flags & MERKLE_PROOF_HAS_LEAF) need += 4 + leaf_len;
     *out_len = need;
     if (cap < need) return MERKLE_ERR_BUFFER;
+    MERKLE_ASSERT(out); /* cap >= need >= HDR_LEN (the lengths are bounded above) */
     uint8_t *w = out;
     memcpy(w, k_magic, 4);
     w[4] = (uint8_t)MERKLE_PROOF_VERSION;

@@ -186,6 +186,7 @@ size_t merkle_proof_range_path_len(uint64_t start, uint64_t end, uint64_t size)
     size_t n = merkle__popcount(start);
     uint64_t i = end;
     while (i < size) {
+        MERKLE_ASSERT(i != 0); /* i >= end > start, and i + sz below never wraps (sz < size - i) */
         uint64_t sz = (uint64_t)1 << merkle__tz(i);
         n++;
         if (sz >= size - i) break; /* the last block, possibly partial */
@@ -233,6 +234,7 @@ merkle_status merkle_proof_range_verify(merkle_hash_alg hash, const uint8_t root
         unsigned h = merkle__tz(i);
         unsigned hmax = merkle__bitlen(start - i) - 1;
         if (h > hmax) h = hmax;
+        MERKLE_ASSERT(h < 64); /* start - i >= 1, so hmax <= 63 */
         if (vpush(&st, hash, h, path[k++]) != 0) return MERKLE_ERR_VERIFY;
         i += (uint64_t)1 << h;
     }
@@ -256,6 +258,7 @@ size_t merkle__lr_to_path(uint8_t (*out)[MERKLE_HASH_LEN], const uint8_t (*left)
                           size_t nleft, const uint8_t (*right)[MERKLE_HASH_LEN], size_t nright,
                           uint64_t start, unsigned base)
 {
+    MERKLE_ASSERT((left || !nleft) && (right || !nright));
     if (base < 64 && merkle__popcount(start >> base) != nleft) return (size_t)-1;
     if (base >= 64 && nleft) return (size_t)-1;
     size_t li = nleft, ri = 0, n = 0;

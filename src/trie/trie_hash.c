@@ -146,6 +146,7 @@ static void hash_level(tnode *const *nodes, size_t m, int masked)
             const tnode *n = v[i];
             len[i] = merkle__trie_node_preimage(n, NULL);
             const uint8_t *toks = kid_tokens(n);
+            MERKLE_ASSERT(n->kids || n->nkids == 0);
             for (unsigned k = 0; k < n->nkids; k++)
                 if (!masked || ((n->dmask >> toks[k]) & 1u)) __builtin_prefetch(n->kids[k]);
         }

@@ -167,7 +167,9 @@ merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
     uint64_t prev_bits = 0;
     for (size_t i = 0; i < count; i++) {
         pnode nd;
-        (void)parse_node(&nd, p, len, &pos, ts, NULL);
+        merkle_status again = parse_node(&nd, p, len, &pos, ts, NULL);
+        MERKLE_ASSERT(again == MERKLE_OK); /* the first pass parsed the same bytes */
+        (void)again;
         uint8_t id[MERKLE_TRIE_ID_LEN];
         merkle_sha256_hash(id, p + nd.start, nd.end - nd.start);
         if (!merkle_ct_equal(id, expect, sizeof id))

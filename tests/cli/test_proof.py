@@ -316,6 +316,23 @@ class ProofCli(TempDirCase):
         rc, out, err = run(["verify", self.path("c", js3), "--leaf-hex", "00"])
         self.assertEqual(rc, 2)
 
+    def test_verify_empty_range(self):
+        """A range proof whose end is not after its start, with --leaf-hash: FAILED, exit 1
+        (it crashed: the leaf hash was copied into a slot the empty range never had; found
+        by clang-tidy's analyzer, scripts/lint.sh)."""
+        rc, js, _ = run(["proof", "--range", "1:3", "--leaves"], stdin=leaves_file(5))
+        self.assertEqual(rc, 0)
+        d = json.loads(js)
+        d["end"] = d["start"]
+        rc, binp, _ = run(["proof", "--range", "1:3", "--leaves", "--binary"], stdin=leaves_file(5))
+        self.assertEqual(rc, 0)
+        self.assertEqual(binp[:4], b"MRKP")
+        binp = binp[:25] + binp[17:25] + binp[33:]  # the end field (bytes 25..33) = start
+        for name, proof in (("j", json.dumps(d).encode()), ("b", binp)):
+            rc, out, err = run(["verify", self.path(name, proof), "--leaf-hash", "11" * 32])
+            self.assertEqual(rc, 1, (name, out, err))
+            self.assertTrue(out.startswith(b"FAILED: "), (name, out))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -15,8 +15,8 @@ SOURCE_NAMES = ("CMakeLists.txt", "_merkle", "run", "rules", "installed")
 EXEMPT_PREFIXES = ("fuzz/corpus/", "tests/vectors/", "samples/", "docs/", "LICENSE")
 EXEMPT_SUFFIXES = (".md", ".json", ".json.gz", ".txt", ".scd", ".typed", ".install", ".symbols",
                    ".abi")
-EXEMPT_NAMES = (".gitignore", ".clang-format", ".clang-tidy", "changelog", "control", "copyright",
-                "format", "CMakePresets.json")
+EXEMPT_NAMES = (".gitignore", ".clang-format", ".clang-format-files", ".clang-tidy", "changelog",
+                "control", "copyright", "format", "CMakePresets.json")
 
 
 def main():
