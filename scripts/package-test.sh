@@ -5,7 +5,7 @@
 # under a temporary directory, and run the checks of debian/tests/installed against the
 # unpacked files (MERKLE_ROOT points them there: PATH, LD_LIBRARY_PATH, PKG_CONFIG_PATH,
 # PYTHONPATH, MANPATH, XDG_DATA_DIRS). Nothing is installed into the system and packages the
-# user installed are never touched. Needs no root. Used by scripts/test.sh (step 7).
+# user installed are never touched. Needs no root. Used by scripts/test.sh (step 10).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD

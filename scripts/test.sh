@@ -4,20 +4,22 @@
 # Every step is described in README.md ("What scripts/test.sh runs"). Each build tree is
 # built once and serves every step that needs it; no step runs another's tests again.
 #   1. release build (gcc, -Werror) + every ctest test
-#   2. ABI: RelWithDebInfo build of the shared library; its exported symbols against
+#   2. static checks (scripts/lint.sh): clang-tidy over src/ and cli/, clang-format over the
+#      files of .clang-format-files
+#   3. ABI: RelWithDebInfo build of the shared library; its exported symbols against
 #      debian/libmerkle1.symbols and abidiff against the baseline abi/libmerkle.so.1.abi
-#   3. ASan+UBSan build (clang) of the library, unit tests, CLI and fuzz targets; the ctest
+#   4. ASan+UBSan build (clang) of the library, unit tests, CLI and fuzz targets; the ctest
 #      tests that run C code (unit, kernels, CLI, fuzz-corpus replay, man examples)
-#   4. ThreadSanitizer build (clang, the tsan preset of CMakePresets.json) + the threaded
+#   5. ThreadSanitizer build (clang, the tsan preset of CMakePresets.json) + the threaded
 #      tests: the check engine, the validation cache, streamed results, parallel trees and tries
-#   5. portable build (-DMERKLE_SIMD=none: every SIMD kernel compiled out, as on a non-x86
+#   6. portable build (-DMERKLE_SIMD=none: every SIMD kernel compiled out, as on a non-x86
 #      machine) + the unit and CLI tests
-#   6. fuzz smoke: each libFuzzer target of the build of step 3 for a few seconds, in parallel
-#   7. benchmark smoke: each bench binary of step 1 in its tiny mode
-#   8. MPI build (-DMERKLE_MPI=ON, only the merkle binary) + tests/mpi under mpirun -np 2, 3
-#   9. Debian packages: build, unpack into a throw-away root, check (scripts/package-test.sh);
+#   7. fuzz smoke: each libFuzzer target of the build of step 4 for a few seconds, in parallel
+#   8. benchmark smoke: each bench binary of step 1 in its tiny mode
+#   9. MPI build (-DMERKLE_MPI=ON, only the merkle binary) + tests/mpi under mpirun -np 2, 3
+#  10. Debian packages: build, unpack into a throw-away root, check (scripts/package-test.sh);
 #      nothing is installed into or removed from the system
-# MERKLE_TEST_QUICK=1: step 1 only. MERKLE_TEST_NO_PACKAGES=1: skip step 9.
+# MERKLE_TEST_QUICK=1: step 1 only. MERKLE_TEST_NO_PACKAGES=1: skip step 10.
 # MERKLE_FUZZ_SECONDS (default 10): seconds per fuzz target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +34,18 @@ step() {  # step "TITLE": print the time the previous step took, open the next
     echo "== $1"
 }
 
-step "[1/9] release build + tests"
+step "[1/10] release build + tests"
 cmake -S . -B build/test -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON >/dev/null
 cmake --build build/test -j "$jobs"
 (cd build/test && ctest --output-on-failure -j "$jobs")
 if [ "${MERKLE_TEST_QUICK:-0}" = 1 ]; then step "quick run passed ($((SECONDS - t0)) s)"; exit 0; fi
 
-step "[2/9] ABI: shared library (RelWithDebInfo), symbols file and abidiff against the baseline"
+step "[2/10] static checks: clang-tidy (src/, cli/), clang-format (.clang-format-files)"
+# Its own clang build tree (build/lint, configured only); files that passed unchanged are
+# not analysed again.
+scripts/lint.sh
+
+step "[3/10] ABI: shared library (RelWithDebInfo), symbols file and abidiff against the baseline"
 # Debug information is what abidiff compares types by; the library alone is built. Fails on
 # a removed or changed function or public type, lists additions (docs/abi.md).
 cmake -S . -B build/abi -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMERKLE_WERROR=ON \
@@ -47,8 +54,8 @@ cmake --build build/abi -j "$jobs" --target merkle_shared
 scripts/abi.sh symbols build/abi
 scripts/abi.sh check build/abi
 
-step "[3/9] ASan+UBSan build (clang) + the tests that run C code"
-# One instrumented build serves the tests and the fuzz targets of step 6 (fuzzer-no-link
+step "[4/10] ASan+UBSan build (clang) + the tests that run C code"
+# One instrumented build serves the tests and the fuzz targets of step 7 (fuzzer-no-link
 # only adds coverage counters). Static library only: the shared one serves the install and
 # Python tests, which a sanitizer build skips (an ASan .so cannot load into python3).
 san="-fsanitize=address,undefined"
@@ -63,14 +70,14 @@ cmake --build build/asan -j "$jobs"
 (cd build/asan && ASAN_OPTIONS=detect_leaks=1 MERKLE_SANITIZE=1 ctest --output-on-failure \
   -j "$jobs" -E '^(meta_|completion_|man_merkle|headers_|python_typecheck|cli_test_install$)')
 
-step "[4/9] ThreadSanitizer build (clang) + the threaded tests"
+step "[5/10] ThreadSanitizer build (clang) + the threaded tests"
 # The tsan presets (CMakePresets.json) hold the flags and the list of tests, so that a
 # developer's `cmake --preset tsan && ctest --preset tsan` runs exactly this.
 cmake --preset tsan >/dev/null
 cmake --build --preset tsan -j "$jobs"
 ctest --preset tsan -j "$jobs"
 
-step "[5/9] portable build (MERKLE_SIMD=none) + unit and CLI tests"
+step "[6/10] portable build (MERKLE_SIMD=none) + unit and CLI tests"
 cmake -S . -B build/portable -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON \
   -DMERKLE_SIMD=none -DMERKLE_BUILD_BENCH=OFF -DMERKLE_BUILD_SHARED=OFF >/dev/null
 cmake --build build/portable -j "$jobs"
@@ -78,7 +85,7 @@ cmake --build build/portable -j "$jobs"
 (cd build/portable && ctest --output-on-failure -j "$jobs" \
   -E '^(meta_|completion_|man_merkle|headers_|python_typecheck|cli_test_install$)')
 
-step "[6/9] fuzz smoke (${MERKLE_FUZZ_SECONDS:-10} s per target, $jobs at a time)"
+step "[7/10] fuzz smoke (${MERKLE_FUZZ_SECONDS:-10} s per target, $jobs at a time)"
 fuzz_one() {  # fuzz_one BINARY: run it on a scratch copy of its corpus
     local f=$1 short work
     short=$(basename "$f"); short=${short#fuzz_}
@@ -97,7 +104,7 @@ export MERKLE_FUZZ_SECONDS
 find build/asan/fuzz -maxdepth 1 -name 'fuzz_*' -type f -perm -u+x ! -name '*_replay' -print0 |
   sort -z | xargs -0 -n 1 -P "$jobs" bash -c 'fuzz_one "$1"' fuzz_one
 
-step "[7/9] benchmark smoke"
+step "[8/10] benchmark smoke"
 for b in build/test/bench/bench_*; do
   [ -x "$b" ] || continue
   echo "-- $(basename "$b") --smoke"
@@ -108,16 +115,16 @@ bench/bench_manifest.sh --smoke build/test/merkle
 echo "-- clvm_native_bench.py --smoke"
 bench/clvm_native_bench.py --smoke --merkle build/test/merkle
 
-step "[8/9] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
+step "[9/10] MPI build: merkle root --mpi / check --mpi under mpirun -np 2 and -np 3"
 cmake -S . -B build/mpi -G Ninja -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_MPI=ON \
   -DMERKLE_BUILD_BENCH=OFF -DMERKLE_BUILD_SHARED=OFF >/dev/null
 cmake --build build/mpi -j "$jobs" --target merkle_cli
 (cd build/mpi && ctest --output-on-failure --no-tests=error -R '^mpi_')
 
 if [ "${MERKLE_TEST_NO_PACKAGES:-0}" != 1 ]; then
-  step "[9/9] Debian packages: build, unpack into a throw-away root, check"
+  step "[10/10] Debian packages: build, unpack into a throw-away root, check"
   scripts/package-test.sh
 else
-  step "[9/9] Debian packages: skipped (MERKLE_TEST_NO_PACKAGES=1)"
+  step "[10/10] Debian packages: skipped (MERKLE_TEST_NO_PACKAGES=1)"
 fi
 step "all test steps passed ($((SECONDS - t0)) s)"

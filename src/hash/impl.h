@@ -35,7 +35,7 @@ typedef struct merkle__sha256_impl {
 } merkle__sha256_impl;
 
 /* keccak-f[1600] on 25 little-endian lanes (src/hash/keccak.c) and its round constants. */
-void merkle__keccak_f1600(uint64_t a[25]);
+void merkle__keccak_f1600(uint64_t s[25]);
 extern const uint64_t merkle__keccak_rc[24];
 
 /* Keccak-256 of n 64-byte messages at base + i * stride (the tree node shape). */

@@ -149,7 +149,7 @@ void merkle__md5_mb_lane_final(merkle__md5_mb *st, unsigned lane, const uint8_t 
                                size_t tail_len, uint64_t total_len, uint8_t out[16]);
 
 /* Scalar MD5 compression of nblocks 64-byte blocks into state[4] (portable C). */
-void merkle__md5_compress(uint32_t state[4], const uint8_t *blocks, size_t nblocks);
+void merkle__md5_compress(uint32_t state[4], const uint8_t *p, size_t nblocks);
 
 /* One-shot scalar MD5 (portable C), for tests and small inputs. */
 void merkle__md5(uint8_t out[16], const void *data, size_t len);

@@ -153,24 +153,24 @@ static int parse_len(const char *s, size_t *adv, uintmax_t *val)
     return 1;
 }
 
-#define BAD() return merkle__fail(error, MERKLE_ERR_FORMAT, line_no, 0, "line %" PRIu64 ": improperly formatted checksum line", line_no)
+#define BAD() return merkle__fail(err, MERKLE_ERR_FORMAT, line_no, 0, "line %" PRIu64 ": improperly formatted checksum line", line_no)
 
 merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_manifest_parser *p,
-                                         char *s, size_t s_len, uint64_t line_no,
-                                         merkle_error *error)
+                                         char *line, size_t len, uint64_t line_no,
+                                         merkle_error *err)
 {
-    if (!out || !p || (!s && s_len)) return MERKLE_ERR_ARG;
+    if (!out || !p || (!line && len)) return MERKLE_ERR_ARG;
     memset(out, 0, sizeof *out);
     out->line = line_no;
-    if (s_len > 0 && s[0] == '#') return MERKLE_OK;
-    if (s_len > 0 && s[s_len - 1] == '\r') s_len--;
-    if (s_len == 0) return MERKLE_OK;
-    s[s_len] = '\0';
+    if (len > 0 && line[0] == '#') return MERKLE_OK;
+    if (len > 0 && line[len - 1] == '\r') len--;
+    if (len == 0) return MERKLE_OK;
+    line[len] = '\0';
 
     size_t i = 0;
-    while (is_white(s[i])) i++;
+    while (is_white(line[i])) i++;
     int escaped = 0;
-    if (s[i] == '\\') {
+    if (line[i] == '\\') {
         i++;
         escaped = 1;
     }
@@ -180,27 +180,27 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
     for (int a = MERKLE_MANIFEST_MD5; a <= MERKLE_MANIFEST_BLAKE2B; a++) {
         if (p->alg != MERKLE_MANIFEST_AUTO && p->alg != (merkle_manifest_alg)a) continue;
         size_t tl = strlen(k_algs[a].tag);
-        if (strncmp(s + i, k_algs[a].tag, tl) != 0) continue;
+        if (strncmp(line + i, k_algs[a].tag, tl) != 0) continue;
         size_t j = i + tl;
         size_t hex_len = 2 * k_algs[a].len;
         if (a == MERKLE_MANIFEST_BLAKE2B) {
             if (p->digest_len) hex_len = 2 * (size_t)p->digest_len;
-            if (s[j] == '-') {
+            if (line[j] == '-') {
                 size_t adv;
                 uintmax_t bits;
                 j++;
-                if (!parse_len(s + j, &adv, &bits) || bits == 0 || bits > 512 || bits % 8)
+                if (!parse_len(line + j, &adv, &bits) || bits == 0 || bits > 512 || bits % 8)
                     BAD();
                 j += adv;
                 hex_len = (size_t)bits / 4;
             }
         }
-        if (s[j] == ' ') j++;
-        if (s[j] != '(') BAD();
+        if (line[j] == ' ') j++;
+        if (line[j] != '(') BAD();
         j++;
         /* bsd_split_3: the name ends at the last ')'. */
-        char *name = s + j;
-        size_t nlen = s_len - j;
+        char *name = line + j;
+        size_t nlen = len - j;
         if (nlen == 0) BAD();
         size_t k = nlen - 1;
         while (k && name[k] != ')') k--;
@@ -211,7 +211,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
         if (name[k] != '=') BAD();
         k++;
         while (is_white(name[k])) k++;
-        if (!take_hex(out->digest, name + k, s_len - (size_t)(name + k - s), hex_len)) BAD();
+        if (!take_hex(out->digest, name + k, len - (size_t)(name + k - line), hex_len)) BAD();
         size_t name_len = strlen(name); /* a NUL inside the line ends the name, as in C */
         if (p->reject_dash && strcmp(name, "-") == 0) BAD();
         out->name = name;
@@ -225,7 +225,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
     /* GNU line. */
     size_t hex_len;
     if (alg == MERKLE_MANIFEST_AUTO) {
-        hex_len = count_hex(s + i);
+        hex_len = count_hex(line + i);
         switch (hex_len) {
         case 32: alg = MERKLE_MANIFEST_MD5; break;
         case 40: alg = MERKLE_MANIFEST_SHA1; break;
@@ -233,31 +233,31 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
         case 128: alg = MERKLE_MANIFEST_SHA512; break;
         default: BAD();
         }
-        if (s_len - i < hex_len + 2 + (s[i] == '\\')) BAD();
+        if (len - i < hex_len + 2 + (line[i] == '\\')) BAD();
     } else if (alg == MERKLE_MANIFEST_BLAKE2B) {
-        if (s_len - i < 4 + (size_t)(s[i] == '\\')) BAD();
-        hex_len = count_hex(s + i);
+        if (len - i < 4 + (size_t)(line[i] == '\\')) BAD();
+        hex_len = count_hex(line + i);
         if (hex_len < 2 || hex_len % 2 || hex_len > 128) BAD();
     } else {
         if (!alg_valid(alg)) return MERKLE_ERR_ARG;
         hex_len = 2 * k_algs[alg].len;
-        if (s_len - i < hex_len + 2 + (s[i] == '\\')) BAD();
+        if (len - i < hex_len + 2 + (line[i] == '\\')) BAD();
     }
-    char *hex = s + i;
+    char *hex = line + i;
     i += hex_len;
-    if (!is_white(s[i])) BAD();
-    s[i++] = '\0';
-    if (!take_hex(out->digest, hex, s_len - (size_t)(hex - s), hex_len)) BAD();
+    if (!is_white(line[i])) BAD();
+    line[i++] = '\0';
+    if (!take_hex(out->digest, hex, len - (size_t)(hex - line), hex_len)) BAD();
 
-    if (s_len - i == 1 || (s[i] != ' ' && s[i] != '*')) {
+    if (len - i == 1 || (line[i] != ' ' && line[i] != '*')) {
         if (p->bsd_reversed == 0) BAD();
         p->bsd_reversed = 1;
     } else if (p->bsd_reversed != 1) {
         p->bsd_reversed = 0;
-        out->binary = s[i++] == '*';
+        out->binary = line[i++] == '*';
     }
-    char *name = s + i;
-    if (escaped && unescape(name, s_len - i) == (size_t)-1) BAD();
+    char *name = line + i;
+    if (escaped && unescape(name, len - i) == (size_t)-1) BAD();
     if (p->reject_dash && strcmp(name, "-") == 0) BAD();
     out->name = name;
     out->name_len = strlen(name);
