@@ -560,7 +560,7 @@ static merkle_manifest_alg detect_alg(const char *text, size_t len,
     while (pos < len) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t l = nl ? (size_t)(nl - (text + pos)) : len - pos;
-        if (l + 1 > scap) {
+        if (l >= scap) {
             char *ns = realloc(scratch, l + 1);
             if (!ns) break;
             scratch = ns;

@@ -522,7 +522,6 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
         return CLI_FAIL;
     }
     struct stat st;
-    rc = 0;
     int split_done = 0;
     merkle_proof *pr = malloc(sizeof *pr);
     int have_st = fstat(fd, &st) == 0;

@@ -377,9 +377,9 @@ int merkle__ring_run(merkle__ring *r, void (*each)(void *ctx, uint64_t tag, int3
     return 0;
 }
 
-void merkle__statx_to_stat(struct stat *st, const void *p)
+void merkle__statx_to_stat(struct stat *st, const void *stx)
 {
-    const struct statx *x = p;
+    const struct statx *x = stx;
     memset(st, 0, sizeof *st);
     st->st_mode = x->stx_mode;
     st->st_dev = makedev(x->stx_dev_major, x->stx_dev_minor);

@@ -83,7 +83,7 @@ typedef struct merkle__vprobe {
     int found;
     merkle_file_id id;
     int64_t verified_ns;
-    int stat_ok;    /* check.c's cache pass: st holds the file's stat */
+    int stat_ok; /* check.c's cache pass: st holds the file's stat */
     struct stat st;
 } merkle__vprobe;
 
