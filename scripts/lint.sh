@@ -21,11 +21,10 @@ for t in "$tidy" "$format" clang-14; do
 done
 
 # Configuring is enough: the generated headers (export.h, version.h) are written by CMake.
-if [ ! -f "$build/compile_commands.json" ] || [ CMakeLists.txt -nt "$build/compile_commands.json" ]; then
-    CC=clang-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMERKLE_CHECKS=ON \
-        -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DMERKLE_BUILD_SHARED=OFF -DMERKLE_BUILD_TESTS=OFF \
-        -DBUILD_TESTING=OFF -DMERKLE_BUILD_BENCH=OFF >/dev/null
-fi
+# Every run configures (a fraction of a second), so that new source files are listed.
+CC=clang-14 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Debug -DMERKLE_CHECKS=ON \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DMERKLE_BUILD_SHARED=OFF -DMERKLE_BUILD_TESTS=OFF \
+    -DBUILD_TESTING=OFF -DMERKLE_BUILD_BENCH=OFF >/dev/null
 
 if [ $# -gt 0 ]; then
     files=("$@")
