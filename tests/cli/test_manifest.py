@@ -330,9 +330,6 @@ class TestLongManifest(Base):
                            extra=b"0" * 32 + b"  " + b"y" * (3 << 20) + b"\n" + b"tail\n")
         self.same("md5", ["-c", "-w", "LONG"], ["check", "-w", "LONG"], msg="long line")
 
-    # ASan's shadow memory and quarantine make the peak RSS meaningless (218 MiB measured);
-    # scripts/test.sh sets MERKLE_SANITIZE=1 for that build.
-    @unittest.skipIf(os.environ.get("MERKLE_SANITIZE") == "1", "peak RSS under ASan")
     def test_memory_bounded(self):
         if os.environ.get("MERKLE_SANITIZE"):
             self.skipTest("sanitizer builds keep shadow memory and quarantines: RSS means nothing")
