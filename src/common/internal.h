@@ -81,6 +81,20 @@ static inline int merkle__hex_digit(char c)
     return v == 255 ? -1 : (int)v;
 }
 
+/*
+** The one growth helper for arrays on the heap. *pptr (a `T **` passed as void *) holds cap
+** elements of elem bytes; make room for at least need elements: when need > *cap, realloc to
+** the larger of need and twice *cap (at least 8), with the multiplications checked. Returns
+** 0, or -1 when the size would overflow or realloc fails: *pptr and *cap are then unchanged
+** (the old array is still the caller's to free). The test is inline, the growth is not.
+*/
+int merkle__grow_slow(void *pptr, size_t *cap, size_t need, size_t elem);
+static inline int merkle__grow(void *pptr, size_t *cap, size_t need, size_t elem)
+{
+    if (MERKLE_LIKELY(need <= *cap)) return 0;
+    return merkle__grow_slow(pptr, cap, need, elem);
+}
+
 /* Big/little-endian loads and stores. */
 static inline uint32_t merkle__load_be32(const uint8_t *p)
 {
