@@ -1134,77 +1134,6 @@ int cmd_cat(int argc, char **argv)
 
 /* ------------------------------------------------------------------ audit */
 
-typedef struct namelist {
-    char **v;
-    size_t n, cap;
-} namelist;
-
-static int nl_push(namelist *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t nc = l->cap ? 2 * l->cap : 256;
-        char **nv = realloc(l->v, nc * sizeof *nv);
-        if (!nv) return -1;
-        l->v = nv;
-        l->cap = nc;
-    }
-    l->v[l->n] = strdup(s);
-    if (!l->v[l->n]) return -1;
-    l->n++;
-    return 0;
-}
-
-/* Walk dirfd/rel recursively; regular files go to out (relative names). Returns 0 or errno
-** (the first error; the walk goes on). skip_dev/ino: the manifest itself. */
-static int walk(int dirfd, const char *rel, namelist *out, dev_t skip_dev, ino_t skip_ino)
-{
-    int fd = rel[0] ? openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)
-                    : dup(dirfd);
-    if (fd < 0) return errno;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        int e = errno;
-        close(fd);
-        return e;
-    }
-    int first_err = 0;
-    struct dirent *de;
-    size_t rl = strlen(rel);
-    while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
-        size_t nl = strlen(de->d_name);
-        char *path = malloc(rl + nl + 2);
-        if (!path) {
-            first_err = ENOMEM;
-            break;
-        }
-        if (rl) {
-            memcpy(path, rel, rl);
-            path[rl] = '/';
-            memcpy(path + rl + 1, de->d_name, nl + 1);
-        } else {
-            memcpy(path, de->d_name, nl + 1);
-        }
-        struct stat st;
-        if (fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
-            if (!first_err) first_err = errno;
-        } else if (S_ISDIR(st.st_mode)) {
-            int e = walk(dirfd, path, out, skip_dev, skip_ino);
-            if (e && !first_err) first_err = e;
-        } else if (S_ISREG(st.st_mode) && !(st.st_dev == skip_dev && st.st_ino == skip_ino)) {
-            if (nl_push(out, path) != 0 && !first_err) first_err = ENOMEM;
-        }
-        free(path);
-    }
-    closedir(d);
-    return first_err;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "WHAT: NAME" or, with to, "WHAT: NAME -> TO": when a name holds '\\', LF or CR, the line
 ** starts with '\\' and both names are escaped (as in sum output). */
 static void audit_line(const char *what, const char *name, const char *to)
@@ -1221,95 +1150,38 @@ static void audit_line(const char *what, const char *name, const char *to)
     putchar('\n');
 }
 
-/* A missing entry or a new file, for pairing by digest (find_moved). */
-typedef struct move_key {
-    const uint8_t *digest;
-    size_t dlen; /* the same in all keys sorted together */
-    const char *name;
-    size_t idx; /* entry index (missing) or index into the new-file list */
-} move_key;
+typedef struct audit_ctx {
+    const char *dir;
+    cli_progress p;
+} audit_ctx;
 
-static int cmp_move(const void *a, const void *b)
+static void audit_event(void *ctx, const merkle_audit_event *ev)
 {
-    const move_key *x = a, *y = b;
-    int c = memcmp(x->digest, y->digest, x->dlen);
-    return c ? c : strcmp(x->name, y->name);
+    const audit_ctx *a = ctx;
+    switch (ev->kind) {
+    case MERKLE_AUDIT_CHANGED: audit_line("changed", ev->name, NULL); break;
+    case MERKLE_AUDIT_MISSING: audit_line("missing", ev->name, NULL); break;
+    case MERKLE_AUDIT_MOVED: audit_line("moved", ev->name, ev->to); break;
+    case MERKLE_AUDIT_NEW: audit_line("new", ev->name, NULL); break;
+    case MERKLE_AUDIT_UNREADABLE:
+        fflush(stdout);
+        err_name(ev->name, strerror(ev->sys_errno));
+        break;
+    case MERKLE_AUDIT_WALK_ERROR: err_name(a->dir, strerror(ev->sys_errno)); break;
+    }
 }
 
-/*
-** Moved files: pair entries that are missing (miss[0..nm), indices into m) with new files
-** (newv[0..nn)) of the same digest, for each algorithm and digest length among the missing
-** entries. New files are hashed only here, once per such algorithm (a file that cannot be
-** read stays new). Within one digest, missing names and new names are paired in byte order
-** of their names, the first with the first; a name listed twice pairs once. Sets
-** moved_to[i] for paired entries and used[k] for paired new files. 0, or -1 when out of
-** memory. o: directory, threads and progress for hashing.
-*/
-static int find_moved(const merkle_manifest *m, const size_t *miss, size_t nm, char *const *newv,
-                      size_t nn, const merkle_check_opts *o, const char **moved_to, uint8_t *used)
+static void audit_stage(void *ctx, merkle_audit_stage stage, uint64_t files)
 {
-    merkle_check_result *res = malloc(nn * sizeof *res);
-    move_key *mk = malloc(nm * sizeof *mk);
-    move_key *nk = malloc(nn * sizeof *nk);
-    uint8_t *done = calloc(nm, 1); /* missing entries whose algorithm was handled */
-    int rc = (res && mk && nk && done) ? 0 : -1;
-    for (size_t a = 0; rc == 0 && a < nm; a++) {
-        if (done[a]) continue;
-        const merkle_manifest_entry *ea = &m->entries[miss[a]];
-        merkle_manifest_alg alg = ea->alg;
-        size_t dlen = ea->digest_len;
-        size_t km = 0, kn = 0;
-        for (size_t q = a; q < nm; q++) {
-            const merkle_manifest_entry *e = &m->entries[miss[q]];
-            if (e->alg != alg || e->digest_len != dlen) continue;
-            done[q] = 1;
-            mk[km].digest = e->digest;
-            mk[km].dlen = dlen;
-            mk[km].name = e->name;
-            mk[km].idx = miss[q];
-            km++;
-        }
-        merkle_error err;
-        if (merkle_manifest_hash_files(res, (const char *const *)newv, nn, alg, dlen, o, &err) !=
-            MERKLE_OK) {
-            rc = -1;
-            break;
-        }
-        for (size_t k = 0; k < nn; k++) {
-            if (used[k] || res[k].status != MERKLE_CHECK_OK) continue;
-            nk[kn].digest = res[k].digest;
-            nk[kn].dlen = dlen;
-            nk[kn].name = newv[k];
-            nk[kn].idx = k;
-            kn++;
-        }
-        qsort(mk, km, sizeof *mk, cmp_move);
-        qsort(nk, kn, sizeof *nk, cmp_move);
-        /* Merge the two sorted lists; within a digest, pair in name order. */
-        size_t i = 0, j = 0;
-        while (i < km && j < kn) {
-            int c = memcmp(mk[i].digest, nk[j].digest, dlen);
-            if (c < 0) {
-                i++;
-            } else if (c > 0) {
-                j++;
-            } else {
-                const char *to = newv[nk[j].idx];
-                used[nk[j].idx] = 1;
-                /* every listing of this name (same digest) moved to the same file */
-                size_t i0 = i;
-                while (i < km && memcmp(mk[i].digest, mk[i0].digest, dlen) == 0 &&
-                       strcmp(mk[i].name, mk[i0].name) == 0)
-                    moved_to[mk[i++].idx] = to;
-                j++;
-            }
-        }
-    }
-    free(res);
-    free(mk);
-    free(nk);
-    free(done);
-    return rc;
+    audit_ctx *a = ctx;
+    cli_progress_end(&a->p);
+    if (stage != MERKLE_AUDIT_STAGE_REPORT) cli_progress_start(&a->p, 0, 0, files);
+}
+
+static void audit_progress(void *ctx, uint64_t files, uint64_t bytes)
+{
+    audit_ctx *a = ctx;
+    cli_progress_update(&a->p, bytes, files);
 }
 
 int cmd_audit(int argc, char **argv)
@@ -1345,167 +1217,45 @@ int cmd_audit(int argc, char **argv)
         merkle_manifest_free(&m);
         return CLI_USAGE;
     }
+    merkle_audit_opts o;
+    merkle_audit_opts_init(&o, MERKLE_AUDIT_OPTS_VERSION);
     struct stat mst;
-    dev_t mdev = 0;
-    ino_t mino = 0;
+    merkle_file_id skip;
     if (strcmp(mpath, "-") != 0 && stat(mpath, &mst) == 0) {
-        mdev = mst.st_dev;
-        mino = mst.st_ino;
+        memset(&skip, 0, sizeof skip);
+        skip.dev = (uint64_t)mst.st_dev;
+        skip.ino = (uint64_t)mst.st_ino;
+        o.skip = &skip;
     }
-    /* Names relative to DIR: "./a" and "a" are the same file. */
-    for (size_t i = 0; i < m.count; i++) {
-        while (m.entries[i].name[0] == '.' && m.entries[i].name[1] == '/') {
-            m.entries[i].name += 2;
-            m.entries[i].name_len -= 2;
-            while (m.entries[i].name[0] == '/') {
-                m.entries[i].name++;
-                m.entries[i].name_len--;
-            }
-        }
-    }
-    namelist found = {0};
-    int werr = walk(dirfd, "", &found, mdev, mino);
-    int error = 0;
-    if (werr) {
-        err_name(dir, strerror(werr));
-        error = 1;
-    }
-    merkle_check_result *res = calloc(m.count ? m.count : 1, sizeof *res);
-    merkle_check_opts o;
-    merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
-    o.dirfd = dirfd;
+    audit_ctx ac = {dir, {0}};
+    cli_progress_start(&ac.p, 0, 0, m.count); /* is there a terminal to show progress on? */
     o.threads = threads;
-    prog_ctx pc;
-    cli_progress_start(&pc.p, 0, 0, m.count);
-    if (pc.p.enabled) {
-        o.progress = on_progress;
-        o.progress_ctx = &pc;
+    o.on_event = audit_event;
+    o.event_ctx = &ac;
+    if (ac.p.enabled) {
+        o.on_stage = audit_stage;
+        o.progress = audit_progress;
+        o.progress_ctx = &ac;
     }
+    merkle_audit_counts n;
     merkle_error err;
-    if (!res || merkle_manifest_check(res, m.entries, m.count, &o, &err) != MERKLE_OK) {
-        cli_progress_end(&pc.p);
-        cli_error("out of memory");
-        free(res);
-        for (size_t i = 0; i < found.n; i++) free(found.v[i]);
-        free(found.v);
-        merkle_manifest_free(&m);
-        close(dirfd);
-        return CLI_USAGE;
-    }
-    cli_progress_end(&pc.p);
-
-    /* New files: found under DIR, not listed (sorted by name). */
-    if (found.n) qsort(found.v, found.n, sizeof *found.v, cmp_str);
-    char **newv = malloc((found.n ? found.n : 1) * sizeof *newv);
-    merkle_manifest_entry *sorted = malloc((m.count ? m.count : 1) * sizeof *sorted);
-    size_t nn = 0;
-    if (!newv || !sorted) {
-        cli_error("out of memory");
-        error = 1;
-    } else {
-        merkle_manifest listed = m; /* sort a shallow copy by name for binary search */
-        memcpy(sorted, m.entries, m.count * sizeof *sorted);
-        listed.entries = sorted;
-        listed.storage_ = NULL;
-        listed.bad_lines = NULL;
-        merkle_manifest_sort(&listed, NULL); /* duplicates are fine here */
-        for (size_t i = 0; i < found.n; i++) {
-            size_t lo_i = 0, hi = m.count;
-            size_t fl = strlen(found.v[i]);
-            int hit = 0;
-            while (lo_i < hi) {
-                size_t mid = lo_i + (hi - lo_i) / 2;
-                const merkle_manifest_entry *en = &sorted[mid];
-                size_t k = en->name_len < fl ? en->name_len : fl;
-                int cr = memcmp(en->name, found.v[i], k);
-                if (!cr) cr = en->name_len < fl ? -1 : en->name_len > fl;
-                if (!cr) {
-                    hit = 1;
-                    break;
-                }
-                if (cr < 0)
-                    lo_i = mid + 1;
-                else
-                    hi = mid;
-            }
-            if (!hit) newv[nn++] = found.v[i];
-        }
-    }
-    free(sorted);
-
-    /* Moved: a missing entry whose digest a new file has. */
-    const char **moved_to = calloc(m.count ? m.count : 1, sizeof *moved_to);
-    uint8_t *used = calloc(nn ? nn : 1, 1);
-    size_t *miss = malloc((m.count ? m.count : 1) * sizeof *miss);
-    size_t nm = 0;
-    if (!moved_to || !used || !miss) {
-        cli_error("out of memory");
-        error = 1;
-    } else {
-        for (size_t i = 0; i < m.count; i++)
-            if (res[i].status == MERKLE_CHECK_MISSING) miss[nm++] = i;
-        if (nm && nn) {
-            cli_progress_start(&pc.p, 0, 0, nn);
-            o.progress = pc.p.enabled ? on_progress : NULL;
-            o.progress_ctx = &pc;
-            if (find_moved(&m, miss, nm, newv, nn, &o, moved_to, used) != 0) {
-                cli_error("out of memory");
-                error = 1;
-            }
-            cli_progress_end(&pc.p);
-        }
-    }
-
-    /* Report: changed and missing in manifest order, then moved (manifest order of the old
-    ** name), then new (by name). */
-    uint64_t n_ok = 0, n_changed = 0, n_missing = 0, n_moved = 0, n_new = 0, n_err = 0;
-    for (size_t i = 0; i < m.count; i++) {
-        switch (res[i].status) {
-        case MERKLE_CHECK_OK: n_ok++; break;
-        case MERKLE_CHECK_MISMATCH:
-            n_changed++;
-            audit_line("changed", m.entries[i].name, NULL);
-            break;
-        case MERKLE_CHECK_MISSING:
-            if (moved_to && moved_to[i]) break;
-            n_missing++;
-            audit_line("missing", m.entries[i].name, NULL);
-            break;
-        default:
-            n_err++;
-            fflush(stdout);
-            err_name(m.entries[i].name, strerror(res[i].sys_errno));
-            break;
-        }
-    }
-    for (size_t i = 0; moved_to && i < m.count; i++) {
-        if (!moved_to[i]) continue;
-        n_moved++;
-        audit_line("moved", m.entries[i].name, moved_to[i]);
-    }
-    for (size_t k = 0; newv && k < nn; k++) {
-        if (used && used[k]) continue;
-        n_new++;
-        audit_line("new", newv[k], NULL);
-    }
-    free(moved_to);
-    free(used);
-    free(miss);
-    free(newv);
-    for (size_t i = 0; i < found.n; i++) free(found.v[i]);
-    free(found.v);
-    free(res);
+    merkle_status s = merkle_manifest_audit(&n, &m, dirfd, &o, &err);
+    cli_progress_end(&ac.p);
     merkle_manifest_free(&m);
     close(dirfd);
+    if (s != MERKLE_OK) {
+        cli_error("%s", s == MERKLE_ERR_NOMEM ? "out of memory" : err.message);
+        return CLI_USAGE;
+    }
     fflush(stdout);
     fprintf(stderr,
             "%s audit: %llu ok, %llu changed, %llu missing, %llu moved, %llu new, "
             "%llu unreadable\n",
-            cli_progname, (unsigned long long)n_ok, (unsigned long long)n_changed,
-            (unsigned long long)n_missing, (unsigned long long)n_moved, (unsigned long long)n_new,
-            (unsigned long long)n_err);
-    if (error || n_err) return CLI_USAGE;
-    return (n_changed || n_missing || n_moved || n_new) ? CLI_FAIL : CLI_OK;
+            cli_progname, (unsigned long long)n.ok, (unsigned long long)n.changed,
+            (unsigned long long)n.missing, (unsigned long long)n.moved,
+            (unsigned long long)n.new_files, (unsigned long long)n.unreadable);
+    if (n.walk_errors || n.unreadable) return CLI_USAGE;
+    return (n.changed || n.missing || n.moved || n.new_files) ? CLI_FAIL : CLI_OK;
 }
 
 /* ------------------------------------------------------------------ dirroot */

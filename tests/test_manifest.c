@@ -1061,6 +1061,213 @@ static void test_dirroot(void **state)
     assert_memory_equal(root, want, 32);
 }
 
+/* ------------------------------------------------------------------ audit */
+
+typedef struct audit_log {
+    char lines[16][64];
+    size_t n;
+    int stages[4];
+    size_t stage_files[4];
+} audit_log;
+
+static void on_audit_event(void *ctx, const merkle_audit_event *ev)
+{
+    audit_log *l = ctx;
+    static const char *kind[] = {"?", "changed", "missing", "moved", "new", "unreadable", "walk"};
+    assert_true(l->n < 16);
+    snprintf(l->lines[l->n++], sizeof l->lines[0], "%s %s%s%s %d", kind[ev->kind], ev->name,
+             ev->to ? " -> " : "", ev->to ? ev->to : "", ev->entry == SIZE_MAX ? -1 : (int)ev->entry);
+}
+
+static void on_audit_stage(void *ctx, merkle_audit_stage st, uint64_t files)
+{
+    audit_log *l = ctx;
+    l->stages[st]++;
+    l->stage_files[st] = (size_t)files;
+}
+
+/* One md5sum line for text under name. */
+static void md5_line(char *out, size_t cap, const char *name, const char *text)
+{
+    uint8_t d[16];
+    assert_int_equal(merkle_manifest_digest(d, MERKLE_MANIFEST_MD5, 16, text, strlen(text)), MERKLE_OK);
+    size_t l;
+    assert_int_equal(merkle_manifest_format_line(out, cap - 1, &l, MERKLE_MANIFEST_MD5, d, 16, name, 0),
+                     MERKLE_OK);
+    out[l] = 0;
+}
+
+static void test_audit(void **state)
+{
+    (void)state;
+    char sub[300], p[512];
+    path_of(sub, sizeof sub, "audit");
+    assert_int_equal(mkdir(sub, 0755), 0);
+    assert_int_equal(mkdir(strcat(strcpy(p, sub), "/d"), 0755), 0);
+    write_file("audit/same", "same", 4);
+    write_file("audit/changed", "new contents", 12);
+    write_file("audit/d/renamed", "moved", 5);  /* was "gone" */
+    write_file("audit/d/other", "unlisted", 8); /* new */
+    /* manifest: ./same, changed, gone (moved), lost (missing), dup listing of gone */
+    char text[1024] = "", line[256];
+    md5_line(line, sizeof line, "./same", "same");
+    strcat(text, line);
+    md5_line(line, sizeof line, "changed", "old contents");
+    strcat(text, line);
+    md5_line(line, sizeof line, "gone", "moved");
+    strcat(text, line);
+    md5_line(line, sizeof line, "lost", "nowhere");
+    strcat(text, line);
+    write_file("audit/list.md5", text, strlen(text)); /* inside the tree: skipped below */
+    merkle_manifest m;
+    merkle_manifest_parser mp;
+    merkle_manifest_parser_init(&mp, MERKLE_MANIFEST_AUTO, 0);
+    assert_int_equal(merkle_manifest_parse_alloc(&m, &mp, text, strlen(text), NULL), MERKLE_OK);
+    assert_int_equal(m.count, 4);
+    int dirfd = open(sub, O_RDONLY | O_DIRECTORY);
+    assert_true(dirfd >= 0);
+    struct stat st;
+    assert_int_equal(stat(strcat(strcpy(p, sub), "/list.md5"), &st), 0);
+    merkle_file_id skip = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, 0, 0, 0};
+
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        audit_log log;
+        memset(&log, 0, sizeof log);
+        merkle_audit_opts o = MERKLE_AUDIT_OPTS_INIT;
+        o.threads = threads;
+        o.skip = &skip;
+        o.on_event = on_audit_event;
+        o.event_ctx = &log;
+        o.on_stage = on_audit_stage;
+        o.progress_ctx = &log;
+        merkle_audit_counts c;
+        assert_int_equal(merkle_manifest_audit(&c, &m, dirfd, &o, NULL), MERKLE_OK);
+        assert_int_equal(log.n, 4);
+        assert_string_equal(log.lines[0], "changed changed 1");
+        assert_string_equal(log.lines[1], "missing lost 3");
+        assert_string_equal(log.lines[2], "moved gone -> d/renamed 2");
+        assert_string_equal(log.lines[3], "new d/other -1");
+        assert_int_equal(c.ok, 1);
+        assert_int_equal(c.changed, 1);
+        assert_int_equal(c.missing, 1);
+        assert_int_equal(c.moved, 1);
+        assert_int_equal(c.new_files, 1);
+        assert_int_equal(c.unreadable, 0);
+        assert_int_equal(c.walk_errors, 0);
+        assert_int_equal(log.stages[MERKLE_AUDIT_STAGE_CHECK], 1);
+        assert_int_equal(log.stage_files[MERKLE_AUDIT_STAGE_CHECK], 4);
+        assert_int_equal(log.stages[MERKLE_AUDIT_STAGE_MOVES], 1);
+        assert_int_equal(log.stage_files[MERKLE_AUDIT_STAGE_MOVES], 2); /* d/other, d/renamed */
+        assert_int_equal(log.stages[MERKLE_AUDIT_STAGE_REPORT], 1);
+    }
+    /* Without skip the manifest itself is new; without options everything still works. */
+    merkle_audit_counts c;
+    assert_int_equal(merkle_manifest_audit(&c, &m, dirfd, NULL, NULL), MERKLE_OK);
+    assert_int_equal(c.new_files, 2);
+    assert_int_equal(c.moved, 1);
+    /* A clean tree: only the listed files (all present), nothing new. */
+    merkle_manifest one = m;
+    one.count = 1;
+    char sp[512];
+    assert_int_equal(mkdir(strcat(strcpy(sp, sub), "/clean"), 0755), 0);
+    int cfd = open(sp, O_RDONLY | O_DIRECTORY);
+    assert_true(cfd >= 0);
+    assert_int_equal(symlinkat("../same", cfd, "link"), 0); /* not followed, not a file */
+    write_file("audit/clean/same", "same", 4);
+    assert_int_equal(merkle_manifest_audit(&c, &one, cfd, NULL, NULL), MERKLE_OK);
+    assert_int_equal(c.ok, 1);
+    assert_int_equal(c.changed + c.missing + c.moved + c.new_files + c.unreadable, 0);
+    close(cfd);
+
+    /* Unreadable files and an unlistable directory (not as root: root reads anything). */
+    if (geteuid() != 0) {
+        assert_int_equal(chmod(strcat(strcpy(p, sub), "/same"), 0), 0);
+        assert_int_equal(chmod(strcat(strcpy(p, sub), "/d"), 0), 0);
+        audit_log log;
+        memset(&log, 0, sizeof log);
+        merkle_audit_opts o;
+        assert_int_equal(merkle_audit_opts_init(&o, MERKLE_AUDIT_OPTS_VERSION), MERKLE_OK);
+        o.skip = &skip;
+        o.on_event = on_audit_event;
+        o.event_ctx = &log;
+        assert_int_equal(merkle_manifest_audit(&c, &m, dirfd, &o, NULL), MERKLE_OK);
+        assert_int_equal(c.walk_errors, 1);
+        assert_int_equal(c.unreadable, 1);
+        assert_int_equal(c.missing, 2); /* d/ cannot be listed: no move found */
+        assert_true(strncmp(log.lines[0], "walk  -1", 8) == 0);
+        assert_string_equal(log.lines[1], "unreadable same 0");
+        chmod(strcat(strcpy(p, sub), "/same"), 0644);
+        chmod(strcat(strcpy(p, sub), "/d"), 0755);
+    }
+
+    /* Errors that root meets too: a listed name that is a directory cannot be read
+    ** (EISDIR), and a tree deeper than PATH_MAX cannot be walked (ENAMETOOLONG). */
+    {
+        merkle_manifest_entry de = m.entries[0];
+        de.name = "d";
+        de.name_len = 1;
+        merkle_manifest dm = {0};
+        dm.entries = &de;
+        dm.count = 1;
+        char deep[512];
+        assert_int_equal(mkdir(strcat(strcpy(deep, sub), "/deep"), 0755), 0);
+        int fd = open(deep, O_RDONLY | O_DIRECTORY);
+        char comp[201];
+        memset(comp, 'x', 200);
+        comp[200] = 0;
+        for (int lvl = 0; lvl < 24; lvl++) { /* 24 * 201 bytes > 4096 */
+            assert_int_equal(mkdirat(fd, comp, 0755), 0);
+            int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY);
+            assert_true(nfd >= 0);
+            close(fd);
+            fd = nfd;
+        }
+        close(fd);
+        audit_log log;
+        memset(&log, 0, sizeof log);
+        merkle_audit_opts o = MERKLE_AUDIT_OPTS_INIT;
+        o.skip = &skip;
+        o.on_event = on_audit_event;
+        o.event_ctx = &log;
+        assert_int_equal(merkle_manifest_audit(&c, &dm, dirfd, &o, NULL), MERKLE_OK);
+        assert_int_equal(c.walk_errors, 1);
+        assert_int_equal(c.unreadable, 1);
+        assert_true(log.n >= 2);
+        char want[64];
+        snprintf(want, sizeof want, "walk  -1");
+        assert_true(strncmp(log.lines[0], want, strlen(want)) == 0);
+        snprintf(want, sizeof want, "unreadable d 0");
+        assert_string_equal(log.lines[1], want);
+        assert_int_equal(system(strcat(strcpy(p, "rm -rf "), deep)), 0);
+    }
+
+    /* Error paths: nothing is reported, the status says why. */
+    merkle_error err;
+    assert_int_equal(merkle_manifest_audit(&c, NULL, dirfd, NULL, &err), MERKLE_ERR_ARG);
+    assert_int_equal(err.status, MERKLE_ERR_ARG);
+    assert_int_equal(merkle_manifest_audit(&c, &m, -1, NULL, &err), MERKLE_ERR_ARG);
+    merkle_manifest broken = {0};
+    broken.count = 2; /* entries NULL */
+    assert_int_equal(merkle_manifest_audit(&c, &broken, dirfd, NULL, &err), MERKLE_ERR_ARG);
+    merkle_audit_opts bad = MERKLE_AUDIT_OPTS_INIT;
+    bad.version = MERKLE_AUDIT_OPTS_VERSION + 1;
+    assert_int_equal(merkle_manifest_audit(&c, &m, dirfd, &bad, &err), MERKLE_ERR_ARG);
+    bad.version = 0;
+    assert_int_equal(merkle_manifest_audit(&c, &m, dirfd, &bad, &err), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_audit_opts_init(&bad, 0), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_audit_opts_init(&bad, MERKLE_AUDIT_OPTS_VERSION + 1), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_audit_opts_init(NULL, MERKLE_AUDIT_OPTS_VERSION), MERKLE_ERR_ARG);
+    /* An empty manifest over an empty directory is clean. */
+    merkle_manifest empty = {0};
+    assert_int_equal(mkdir(strcat(strcpy(sp, sub), "/empty"), 0755), 0);
+    int efd = open(sp, O_RDONLY | O_DIRECTORY);
+    assert_int_equal(merkle_manifest_audit(&c, &empty, efd, NULL, &err), MERKLE_OK);
+    assert_int_equal(c.ok + c.new_files, 0);
+    close(efd);
+    close(dirfd);
+    merkle_manifest_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1077,6 +1284,7 @@ int main(void)
         cmocka_unit_test(test_cache_pass),
         cmocka_unit_test(test_verified_read),
         cmocka_unit_test(test_dirroot),
+        cmocka_unit_test(test_audit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

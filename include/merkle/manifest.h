@@ -299,6 +299,89 @@ MERKLE_API merkle_status merkle_manifest_hash_files(merkle_check_result *results
                                                     const merkle_check_opts *opts,
                                                     merkle_error *err);
 
+/* ------------------------------------------------------------------ audit */
+
+/* What merkle_manifest_audit found about one name (hashdeep-style audit). */
+typedef enum merkle_audit_kind {
+    MERKLE_AUDIT_CHANGED = 1,    /* listed, present, digest differs */
+    MERKLE_AUDIT_MISSING = 2,    /* listed, not present, no unlisted file has its digest */
+    MERKLE_AUDIT_MOVED = 3,      /* listed, not present; `to` (not listed) has its digest */
+    MERKLE_AUDIT_NEW = 4,        /* a regular file under the directory that is not listed */
+    MERKLE_AUDIT_UNREADABLE = 5, /* listed; open or read failed (sys_errno) */
+    MERKLE_AUDIT_WALK_ERROR = 6  /* the directory walk failed somewhere (sys_errno: the first
+                                 ** error; the walk went on); reported once, before all else */
+} merkle_audit_kind;
+
+/* One finding. The strings are valid during the callback only. */
+typedef struct merkle_audit_event {
+    merkle_audit_kind kind;
+    const char *name; /* the listed name (a leading "./" removed), or the new file's name
+                      ** relative to the directory; "" for WALK_ERROR */
+    const char *to;   /* MOVED: the unlisted file with the digest; NULL otherwise */
+    size_t entry;     /* index into the manifest's entries; SIZE_MAX for NEW, WALK_ERROR */
+    int sys_errno;    /* UNREADABLE, WALK_ERROR; 0 otherwise */
+} merkle_audit_event;
+
+typedef void (*merkle_audit_event_fn)(void *ctx, const merkle_audit_event *event);
+
+/* The stages of an audit, for a progress display: CHECK hashes the listed files (files =
+** their count), MOVES hashes the unlisted files to pair them with missing ones (files =
+** their count; only when both exist), REPORT precedes the events of the report. */
+typedef enum merkle_audit_stage {
+    MERKLE_AUDIT_STAGE_CHECK = 1,
+    MERKLE_AUDIT_STAGE_MOVES = 2,
+    MERKLE_AUDIT_STAGE_REPORT = 3
+} merkle_audit_stage;
+
+typedef void (*merkle_audit_stage_fn)(void *ctx, merkle_audit_stage stage, uint64_t files);
+
+/* Totals of one audit. */
+typedef struct merkle_audit_counts {
+    uint64_t ok, changed, missing, moved, new_files, unreadable;
+    uint64_t walk_errors; /* 0 or 1: see MERKLE_AUDIT_WALK_ERROR */
+} merkle_audit_counts;
+
+/* The layout version of merkle_audit_opts this header describes. */
+#define MERKLE_AUDIT_OPTS_VERSION 1
+
+typedef struct merkle_audit_opts {
+    uint32_t version;             /* MERKLE_AUDIT_OPTS_VERSION, set by merkle_audit_opts_init */
+    unsigned threads;             /* 0 = one per online CPU */
+    const merkle_file_id *skip;   /* optional: leave the file with this dev and ino out of
+                                  ** the walk (the manifest itself, when it lies in the tree) */
+    merkle_audit_event_fn on_event; /* optional: every finding, in report order */
+    void *event_ctx;
+    merkle_audit_stage_fn on_stage; /* optional, see merkle_audit_stage */
+    merkle_check_progress_fn progress; /* optional, as in merkle_check_opts, per stage */
+    void *progress_ctx;           /* for on_stage and progress */
+} merkle_audit_opts;
+
+/* Static initialiser with the defaults. */
+#define MERKLE_AUDIT_OPTS_INIT {MERKLE_AUDIT_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0}
+
+/* Defaults for `version` (pass MERKLE_AUDIT_OPTS_VERSION): everything zero. MERKLE_ERR_ARG for
+** a NULL o or a version this library does not know. */
+MERKLE_API merkle_status merkle_audit_opts_init(merkle_audit_opts *o, uint32_t version);
+
+/*
+** Audit the directory dirfd (kept open, not closed) against manifest m (not modified), as
+** `merkle audit` does: walk every regular file under dirfd (symbolic links are not followed,
+** other file types ignored), check the listed ones (names relative to dirfd; "./a" and "a"
+** are one name), and pair each missing entry with an unlisted file of the same digest
+** (hashed once per algorithm among the missing entries; within one digest, missing and new
+** names pair in byte order of their names; a name listed twice pairs once).
+** Findings go to opts->on_event, on the calling thread, in this order: WALK_ERROR (at most
+** once, right after the walk), then CHANGED, MISSING and UNREADABLE in manifest order, then
+** MOVED in manifest order of the old name, then NEW by name bytes. *counts (may be NULL)
+** receives the totals. Differences and unreadable files are findings, not errors.
+** Errors: MERKLE_ERR_ARG (NULL m, dirfd < 0, unknown opts version), MERKLE_ERR_NOMEM; no
+** event has been delivered after a failure except WALK_ERROR.
+** Thread safety: reentrant; uses opts->threads worker threads while hashing.
+*/
+MERKLE_API merkle_status merkle_manifest_audit(merkle_audit_counts *counts, const merkle_manifest *m,
+                                               int dirfd, const merkle_audit_opts *opts,
+                                               merkle_error *err);
+
 /* ------------------------------------------------------------------ verified reads */
 
 typedef struct merkle_vreader merkle_vreader;
