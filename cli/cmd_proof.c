@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -241,107 +241,44 @@ static int write_all(const void *buf, size_t len)
 
 /* ------------------------------------------------------------------ two-thread inclusion */
 
-/* One half of a regular file: the prover for the half with the leaf, a plain root for the
-** other. Both run at once; the root is NODE(left, right) and the other half's root is the
-** last element of the audit path (RFC 9162 PATH: the split at k(n)). */
-typedef struct half_job {
+/* read_at over a file descriptor (pread); the first errno is kept for the message. */
+typedef struct fd_reader {
     int fd;
-    uint64_t off, len;
-    size_t ls;
-    int prove;
-    uint64_t index;
-    merkle_hash_alg hash;
-    merkle_profile profile;
-    merkle_proof *out;
-    uint8_t root[MERKLE_HASH_LEN];
-    int err; /* errno of a failed read, or -1 for a library error */
-} half_job;
+    _Atomic int err;
+} fd_reader;
 
-static void *half_main(void *arg)
+static merkle_status fd_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
 {
-    half_job *h = (half_job *)arg;
-    uint8_t *buf = malloc(READ_CHUNK);
-    merkle_prover *pv = h->prove ? malloc(sizeof *pv) : NULL;
-    merkle_tree *t = h->prove ? NULL : malloc(sizeof *t);
-    merkle_status s = MERKLE_ERR_NOMEM;
-    h->err = -1;
-    if (!buf || (!pv && !t)) goto done;
-    s = h->prove ? merkle_prover_init(pv, MERKLE_PROOF_INCLUSION, h->hash, h->ls, h->index, 0)
-                 : merkle_tree_init(t, h->profile, h->hash, h->ls);
-    for (uint64_t pos = 0; s == MERKLE_OK && pos < h->len;) {
-        size_t want = h->len - pos < READ_CHUNK ? (size_t)(h->len - pos) : READ_CHUNK;
-        size_t got = 0;
-        while (got < want) {
-            ssize_t r = pread(h->fd, buf + got, want - got, (off_t)(h->off + pos + got));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-                h->err = r < 0 ? errno : EIO;
-                goto done;
-            }
-            got += (size_t)r;
+    fd_reader *r = ctx;
+    size_t got = 0;
+    while (got < len) {
+        ssize_t n = pread(r->fd, (uint8_t *)buf + got, len - got, (off_t)(offset + got));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int expected = 0;
+            atomic_compare_exchange_strong(&r->err, &expected, n < 0 ? errno : EIO);
+            return MERKLE_ERR_IO;
         }
-        s = h->prove ? merkle_prover_write(pv, buf, want) : merkle_tree_write(t, buf, want);
-        pos += want;
+        got += (size_t)n;
     }
-    if (s == MERKLE_OK)
-        s = h->prove ? merkle_prover_finish(h->out, pv, h->profile)
-                     : merkle_tree_root(h->root, NULL, t);
-    if (s == MERKLE_OK) h->err = 0;
-done:
-    free(buf);
-    free(pv);
-    free(t);
-    return NULL;
+    return MERKLE_OK;
 }
 
-/* Inclusion proof for leaf i of a regular file of `size` bytes with two threads. 0 on
-** success (pr filled), -1 after a message. Requires 2 <= n and i < n. */
+/* Inclusion proof for leaf i of a regular file of `size` bytes with two threads
+** (merkle_proof_inclusion_parallel). 0 on success (pr filled), -1 after a message. */
 static int prove_split(const root_opts *o, const char *name, int fd, uint64_t size, uint64_t i,
                        merkle_proof *pr)
 {
-    uint64_t n = (size + o->leaf_size - 1) / o->leaf_size;
-    uint64_t k = (uint64_t)1 << (63 - __builtin_clzll(n - 1)); /* largest power of 2 < n */
-    uint64_t cut = k * o->leaf_size;
-    half_job h[2];
-    memset(h, 0, sizeof h);
-    for (int j = 0; j < 2; j++) {
-        h[j].fd = fd;
-        h[j].off = j ? cut : 0;
-        h[j].len = j ? size - cut : cut;
-        h[j].ls = o->leaf_size;
-        h[j].hash = o->hash;
-        h[j].profile = o->profile;
-        h[j].out = pr;
-    }
-    int mine = i < k ? 0 : 1;
-    h[mine].prove = 1;
-    h[mine].index = mine ? i - k : i;
-    pthread_t th;
-    int started = pthread_create(&th, NULL, half_main, &h[1 - mine]) == 0;
-    half_main(&h[mine]);
-    if (started)
-        pthread_join(th, NULL);
+    fd_reader rd = {fd, 0};
+    merkle_status s = merkle_proof_inclusion_parallel(pr, o->profile, o->hash, o->leaf_size, size,
+                                                      i, fd_read_at, &rd, 2, NULL);
+    if (s == MERKLE_OK) return 0;
+    int e = atomic_load(&rd.err);
+    if (s == MERKLE_ERR_IO && e)
+        cli_error("%s: %s", name, strerror(e));
     else
-        half_main(&h[1 - mine]);
-    for (int j = 0; j < 2; j++) {
-        if (h[j].err) {
-            if (h[j].err > 0)
-                cli_error("%s: %s", name, strerror(h[j].err));
-            else
-                cli_error("%s: proof failed", name);
-            return -1;
-        }
-    }
-    /* The proven half's path, then the other half's root; the tree root joins both. */
-    uint8_t left[MERKLE_HASH_LEN], right[MERKLE_HASH_LEN];
-    memcpy(mine ? right : left, pr->root, MERKLE_HASH_LEN);
-    memcpy(mine ? left : right, h[1 - mine].root, MERKLE_HASH_LEN);
-    memcpy(pr->path[pr->path_len++], h[1 - mine].root, MERKLE_HASH_LEN);
-    (void)merkle_tree_node_hash(pr->root, o->hash, left, right);
-    pr->tree_size = n;
-    pr->index = i;
-    pr->end = i + 1;
-    return 0;
+        cli_error("%s: proof failed", name);
+    return -1;
 }
 
 /* The two-thread inclusion proof of leaf a of a regular file of fsize bytes into pr, and a

@@ -783,6 +783,109 @@ static void test_prover_stream(void **state)
     free(data);
 }
 
+/* read_at over memory; fails at offsets >= fail_at (for the error path). */
+typedef struct mem_reader {
+    const uint8_t *data;
+    uint64_t fail_at;
+} mem_reader;
+
+static merkle_status mem_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
+{
+    const mem_reader *r = ctx;
+    if (offset + len > r->fail_at) return MERKLE_ERR_IO;
+    memcpy(buf, r->data + offset, len);
+    return MERKLE_OK;
+}
+
+/* The two-thread inclusion proof equals the single-thread one (and the plain prover's) for
+** leaves on both sides of the split, odd sizes, short last leaves, both hashes. */
+static void test_inclusion_parallel(void **state)
+{
+    (void)state;
+    tu_rng rng;
+    tu_rng_seed(&rng, 11);
+    size_t len = 3u << 20; /* more than one 1 MiB read per half */
+    uint8_t *data = malloc(len);
+    tu_counter_bytes(data, len);
+    mem_reader rd = {data, UINT64_MAX};
+    merkle_hash_alg algs[2] = {MERKLE_HASH_SHA256, MERKLE_HASH_BLAKE2B_256};
+    for (int t = 0; t < 12; t++) {
+        size_t seg = t < 4 ? (size_t)1 << (t * 3) : 1 + (size_t)tu_rng_below(&rng, 9000);
+        size_t L = t % 4 == 0 ? len : 1 + (size_t)tu_rng_below(&rng, len);
+        if (seg < 64 && L > (64u << 10)) L = (64u << 10) + t; /* keep tiny leaves cheap */
+        uint64_t n = (L + seg - 1) / seg;
+        merkle_hash_alg alg = algs[t & 1];
+        merkle_profile prof = t % 5 == 4 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
+        uint64_t idx[3] = {0, n - 1, tu_rng_below(&rng, n)};
+        for (int q = 0; q < 3; q++) {
+            merkle_proof one, two, ref;
+            merkle_prover pv;
+            assert_int_equal(merkle_proof_inclusion_parallel(&one, prof, alg, seg, L, idx[q],
+                                                             mem_read_at, &rd, 1, NULL), MERKLE_OK);
+            assert_int_equal(merkle_proof_inclusion_parallel(&two, prof, alg, seg, L, idx[q],
+                                                             mem_read_at, &rd, 2, NULL), MERKLE_OK);
+            assert_int_equal(merkle_prover_init(&pv, MERKLE_PROOF_INCLUSION, alg, seg, idx[q], 0), MERKLE_OK);
+            assert_int_equal(merkle_prover_write(&pv, data, L), MERKLE_OK);
+            assert_int_equal(merkle_prover_finish(&ref, &pv, prof), MERKLE_OK);
+            const merkle_proof *ps[2] = {&one, &two};
+            for (int k = 0; k < 2; k++) {
+                const merkle_proof *p = ps[k];
+                assert_int_equal(p->kind, ref.kind);
+                assert_int_equal(p->profile, ref.profile);
+                assert_int_equal(p->hash, ref.hash);
+                assert_int_equal(p->tree_size, n);
+                assert_int_equal(p->tree_size, ref.tree_size);
+                assert_int_equal(p->index, ref.index);
+                assert_int_equal(p->end, ref.end);
+                assert_int_equal(p->leaf_size, ref.leaf_size);
+                assert_int_equal(p->flags, ref.flags);
+                assert_memory_equal(p->root, ref.root, 32);
+                assert_memory_equal(p->leaf_hash, ref.leaf_hash, 32);
+                assert_int_equal(p->path_len, ref.path_len);
+                assert_memory_equal(p->path, ref.path, ref.path_len * 32);
+                assert_int_equal(merkle_proof_verify(p, NULL, NULL, NULL, NULL, NULL), MERKLE_OK);
+            }
+        }
+    }
+    /* Errors: a read that fails in either half, on one thread or two; bad arguments; an
+    ** index beyond the end; an empty input. */
+    merkle_error err;
+    merkle_proof pr;
+    for (unsigned th = 1; th <= 2; th++) {
+        mem_reader bad = {data, 100};                  /* the left half fails */
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                         1024, len, 5, mem_read_at, &bad, th, &err),
+                         MERKLE_ERR_IO);
+        assert_int_equal(err.status, MERKLE_ERR_IO);
+        bad.fail_at = len - 10;                          /* the right half fails */
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                         1024, len, 5, mem_read_at, &bad, th, &err),
+                         MERKLE_ERR_IO);
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                         1024, 4096, 4, mem_read_at, &rd, th, &err),
+                         MERKLE_ERR_RANGE);
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                         1024, 0, 0, mem_read_at, &rd, th, &err),
+                         MERKLE_ERR_RANGE);
+    }
+    assert_int_equal(merkle_proof_inclusion_parallel(NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                     1024, len, 0, NULL, &rd, 2, &err),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
+                                                     0, len, 0, mem_read_at, &rd, 2, &err),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_BITCOIN, MERKLE_HASH_SHA256,
+                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, (merkle_hash_alg)99,
+                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+                     MERKLE_ERR_ARG);
+    free(data);
+}
+
 static void test_prover_errors(void **state)
 {
     (void)state;
@@ -1138,6 +1241,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_prover_differential),
         cmocka_unit_test(test_prover_stream),
         cmocka_unit_test(test_prover_errors),
+        cmocka_unit_test(test_inclusion_parallel),
         cmocka_unit_test(test_sia_and_range_verify),
         cmocka_unit_test(test_binary_codec),
         cmocka_unit_test(test_json_codec),

@@ -321,6 +321,25 @@ typedef struct merkle_proof {
 MERKLE_API merkle_status merkle_prover_finish(merkle_proof *out, merkle_prover *p,
                                               merkle_profile profile);
 
+/*
+** Inclusion proof for leaf `index` of an input of total_len bytes cut into leaf_size leaves,
+** read through read_at (see merkle_tree_root_parallel; called from two threads at once with
+** disjoint ranges). With threads >= 2 and at least two leaves, the two subtrees under the root
+** (split at the largest power of two below the leaf count, RFC 9162) are hashed at once: a
+** prover streams the half that holds the leaf, a tree builder the other, whose root is the
+** last path element. Otherwise the calling thread streams everything through one prover.
+** Either way *out is what merkle_prover_finish gives over the whole input (profile set,
+** leaf_size = the prover's). Memory: a 1 MiB read buffer and a prover or tree per thread.
+** Errors: MERKLE_ERR_ARG (NULL out or read_at, leaf_size 0, bad hash, a profile other than
+** rfc6962/sia), MERKLE_ERR_RANGE (index not below the leaf count), MERKLE_ERR_NOMEM, or the
+** first error read_at returned. All threads are joined before the call returns.
+*/
+MERKLE_API merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merkle_profile profile,
+                                                         merkle_hash_alg hash, size_t leaf_size,
+                                                         uint64_t total_len, uint64_t index,
+                                                         merkle_read_at_fn read_at, void *ctx,
+                                                         unsigned threads, merkle_error *err);
+
 /* ------------------------------------------------------------------ proof objects */
 
 /*
