@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "common/internal.h"
 
 /* Largest hex text read (two characters per byte of a 64 MiB serialization, plus spacing). */
 #define CLVM_MAX_TEXT ((size_t)256 << 20)
@@ -78,34 +77,72 @@ static void help(void)
 }
 
 
-/* Decode hex text with white space into bytes (in place is fine: output is shorter). */
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+static void bad_hex(const char *name, char c, size_t off)
+{
+    unsigned char uc = (unsigned char)c;
+    if (uc >= 0x20 && uc < 0x7f)
+        cli_error("clvm: %s: bad hex character '%c' at offset %zu", name, c, off);
+    else
+        cli_error("clvm: %s: bad hex character (byte 0x%02x) at offset %zu", name, uc, off);
+}
+
+/*
+** Decode hex text with white space into bytes (in place is fine: output is shorter; a digit
+** pair may be split by white space). Runs of digits go through the library's decoder
+** (merkle_hex_decode) a few KiB at a time; the first bad character is reported by offset.
+*/
 static int decode_text(const char *name, const char *text, size_t n, uint8_t *out, size_t *out_len)
 {
-    size_t w = 0;
-    int hi = -1;
-    size_t hi_off = 0;
-    for (size_t i = 0; i < n; i++) {
-        char c = text[i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') continue;
-        int v = merkle__hex_digit(c);
-        if (v < 0) {
-            unsigned char uc = (unsigned char)c;
-            if (uc >= 0x20 && uc < 0x7f)
-                cli_error("clvm: %s: bad hex character '%c' at offset %zu", name, c, i);
-            else
-                cli_error("clvm: %s: bad hex character (byte 0x%02x) at offset %zu", name, uc, i);
-            return -1;
+    uint8_t tmp[4096];
+    size_t w = 0, got;
+    char pair[2];
+    size_t pend_off = SIZE_MAX; /* offset of a first digit waiting for its second */
+    merkle_error err;
+    for (size_t i = 0; i < n;) {
+        if (is_space(text[i])) {
+            i++;
+            continue;
         }
-        if (hi < 0) {
-            hi = v;
-            hi_off = i;
-        } else {
-            out[w++] = (uint8_t)(hi << 4 | v);
-            hi = -1;
+        size_t p = i;
+        while (i < n && !is_space(text[i])) i++;
+        if (pend_off != SIZE_MAX) { /* the run's first digit completes the waiting one */
+            pair[1] = text[p];
+            if (merkle_hex_decode(tmp, 1, &got, pair, 2, &err) != MERKLE_OK) {
+                size_t at = err.offset == 0 ? pend_off : p;
+                bad_hex(name, text[at], at);
+                return -1;
+            }
+            out[w++] = tmp[0];
+            pend_off = SIZE_MAX;
+            p++;
+        }
+        while (i - p >= 2) {
+            size_t take = (i - p) / 2 < sizeof tmp ? (i - p) / 2 * 2 : sizeof tmp * 2;
+            if (merkle_hex_decode(tmp, sizeof tmp, &got, text + p, take, &err) != MERKLE_OK) {
+                bad_hex(name, text[p + err.offset], p + err.offset);
+                return -1;
+            }
+            memcpy(out + w, tmp, got); /* out + w lies before text + p: nothing unread */
+            w += got;
+            p += take;
+        }
+        if (p < i) {
+            pair[0] = text[p];
+            pend_off = p;
         }
     }
-    if (hi >= 0) {
-        cli_error("clvm: %s: odd number of hex digits (the last one at offset %zu)", name, hi_off);
+    if (pend_off != SIZE_MAX) {
+        pair[1] = '0';
+        if (merkle_hex_decode(tmp, 1, &got, pair, 2, NULL) != MERKLE_OK) {
+            bad_hex(name, text[pend_off], pend_off);
+            return -1;
+        }
+        cli_error("clvm: %s: odd number of hex digits (the last one at offset %zu)", name, pend_off);
         return -1;
     }
     *out_len = w;

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "manifest/manifest_impl.h"
 #include "mpi_util.h"
 
 enum { REQ_JOB = 1, REQ_DONE = 2 };
@@ -280,7 +279,7 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
         }
         struct stat sb;
         if (fstatat(local.dirfd, e->name, &sb, 0) == 0 && S_ISREG(sb.st_mode)) {
-            merkle__file_id_from_stat(&ids[i], &sb);
+            merkle_file_id_from_stat(&ids[i], &sb);
             have_id[i] = 1;
             weight[i] += (uint64_t)sb.st_size;
             if (local.cache && merkle_vcache_lookup(local.cache, e->name, &ids[i], e->alg,

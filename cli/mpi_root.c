@@ -11,8 +11,8 @@
 **     threaded merkle_tree_root_parallel (-j threads) over pread(2); a piece that holds the short
 **     last leaf is still a perfect shape of 2^h leaves. Every rank then sends a status and
 **     its (height, root) list to rank 0 in one gather (O(log n) hashes per rank), and rank 0
-**     pushes them in order into a merkle_tree (merkle__tree_push_subtree, a compact-range
-**     merge) and prints what `merkle root` prints.
+**     appends them in order to a merkle_compact_range (the public compact-range API) and
+**     prints what `merkle root` prints.
 **   - standard input, a --leaves list, anything that is not a regular file, or a name that
 **     cannot be stat'ed: rank 0 computes it alone with the single-process code path
 **     (root_compute), so output and error messages are exactly those of `merkle root`.
@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #include "mpi_util.h"
-#include "tree/tree_impl.h"
 
 /* Chunks per rank: enough that ranks get equal shares within ~1/256 of the file. */
 #define CHUNKS_PER_RANK 256u
@@ -173,22 +172,28 @@ static void rank_work(const root_opts *o, const char *name, uint64_t size, int r
     *out = recs;
 }
 
-/* Rank 0: fold the gathered pieces of all ranks into the root. */
+/* Rank 0: fold the gathered pieces of all ranks, in order, into one compact range (the
+** public merkle_compact_range API) and take its root; no pieces: the empty file's root. */
 static int merge_root(const root_opts *o, const char *name, const uint8_t *pieces, size_t n,
                       uint8_t root[MERKLE_HASH_LEN])
 {
-    merkle_tree *t = malloc(sizeof *t);
-    if (!t) {
-        cli_error("%s: %s", name, strerror(ENOMEM));
-        return -1;
+    merkle_status s;
+    if (n == 0) {
+        s = merkle_tree_empty_root(root, o->profile, o->hash);
+    } else {
+        merkle_compact_range *r = malloc(sizeof *r);
+        if (!r) {
+            cli_error("%s: %s", name, strerror(ENOMEM));
+            return -1;
+        }
+        s = merkle_compact_range_init(r, o->hash, 0);
+        for (size_t i = 0; s == MERKLE_OK && i < n; i++) {
+            const uint8_t *rec = pieces + i * (1 + MERKLE_HASH_LEN);
+            s = merkle_compact_range_append_subtree(r, rec[0], rec + 1);
+        }
+        if (s == MERKLE_OK) s = merkle_compact_range_root(root, r);
+        free(r);
     }
-    merkle_status s = merkle_tree_init(t, o->profile, o->hash, o->leaf_size);
-    for (size_t i = 0; s == MERKLE_OK && i < n; i++) {
-        const uint8_t *rec = pieces + i * (1 + MERKLE_HASH_LEN);
-        s = merkle__tree_push_subtree(t, rec[0], rec + 1);
-    }
-    if (s == MERKLE_OK) s = merkle_tree_root(root, NULL, t);
-    free(t);
     if (s != MERKLE_OK) {
         cli_error("%s: %s", name, merkle_strerror(s));
         return -1;

@@ -1129,6 +1129,13 @@ static void test_audit(void **state)
     struct stat st;
     assert_int_equal(stat(strcat(strcpy(p, sub), "/list.md5"), &st), 0);
     merkle_file_id skip = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, 0, 0, 0};
+    merkle_file_id fid;
+    merkle_file_id_from_stat(&fid, &st);
+    assert_int_equal(fid.dev, skip.dev);
+    assert_int_equal(fid.ino, skip.ino);
+    assert_int_equal(fid.size, (uint64_t)strlen(text));
+    assert_int_equal(fid.mtime_ns, (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+    assert_int_equal(fid.ctime_ns, (int64_t)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec);
 
     for (unsigned threads = 1; threads <= 3; threads += 2) {
         audit_log log;

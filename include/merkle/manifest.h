@@ -196,6 +196,11 @@ typedef struct merkle_file_id {
     int64_t mtime_ns, ctime_ns;
 } merkle_file_id;
 
+/* Fill *out from a struct stat (of fstat/fstatat/stat) exactly as the cache does: device,
+** inode, size, and mtime and ctime in nanoseconds. */
+struct stat;
+MERKLE_API void merkle_file_id_from_stat(merkle_file_id *out, const struct stat *st);
+
 /*
 ** 1 when name is cached with exactly this identity and stat, algorithm and digest equal to
 ** expected[0..len), and mtime and ctime strictly older than the moment the entry was

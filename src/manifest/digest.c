@@ -173,13 +173,9 @@ merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg, size
     return s;
 }
 
-void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st)
+void merkle_file_id_from_stat(merkle_file_id *out, const struct stat *st)
 {
-    id->dev = (uint64_t)st->st_dev;
-    id->ino = (uint64_t)st->st_ino;
-    id->size = (uint64_t)st->st_size;
-    id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + (int64_t)st->st_mtim.tv_nsec;
-    id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000LL + (int64_t)st->st_ctim.tv_nsec;
+    merkle__file_id_from_stat(out, st);
 }
 
 int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b)

@@ -59,9 +59,15 @@ int merkle__strmap_get_or_put(merkle__strmap *m, const char *key, size_t len, si
 /* 1 and *value when found. */
 int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value);
 
-/* Identity of a struct stat. */
-struct stat;
-void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st);
+/* Identity of a struct stat (merkle_file_id_from_stat is the exported copy). */
+static inline void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st)
+{
+    id->dev = (uint64_t)st->st_dev;
+    id->ino = (uint64_t)st->st_ino;
+    id->size = (uint64_t)st->st_size;
+    id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + (int64_t)st->st_mtim.tv_nsec;
+    id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000LL + (int64_t)st->st_ctim.tv_nsec;
+}
 int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b);
 
 /*
