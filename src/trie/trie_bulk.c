@@ -228,11 +228,11 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
         tnode *n = lf[i];
         ok[i] = 0;
         if (n == NULL || KEY_BYTES(n->kbits) > 64) continue;
-        /* preimage = 00 (no children) | 01 dl | digest | uvarint(kbits) key: the first three
-        ** bytes are the batch prefix, the rest the payload. */
-        size_t d = n->vlen >= 32 ? 32 : n->vlen, u = 0;
+        /* A leaf's preimage (trie_preimage.h) is count 0 || 01 dl || digest || key part: the
+        ** first three bytes are the batch prefix (below), the rest the payload. */
+        size_t d = n->vlen >= 32 ? 32 : n->vlen;
         if (d) memcpy(pay[i], n->val, d);
-        u = d + merkle__uvarint_put(pay[i] + d, n->kbits);
+        size_t u = d + merkle__tpre_key_head(pay[i] + d, n->kbits);
         size_t kb = KEY_BYTES(n->kbits);
         if (kb) memcpy(pay[i] + u, n->key, kb);
         plen[i] = u + kb;
@@ -244,7 +244,9 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
         const uint8_t *msgs[16];
         tnode *grp[16];
         size_t g = 0;
-        uint8_t prefix[3] = {0, 1, dl[a]};
+        uint8_t prefix[3];
+        size_t pl = merkle__tpre_count(prefix, 0);
+        pl += merkle__tpre_value_head(prefix + pl, 1, dl[a]);
         size_t len = plen[a];
         for (size_t b = a; b < m; b++) {
             if (ok[b] && plen[b] == len && dl[b] == dl[a]) {
@@ -253,7 +255,7 @@ static void bulk_leaf_ids(tnode *const *lf, size_t m)
                 grp[g++] = lf[b];
             }
             if (g == 16 || (g && b + 1 == m)) { /* a full group, or the rest at the end */
-                merkle__trie_batch_ids(grp, g, prefix, 3, msgs, len);
+                merkle__trie_batch_ids(grp, g, prefix, pl, msgs, len);
                 g = 0;
             }
         }

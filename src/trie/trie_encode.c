@@ -31,41 +31,17 @@ merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN], const uint8
         return MERKLE_ERR_ARG;
     size_t kb = KEY_BYTES(key_bits);
     if ((key_bits & 7) && (key[kb - 1] & (0xffu >> (key_bits & 7)))) return MERKLE_ERR_ARG;
-    uint8_t buf[704];
-    size_t u = 0;
-    merkle_sha256 c;
-    merkle_sha256_init(&c);
-    u += merkle__uvarint_put(buf, n);
+    merkle__tpre_stream s;
+    merkle__tpre_begin(&s, n);
     for (size_t i = 0; i < n; i++) {
         if (children[i].index > 255 || (i && children[i].index <= children[i - 1].index))
             return MERKLE_ERR_ARG;
-        if (u > sizeof buf - 34) {
-            merkle_sha256_update(&c, buf, u);
-            u = 0;
-        }
-        u += merkle__uvarint_put(buf + u, children[i].index);
-        memcpy(buf + u, children[i].id, MERKLE_TRIE_ID_LEN);
-        u += MERKLE_TRIE_ID_LEN;
+        merkle__tpre_add_child(&s, children[i].index, children[i].id);
     }
-    if (u > sizeof buf - 34 - MERKLE__UVARINT_MAX) {
-        merkle_sha256_update(&c, buf, u);
-        u = 0;
-    }
-    if (has_value) {
-        uint8_t d[32];
-        size_t dl;
-        const uint8_t *dp = merkle__trie_value_digest(d, value, value_len, &dl);
-        buf[u++] = 1;
-        buf[u++] = (uint8_t)dl;
-        if (dl) memcpy(buf + u, dp, dl);
-        u += dl;
-    } else {
-        buf[u++] = 0;
-    }
-    u += merkle__uvarint_put(buf + u, key_bits);
-    merkle_sha256_update(&c, buf, u);
-    if (kb) merkle_sha256_update(&c, key, kb);
-    merkle_sha256_final(&c, out);
+    uint8_t d[32];
+    size_t dl = 0;
+    const uint8_t *dp = has_value ? merkle__trie_value_digest(d, value, value_len, &dl) : NULL;
+    merkle__tpre_finish(&s, out, has_value, dp, dl, key, key_bits);
     return MERKLE_OK;
 }
 
@@ -73,29 +49,16 @@ merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN], const uint8
 
 size_t merkle__trie_node_preimage(const tnode *n, uint8_t *out)
 {
-    uint8_t tmp[MERKLE__UVARINT_MAX];
-    size_t u = merkle__uvarint_put(out ? out : tmp, n->nkids);
     const uint8_t *toks = kid_tokens(n);
-    for (unsigned i = 0; i < n->nkids; i++) {
-        u += merkle__uvarint_put(out ? out + u : tmp, toks[i]);
-        if (out) memcpy(out + u, kid_ids(n) + (size_t)i * MERKLE_TRIE_ID_LEN, MERKLE_TRIE_ID_LEN);
-        u += MERKLE_TRIE_ID_LEN;
-    }
-    if (n->hasval) {
-        size_t dl = n->vlen >= 32 ? 32 : n->vlen;
-        if (out) {
-            out[u] = 1;
-            out[u + 1] = (uint8_t)dl;
-            if (dl) memcpy(out + u + 2, n->val, dl);
-        }
-        u += 2 + dl;
-    } else {
-        if (out) out[u] = 0;
-        u += 1;
-    }
-    u += merkle__uvarint_put(out ? out + u : tmp, n->kbits);
+    size_t dl = n->vlen >= 32 ? 32 : n->vlen;
+    if (!out) return merkle__tpre_len(n->nkids, toks, n->hasval, dl, n->kbits);
+    size_t u = merkle__tpre_count(out, n->nkids);
+    for (unsigned i = 0; i < n->nkids; i++)
+        u += merkle__tpre_child(out + u, toks[i], kid_ids(n) + (size_t)i * MERKLE_TRIE_ID_LEN);
+    u += merkle__tpre_value(out + u, n->hasval, n->val, dl);
+    u += merkle__tpre_key_head(out + u, n->kbits);
     size_t kb = KEY_BYTES(n->kbits);
-    if (out && kb) memcpy(out + u, n->key, kb);
+    if (kb) memcpy(out + u, n->key, kb);
     return u + kb;
 }
 

@@ -13,63 +13,23 @@
 
 /* ------------------------------------------------------------------ hashing */
 
-/*
-** ID of n from its children's IDs (which must be current). The preimage is assembled in a
-** small stack buffer and streamed into SHA-256 in large pieces; nothing is allocated.
-*/
+/* ID of n from its children's IDs (which must be current), through the one preimage encoder
+** (trie_preimage.h); nothing is allocated. */
 static void node_hash(tnode *n, int masked)
 {
-    uint8_t buf[704];
-    size_t u = 0;
-    merkle_sha256 c;
-    merkle_sha256_init(&c);
-    if (n->nkids) sync_kid_ids(n, masked);
-    u += merkle__uvarint_put(buf, n->nkids);
-    const uint8_t *toks = kid_tokens(n), *ids = n->nkids ? kid_ids(n) : NULL;
-    for (unsigned i = 0; i < n->nkids; i++) {
-        if (u > sizeof buf - 34) {
-            merkle_sha256_update(&c, buf, u);
-            u = 0;
-        }
-        unsigned tk = toks[i];
-        if (tk < 128) {
-            buf[u++] = (uint8_t)tk;
-        } else {
-            buf[u++] = (uint8_t)(tk | 0x80);
-            buf[u++] = 1;
-        }
-        memcpy(buf + u, ids + (size_t)i * MERKLE_TRIE_ID_LEN, MERKLE_TRIE_ID_LEN);
-        u += MERKLE_TRIE_ID_LEN;
+    merkle__tpre_stream s;
+    merkle__tpre_begin(&s, n->nkids);
+    if (n->nkids) {
+        sync_kid_ids(n, masked);
+        const uint8_t *toks = kid_tokens(n), *ids = kid_ids(n);
+        for (unsigned i = 0; i < n->nkids; i++)
+            merkle__tpre_add_child(&s, toks[i], ids + (size_t)i * MERKLE_TRIE_ID_LEN);
     }
-    if (u > sizeof buf - 34 - MERKLE__UVARINT_MAX) {
-        merkle_sha256_update(&c, buf, u);
-        u = 0;
-    }
-    if (n->hasval) {
-        buf[u++] = 1;
-        size_t dl = n->vlen >= 32 ? 32 : n->vlen;
-        buf[u++] = (uint8_t)dl;
-        if (dl) memcpy(buf + u, n->val, dl);
-        u += dl;
-    } else {
-        buf[u++] = 0;
-    }
-    u += merkle__uvarint_put(buf + u, n->kbits);
-    size_t kb = KEY_BYTES(n->kbits);
-    if (kb <= sizeof buf - u) {
-        if (kb) memcpy(buf + u, n->key, kb);
-        u += kb;
-        merkle_sha256_update(&c, buf, u);
-    } else {
-        merkle_sha256_update(&c, buf, u);
-        merkle_sha256_update(&c, n->key, kb);
-    }
-    merkle_sha256_final(&c, n->id);
+    merkle__tpre_finish(&s, n->id, n->hasval, n->val, n->vlen >= 32 ? 32 : n->vlen, n->key,
+                        n->kbits);
     n->dirty = 0;
     n->dmask = 0;
 }
-
-/* Size of n's ID preimage; when out is not NULL, also write it there. */
 
 /* Scratch of the batched hasher (one per thread): walk stack and node lists. */
 typedef struct hscratch {

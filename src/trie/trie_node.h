@@ -12,8 +12,8 @@
 **
 ** The files: trie.c (life cycle, put/get/delete, ordered walk), trie_hash.c (lazy bottom-up
 ** hashing, on several threads when asked), trie_bulk.c (radix sort, bulk build, prefetching
-** batch apply), trie_encode.c (the one node-ID preimage encoder, merkle_trie_hash_node,
-** proofs' path access, bench support), trie_pool.h (the allocator).
+** batch apply), trie_preimage.h (the one node-ID preimage encoder), trie_encode.c
+** (merkle_trie_hash_node, proofs' path access, bench support), trie_pool.h (the allocator).
 */
 #ifndef MERKLE_TRIE_NODE_H
 #define MERKLE_TRIE_NODE_H
@@ -27,6 +27,7 @@
 #include "merkle/hash.h"
 #include "trie/trie_impl.h"
 #include "trie/trie_pool.h"
+#include "trie/trie_preimage.h"
 
 typedef struct tnode {
     uint8_t id[MERKLE_TRIE_ID_LEN];
@@ -308,8 +309,8 @@ merkle_status merkle__trie_put_one(merkle_trie *t, const uint8_t *key, size_t ke
 /* The node with exactly this key, or NULL (trie.c). */
 tnode *merkle__trie_lookup(const merkle_trie *t, const uint8_t *key, uint32_t kbits);
 /* The ID preimage of n (its children's IDs as n holds them) into out, or only its length
-** when out is NULL: THE encoder of a node, used by hashing, proofs and the bench dump
-** (trie_encode.c). */
+** when out is NULL (trie_encode.c, over trie_preimage.h): batched hashing, proofs and the
+** bench dump. */
 size_t merkle__trie_node_preimage(const tnode *n, uint8_t *out);
 /* IDs of g nodes whose preimages are prefix[0..plen) || msgs[i][0..len), in SHA-256 lanes
 ** (trie_hash.c). */
