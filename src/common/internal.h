@@ -94,6 +94,12 @@ static inline int merkle__grow(void *pptr, size_t *cap, size_t need, size_t elem
     if (MERKLE_LIKELY(need <= *cap)) return 0;
     return merkle__grow_slow(pptr, cap, need, elem);
 }
+/* Its two halves, for arrays that grow together under one capacity (parallel arrays): the
+** capacity merkle__grow would pick for elements of up to elem bytes (cap itself when need <=
+** cap; 0 when need elements cannot be sized), and a checked realloc of *pptr to exactly n
+** elements (0, or -1 with *pptr unchanged). Also for a one-off exact reservation. */
+size_t merkle__grow_cap(size_t cap, size_t need, size_t elem);
+int merkle__realloc_n(void *pptr, size_t n, size_t elem);
 
 /* Big/little-endian loads and stores. */
 static inline uint32_t merkle__load_be32(const uint8_t *p)

@@ -254,13 +254,7 @@ static int put(merkle_vcache *c, const char *name, size_t name_len, const merkle
                uint8_t alg, const uint8_t *digest, uint8_t dlen, int64_t verified_ns, int mine)
 {
     if (ensure_map(c) != 0) return -1;
-    if (c->n == c->cap) {
-        size_t nc = c->cap ? 2 * c->cap : 256;
-        ventry *ne = realloc(c->e, nc * sizeof *ne);
-        if (!ne) return -1;
-        c->e = ne;
-        c->cap = nc;
-    }
+    if (merkle__grow(&c->e, &c->cap, c->n + 1, sizeof *c->e) != 0) return -1;
     size_t size = rec_size(name_len, dlen);
     uint8_t *r = arena_get(c, size);
     if (!r) return -1;
@@ -313,10 +307,8 @@ void merkle__vcache_unlock(merkle_vcache *c)
 void merkle__vcache_reserve_locked(merkle_vcache *c, size_t n)
 {
     if (n > SIZE_MAX / sizeof *c->e - c->n || ensure_map(c) != 0) return;
-    if (c->n + n > c->cap) {
-        ventry *ne = realloc(c->e, (c->n + n) * sizeof *ne);
-        if (!ne) return;
-        c->e = ne;
+    if (c->n + n > c->cap) { /* exactly: a batch about to be recorded */
+        if (merkle__realloc_n(&c->e, c->n + n, sizeof *c->e) != 0) return;
         c->cap = c->n + n;
     }
     (void)merkle__strmap_reserve(&c->map, c->map.count + n);
@@ -714,15 +706,11 @@ static const char *parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,
             (*rej)++;
             continue;
         }
-        if (out->n == out->cap) {
-            size_t nc = out->cap ? 2 * out->cap : (count < 1u << 20 ? (size_t)count + 1 : 1u << 20);
-            ventry *ne = realloc(out->e, nc * sizeof *ne);
-            if (!ne) {
-                *s = MERKLE_ERR_NOMEM;
-                return "out of memory";
-            }
-            out->e = ne;
-            out->cap = nc;
+        /* The header's count sizes the first allocation (bounded: it is read from a file). */
+        size_t want = out->cap ? out->n + 1 : (count < 1u << 20 ? (size_t)count + 1 : 1u << 20);
+        if (merkle__grow(&out->e, &out->cap, want, sizeof *out->e) != 0) {
+            *s = MERKLE_ERR_NOMEM;
+            return "out of memory";
         }
         ventry *v = &out->e[out->n++];
         v->rec = rec;

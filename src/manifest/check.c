@@ -95,14 +95,7 @@ static int stat_rel(statdir *sd, int dirfd, const char *name, struct stat *st)
         if (!(sd->fd >= 0 && sd->len == dl && memcmp(sd->dir, name, dl) == 0)) {
             if (sd->fd >= 0) close(sd->fd);
             sd->fd = -1;
-            if (dl + 1 > sd->cap) {
-                char *nd = realloc(sd->dir, dl + 1);
-                if (nd) {
-                    sd->dir = nd;
-                    sd->cap = dl + 1;
-                }
-            }
-            if (sd->cap >= dl + 1) {
+            if (merkle__grow(&sd->dir, &sd->cap, dl + 1, 1) == 0) {
                 memcpy(sd->dir, name, dl);
                 sd->dir[dl] = '\0';
                 sd->len = dl;

@@ -361,22 +361,11 @@ merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_pa
         pos += l + (nl != NULL);
         if (s == MERKLE_OK && !e.name) continue;
         if (s == MERKLE_OK) {
-            if (m->count == cap) {
-                size_t nc = cap ? 2 * cap : 64;
-                merkle_manifest_entry *ne = realloc(m->entries, nc * sizeof *ne);
-                if (!ne) goto nomem;
-                m->entries = ne;
-                cap = nc;
-            }
+            if (merkle__grow(&m->entries, &cap, m->count + 1, sizeof *m->entries) != 0) goto nomem;
             m->entries[m->count++] = e;
         } else {
-            if (m->bad_count == bcap) {
-                size_t nc = bcap ? 2 * bcap : 16;
-                uint64_t *nb = realloc(m->bad_lines, nc * sizeof *nb);
-                if (!nb) goto nomem;
-                m->bad_lines = nb;
-                bcap = nc;
-            }
+            if (merkle__grow(&m->bad_lines, &bcap, m->bad_count + 1, sizeof *m->bad_lines) != 0)
+                goto nomem;
             m->bad_lines[m->bad_count++] = line_no;
         }
     }

@@ -192,18 +192,14 @@ static int new_id(enc *e, uint32_t l, uint32_t r, uint32_t *out)
 {
     size_t n = e->nids;
     if (n >= NONE - 1 || n >= SIDE_BIT) return -1;
-    if (n == e->ids_cap) {
-        size_t cap = e->ids_cap ? 2 * e->ids_cap : 1024;
+    if (n == e->ids_cap) { /* parallel arrays: one capacity */
+        size_t cap = merkle__grow_cap(e->ids_cap, n + 1, sizeof(uint32_t));
         uint32_t **a32[10] = {&e->idl, &e->idr, &e->count, &e->first, &e->rec, &e->spine_at,
                               &e->fpar, &e->head, &e->tail, &e->seen};
-        for (int k = 0; k < (e->reference ? 10 : 7); k++) {
-            uint32_t *p = realloc(*a32[k], cap * sizeof *p);
-            if (!p) return -1;
-            *a32[k] = p;
-        }
-        uint8_t *p8 = realloc(e->inside, cap);
-        if (!p8) return -1;
-        e->inside = p8;
+        if (cap == 0) return -1;
+        for (int k = 0; k < (e->reference ? 10 : 7); k++)
+            if (merkle__realloc_n(a32[k], cap, sizeof(uint32_t)) != 0) return -1;
+        if (merkle__realloc_n(&e->inside, cap, 1) != 0) return -1;
         e->ids_cap = cap;
     }
     e->idl[n] = l;
@@ -253,7 +249,7 @@ static merkle_status intern_atom(enc *e, const uint8_t *h, uint32_t *out)
             if (table_rebuild(e, t, 0, 64 - t->shift + 1)) return MERKLE_ERR_NOMEM;
             continue;
         }
-        if (merkle__sexp_grow((void **)&e->ahash, &e->ahash_cap, e->nahash + 1, 32))
+        if (merkle__grow(&e->ahash, &e->ahash_cap, e->nahash + 1, 32))
             return MERKLE_ERR_NOMEM;
         memcpy(e->ahash + 32 * e->nahash, h, 32);
         uint32_t id;
@@ -303,7 +299,7 @@ static merkle_status intern_pair(enc *e, uint32_t l, uint32_t r, uint32_t *out)
 
 static int grow32(uint32_t **p, size_t *cap, size_t need)
 {
-    return merkle__sexp_grow((void **)p, cap, need, sizeof **p);
+    return merkle__grow(p, cap, need, sizeof **p);
 }
 
 /* Work unit of the searches; 0 when the budget is spent (the search then gives up). */
@@ -322,8 +318,8 @@ static merkle_status add_parent(enc *e, uint32_t child, uint32_t parent, uint32_
 {
     if (e->nent == e->ent_cap) {
         size_t c1 = e->ent_cap, c2 = e->ent_cap2;
-        if (merkle__sexp_grow((void **)&e->ent_parent, &c1, e->nent + 1, 4) ||
-            merkle__sexp_grow((void **)&e->ent_next, &c2, e->nent + 1, 4))
+        if (merkle__grow(&e->ent_parent, &c1, e->nent + 1, 4) ||
+            merkle__grow(&e->ent_next, &c2, e->nent + 1, 4))
             return MERKLE_ERR_NOMEM;
         e->ent_cap = c1 < c2 ? c1 : c2;
         e->ent_cap2 = c2;
@@ -357,14 +353,12 @@ static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
         e->too_many = 1;
         return MERKLE_ERR_LIMIT;
     }
-    if (n == e->w_cap) {
-        size_t cap = e->w_cap ? 2 * e->w_cap : 1024;
+    if (n == e->w_cap) { /* parallel arrays: one capacity */
+        size_t cap = merkle__grow_cap(e->w_cap, n + 1, sizeof(uint32_t));
         uint32_t **arrs[5] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_next};
-        for (int k = 0; k < 5; k++) {
-            uint32_t *p = realloc(*arrs[k], cap * sizeof *p);
-            if (!p) return MERKLE_ERR_NOMEM;
-            *arrs[k] = p;
-        }
+        if (cap == 0) return MERKLE_ERR_NOMEM;
+        for (int k = 0; k < 5; k++)
+            if (merkle__realloc_n(arrs[k], cap, sizeof(uint32_t)) != 0) return MERKLE_ERR_NOMEM;
         e->w_cap = cap;
     }
     e->w_id[n] = x;
@@ -645,17 +639,13 @@ static merkle_status u_add(enc *e, size_t *nu, uint32_t x, uint64_t t, uint64_t 
 {
     size_t i = *nu;
     if (i >= NONE - 1) return MERKLE_ERR_NOMEM;
-    if (i == e->u_cap) {
-        size_t cap = e->u_cap ? 2 * e->u_cap : 64;
+    if (i == e->u_cap) { /* parallel arrays: one capacity */
+        size_t cap = merkle__grow_cap(e->u_cap, i + 1, sizeof(uint64_t));
         uint32_t **a32[4] = {&e->u, &e->ut, &e->udeg, &e->uchild};
-        for (int k = 0; k < 4; k++) {
-            uint32_t *p = realloc(*a32[k], cap * sizeof *p);
-            if (!p) return MERKLE_ERR_NOMEM;
-            *a32[k] = p;
-        }
-        uint64_t *pv = realloc(e->uval, cap * sizeof *pv);
-        if (!pv) return MERKLE_ERR_NOMEM;
-        e->uval = pv;
+        if (cap == 0) return MERKLE_ERR_NOMEM;
+        for (int k = 0; k < 4; k++)
+            if (merkle__realloc_n(a32[k], cap, sizeof(uint32_t)) != 0) return MERKLE_ERR_NOMEM;
+        if (merkle__realloc_n(&e->uval, cap, sizeof(uint64_t)) != 0) return MERKLE_ERR_NOMEM;
         e->u_cap = cap;
     }
     e->u[i] = x;
@@ -738,7 +728,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     ** entry in clvm_rs's list of the current node comes first. */
     if (best + 1 > e->bits_cap) {
         size_t c = e->bits_cap;
-        if (merkle__sexp_grow((void **)&e->bits, &c, best + 1, 1)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&e->bits, &c, best + 1, 1)) return MERKLE_ERR_NOMEM;
         e->bits_cap = c;
     }
     uint32_t n = h;
@@ -786,7 +776,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     size_t nb = (size_t)((best + 8) / 8);
     if (nb > e->path_cap) {
         size_t c = e->path_cap;
-        if (merkle__sexp_grow((void **)&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
         e->path_cap = c;
     }
     memset(e->path, 0, nb);
@@ -818,9 +808,9 @@ static merkle_status bfs_reserve(enc *e, size_t need)
 {
     if (need <= e->b_cap) return MERKLE_OK;
     size_t c1 = e->b_cap, c2 = e->b_cap2, c3 = e->b_cap3;
-    if (merkle__sexp_grow((void **)&e->bnode, &c1, need, 4) ||
-        merkle__sexp_grow((void **)&e->bprev, &c2, need, 4) ||
-        merkle__sexp_grow((void **)&e->bside, &c3, need, 1))
+    if (merkle__grow(&e->bnode, &c1, need, 4) ||
+        merkle__grow(&e->bprev, &c2, need, 4) ||
+        merkle__grow(&e->bside, &c3, need, 1))
         return MERKLE_ERR_NOMEM;
     e->b_cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
     e->b_cap2 = c2;
@@ -857,7 +847,7 @@ static merkle_status ref_find(enc *e, uint32_t h, uint64_t sl, int *found)
                 size_t nb = (steps + 8) / 8;
                 if (nb > e->path_cap) {
                     size_t c = e->path_cap;
-                    if (merkle__sexp_grow((void **)&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
+                    if (merkle__grow(&e->path, &c, nb, 1)) return MERKLE_ERR_NOMEM;
                     e->path_cap = c;
                 }
                 encode_path(e, i, steps, e->path);
@@ -901,7 +891,7 @@ static merkle_status find_path(enc *e, uint32_t h, uint64_t sl, int *found)
     size_t l1 = f1 ? e->path_len : 0;
     if (l1 > e->path_cap2) {
         size_t c = e->path_cap2;
-        if (merkle__sexp_grow((void **)&e->cand, &c, l1, 1)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&e->cand, &c, l1, 1)) return MERKLE_ERR_NOMEM;
         e->path_cap2 = c;
     }
     if (f1) memcpy(e->cand, e->path, l1);
@@ -922,7 +912,7 @@ static merkle_status emit(enc *e, const uint8_t *data, size_t n, merkle_error *e
                             "back-reference serialization exceeds the output limit (%llu "
                             "bytes)",
                             (unsigned long long)e->max_out);
-    if (merkle__sexp_grow((void **)&e->out, &e->out_cap, e->nout + n, 1))
+    if (merkle__grow(&e->out, &e->out_cap, e->nout + n, 1))
         return MERKLE_ERR_NOMEM;
     memcpy(e->out + e->nout, data, n);
     e->nout += n;
@@ -995,7 +985,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
         mark = calloc(npairs, 1);
         pid = malloc(npairs * sizeof *pid);
         if (!mark || !pid) goto out;
-        if (merkle__sexp_grow((void **)&wstack, &w_cap, 64, 4)) goto out;
+        if (merkle__grow(&wstack, &w_cap, 64, 4)) goto out;
         wstack[nw++] = node;
         mark[node] = 1;
         while (nw) {
@@ -1005,7 +995,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
                 merkle_sexp_node c = st->pairs[2 * (size_t)i + (size_t)side];
                 if (!(c & MERKLE__SEXP_ATOM_BIT) && !mark[c]) {
                     mark[c] = 1;
-                    if (merkle__sexp_grow((void **)&wstack, &w_cap, nw + 1, 4)) goto out;
+                    if (merkle__grow(&wstack, &w_cap, nw + 1, 4)) goto out;
                     wstack[nw++] = c;
                 }
             }
@@ -1050,8 +1040,8 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     /* The encoder walk (ser_br.rs node_to_stream_backrefs). ops: NONE = Parse, else Cons of
     ** the pair with that id. */
     s = MERKLE_ERR_NOMEM;
-    if (merkle__sexp_grow((void **)&wstack, &w_cap, 64, 4) ||
-        merkle__sexp_grow((void **)&ops, &ops_cap, 64, 4))
+    if (merkle__grow(&wstack, &w_cap, 64, 4) ||
+        merkle__grow(&ops, &ops_cap, 64, 4))
         goto out;
     nw = 0;
     wstack[nw++] = node;
@@ -1089,8 +1079,8 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             static const uint8_t ff = 0xff;
             if ((s = emit(&e, &ff, 1, error)) != MERKLE_OK) goto out;
             s = MERKLE_ERR_NOMEM;
-            if (merkle__sexp_grow((void **)&wstack, &w_cap, nw + 2, 4) ||
-                merkle__sexp_grow((void **)&ops, &ops_cap, nops + 3, 4))
+            if (merkle__grow(&wstack, &w_cap, nw + 2, 4) ||
+                merkle__grow(&ops, &ops_cap, nops + 3, 4))
                 goto out;
             wstack[nw++] = st->pairs[2 * (size_t)x + 1];
             wstack[nw++] = st->pairs[2 * (size_t)x];

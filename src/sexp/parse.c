@@ -110,7 +110,7 @@ static merkle_status read_atom(parser *p, const uint8_t **data, uint64_t *n, con
 
 static merkle_status push_val(parser *p, merkle_sexp_node v)
 {
-    if (merkle__sexp_grow((void **)&p->vals, &p->vals_cap, p->nvals + 1, sizeof *p->vals))
+    if (merkle__grow(&p->vals, &p->vals_cap, p->nvals + 1, sizeof *p->vals))
         return MERKLE_ERR_NOMEM;
     if (p->list_valid > p->nvals) p->list_valid = p->nvals;
     p->vals[p->nvals++] = v;
@@ -134,7 +134,7 @@ static merkle_status stack_list(parser *p, long i, merkle_sexp_node *out, size_t
 {
     merkle_status s;
     if (i < 0) return get_nil(p, out, at);
-    if (merkle__sexp_grow((void **)&p->list, &p->list_cap, (size_t)i + 1, sizeof *p->list))
+    if (merkle__grow(&p->list, &p->list_cap, (size_t)i + 1, sizeof *p->list))
         return MERKLE_ERR_NOMEM;
     while (p->list_valid <= (size_t)i) {
         size_t k = p->list_valid;
@@ -222,7 +222,7 @@ merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
     size_t save_pairs = store->npairs, save_atoms = store->natoms, save_bytes = store->nbytes;
 
     merkle_status s = MERKLE_OK;
-    if (merkle__sexp_grow((void **)&p.ops, &p.ops_cap, 64, 1)) {
+    if (merkle__grow(&p.ops, &p.ops_cap, 64, 1)) {
         s = MERKLE_ERR_NOMEM;
         goto done;
     }
@@ -251,7 +251,7 @@ merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
                                  (unsigned long long)p.lim.max_depth, at);
                 goto done;
             }
-            if (merkle__sexp_grow((void **)&p.ops, &p.ops_cap, p.nops + 3, 1)) {
+            if (merkle__grow(&p.ops, &p.ops_cap, p.nops + 3, 1)) {
                 s = MERKLE_ERR_NOMEM;
                 goto done;
             }

@@ -44,9 +44,6 @@ static inline void merkle__sexp_sha_tagged(uint8_t out[32], uint8_t tag, const u
     merkle_sha256_batch_strided(out, &tag, 1, data ? data : &empty, 0, len, 1);
 }
 
-/* Grow *buf (element size elem) so that it holds at least need elements. 0 on success. */
-int merkle__sexp_grow(void **buf, size_t *cap, size_t need, size_t elem);
-
 /* Canonical serialized length of an atom of len bytes whose first byte is first. */
 static inline uint64_t merkle__sexp_atom_ser_len(uint64_t len, uint8_t first)
 {

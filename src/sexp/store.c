@@ -14,22 +14,6 @@
 
 #include "sexp/sexp_impl.h"
 
-int merkle__sexp_grow(void **buf, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap) return 0;
-    size_t ncap = *cap ? *cap : 64;
-    while (ncap < need) {
-        if (ncap > SIZE_MAX / 2) return -1;
-        ncap *= 2;
-    }
-    if (ncap > SIZE_MAX / elem) return -1;
-    void *p = realloc(*buf, ncap * elem);
-    if (!p) return -1;
-    *buf = p;
-    *cap = ncap;
-    return 0;
-}
-
 void merkle_sexp_limits_init(merkle_sexp_limits *limits)
 {
     if (!limits) return;
@@ -80,8 +64,8 @@ merkle_status merkle_sexp_atom_new(merkle_sexp_node *out, merkle_sexp_store *st,
     if ((uint64_t)len > MERKLE_SEXP_MAX_ATOM_LEN) return MERKLE_ERR_RANGE;
     if (st->natoms + st->npairs >= MERKLE_SEXP_MAX_NODES) return MERKLE_ERR_RANGE;
     if (st->nbytes > SIZE_MAX - len) return MERKLE_ERR_RANGE;
-    if (merkle__sexp_grow((void **)&st->atoms, &st->atoms_cap, st->natoms + 1, 16) ||
-        merkle__sexp_grow((void **)&st->bytes, &st->bytes_cap, st->nbytes + len, 1))
+    if (merkle__grow(&st->atoms, &st->atoms_cap, st->natoms + 1, 16) ||
+        merkle__grow(&st->bytes, &st->bytes_cap, st->nbytes + len, 1))
         return MERKLE_ERR_NOMEM;
     if (len) memcpy(st->bytes + st->nbytes, data, len);
     st->atoms[2 * st->natoms] = st->nbytes;
@@ -98,7 +82,7 @@ merkle_status merkle_sexp_pair_new(merkle_sexp_node *out, merkle_sexp_store *st,
     if (!out || !st || !merkle__sexp_valid(st, left) || !merkle__sexp_valid(st, right))
         return MERKLE_ERR_ARG;
     if (st->natoms + st->npairs >= MERKLE_SEXP_MAX_NODES) return MERKLE_ERR_RANGE;
-    if (merkle__sexp_grow((void **)&st->pairs, &st->pairs_cap, st->npairs + 1, 8))
+    if (merkle__grow(&st->pairs, &st->pairs_cap, st->npairs + 1, 8))
         return MERKLE_ERR_NOMEM;
     st->pairs[2 * st->npairs] = left;
     st->pairs[2 * st->npairs + 1] = right;

@@ -33,11 +33,11 @@ merkle_status merkle__sexp_memo_reserve(merkle_sexp_store *st)
     if (st->pair_hash_cap < st->npairs) {
         size_t old = st->pair_hash_cap, cap = old;
         void *h = st->pair_hash;
-        if (merkle__sexp_grow(&h, &cap, st->npairs, 32)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&h, &cap, st->npairs, 32)) return MERKLE_ERR_NOMEM;
         st->pair_hash = h;
         size_t cap2 = old;
         void *d = st->pair_done;
-        if (merkle__sexp_grow(&d, &cap2, cap, 1)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&d, &cap2, cap, 1)) return MERKLE_ERR_NOMEM;
         st->pair_done = d;
         memset(st->pair_done + old, 0, cap - old);
         st->pair_hash_cap = cap;
@@ -45,11 +45,11 @@ merkle_status merkle__sexp_memo_reserve(merkle_sexp_store *st)
     if (st->atom_hash_cap < st->natoms) {
         size_t old = st->atom_hash_cap, cap = old;
         void *h = st->atom_hash;
-        if (merkle__sexp_grow(&h, &cap, st->natoms, 32)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&h, &cap, st->natoms, 32)) return MERKLE_ERR_NOMEM;
         st->atom_hash = h;
         size_t cap2 = old;
         void *d = st->atom_done;
-        if (merkle__sexp_grow(&d, &cap2, cap, 1)) return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&d, &cap2, cap, 1)) return MERKLE_ERR_NOMEM;
         st->atom_done = d;
         memset(st->atom_done + old, 0, cap - old);
         st->atom_hash_cap = cap;
@@ -160,12 +160,12 @@ merkle_status merkle__sexp_hash_reachable(merkle_sexp_store *st, merkle_sexp_nod
     uint32_t *stack = NULL, *todo = NULL;
     size_t nstack = 0, stack_cap = 0, ntodo = 0, todo_cap = 0;
     s = MERKLE_ERR_NOMEM;
-    if (merkle__sexp_grow((void **)&stack, &stack_cap, 64, 4)) goto out;
+    if (merkle__grow(&stack, &stack_cap, 64, 4)) goto out;
     stack[nstack++] = node;
     st->pair_done[node] = 2;
     while (nstack) {
         uint32_t i = stack[--nstack];
-        if (merkle__sexp_grow((void **)&todo, &todo_cap, ntodo + 1, 4)) goto out;
+        if (merkle__grow(&todo, &todo_cap, ntodo + 1, 4)) goto out;
         todo[ntodo++] = i;
         for (int side = 0; side < 2; side++) {
             merkle_sexp_node c = st->pairs[2 * (size_t)i + (size_t)side];
@@ -173,7 +173,7 @@ merkle_status merkle__sexp_hash_reachable(merkle_sexp_store *st, merkle_sexp_nod
                 merkle__sexp_atom_hash(st, c & ~MERKLE__SEXP_ATOM_BIT);
             } else if (!st->pair_done[c]) {
                 st->pair_done[c] = 2;
-                if (merkle__sexp_grow((void **)&stack, &stack_cap, nstack + 1, 4)) goto out;
+                if (merkle__grow(&stack, &stack_cap, nstack + 1, 4)) goto out;
                 stack[nstack++] = c;
             }
         }
@@ -285,7 +285,7 @@ merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t *out_len,
     MERKLE_ASSERT(out); /* every node takes at least one byte: cap >= need >= 1 */
     merkle_sexp_node *stack = NULL;
     size_t n = 0, scap = 0, w = 0;
-    if (merkle__sexp_grow((void **)&stack, &scap, 64, sizeof *stack)) return MERKLE_ERR_NOMEM;
+    if (merkle__grow(&stack, &scap, 64, sizeof *stack)) return MERKLE_ERR_NOMEM;
     stack[n++] = node;
     while (n) {
         merkle_sexp_node x = stack[--n];
@@ -296,7 +296,7 @@ merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t *out_len,
             continue;
         }
         out[w++] = 0xff;
-        if (merkle__sexp_grow((void **)&stack, &scap, n + 2, sizeof *stack)) {
+        if (merkle__grow(&stack, &scap, n + 2, sizeof *stack)) {
             free(stack);
             return MERKLE_ERR_NOMEM;
         }

@@ -890,19 +890,6 @@ merkle_profile merkle_multiproof_profile(const merkle_multiproof *m)
     return m->profile;
 }
 
-/* Grow *buf (elements of size el) to hold one more than *n; -1 on overflow or no memory. */
-static int grow1(void **buf, size_t *cap, size_t n, size_t el)
-{
-    if (n < *cap) return 0;
-    size_t nc = *cap ? *cap * 2 : 16;
-    if (nc > SIZE_MAX / el) return -1;
-    void *nb = realloc(*buf, nc * el);
-    if (!nb) return -1;
-    *buf = nb;
-    *cap = nc;
-    return 0;
-}
-
 /* An array of hashes (kind 'h'), unsigned integers ('u') or booleans ('b'). */
 static merkle_status jarray(jp *j, char kind, void **buf, size_t *n, const char *what)
 {
@@ -915,7 +902,7 @@ static merkle_status jarray(jp *j, char kind, void **buf, size_t *n, const char 
     }
     size_t el = kind == 'h' ? MERKLE_HASH_LEN : kind == 'u' ? sizeof(uint64_t) : 1;
     for (;;) {
-        if (grow1(buf, &cap, *n, el) != 0)
+        if (merkle__grow(buf, &cap, *n + 1, el) != 0)
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
         merkle_status s;
         uint8_t *slot = (uint8_t *)*buf + *n * el;
@@ -1155,13 +1142,8 @@ typedef struct dstr {
 
 static int dput(dstr *d, const char *s, size_t n)
 {
-    if (d->len + n + 1 > d->cap) {
-        size_t nc = (d->len + n + 1) * 2;
-        char *ns = realloc(d->s, nc);
-        if (!ns) return -1;
-        d->s = ns;
-        d->cap = nc;
-    }
+    if (n > SIZE_MAX - 1 - d->len || merkle__grow(&d->s, &d->cap, d->len + n + 1, 1) != 0)
+        return -1;
     memcpy(d->s + d->len, s, n);
     d->len += n;
     d->s[d->len] = 0;
@@ -1278,14 +1260,12 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
             }
             j.pos++;
             while (peek(&j) != ']') {
-                if (nvals == vcap) {
-                    vcap = vcap ? vcap * 2 : 64;
-                    uint64_t *nt = realloc(tidx, vcap * sizeof *nt);
-                    if (!nt) goto nomem;
-                    tidx = nt;
-                    uint8_t(*nl)[MERKLE_HASH_LEN] = realloc(lh, vcap * MERKLE_HASH_LEN);
-                    if (!nl) goto nomem;
-                    lh = nl;
+                if (nvals == vcap) { /* parallel arrays: one capacity */
+                    size_t nc = merkle__grow_cap(vcap, nvals + 1, MERKLE_HASH_LEN);
+                    if (nc == 0 || merkle__realloc_n(&tidx, nc, sizeof *tidx) != 0 ||
+                        merkle__realloc_n(&lh, nc, MERKLE_HASH_LEN) != 0)
+                        goto nomem;
+                    vcap = nc;
                 }
                 if (peek(&j) != '{') {
                     s = jfail(&j, "a value must be an object");

@@ -52,20 +52,15 @@ static void run_free(run *r)
 
 static int run_grow(run *r)
 {
-    size_t nc = r->cap ? 2 * r->cap : 1024;
-    const uint8_t **kp = realloc(r->kp, nc * sizeof *kp);
-    if (kp) r->kp = kp;
-    const uint8_t **vp = realloc(r->vp, nc * sizeof *vp);
-    if (vp) r->vp = vp;
-    size_t *kl = realloc(r->kl, nc * sizeof *kl);
-    if (kl) r->kl = kl;
-    size_t *vl = realloc(r->vl, nc * sizeof *vl);
-    if (vl) r->vl = vl;
-    uint64_t *ln = realloc(r->line, nc * sizeof *ln);
-    if (ln) r->line = ln;
-    size_t *off = realloc(r->off, nc * sizeof *off);
-    if (off) r->off = off;
-    if (!kp || !vp || !kl || !vl || !ln || !off) return -1;
+    /* parallel arrays: one capacity (the widest element sizes it) */
+    size_t nc = merkle__grow_cap(r->cap, r->cap + 1, sizeof(uint64_t));
+    if (nc == 0 || merkle__realloc_n(&r->kp, nc, sizeof *r->kp) != 0 ||
+        merkle__realloc_n(&r->vp, nc, sizeof *r->vp) != 0 ||
+        merkle__realloc_n(&r->kl, nc, sizeof *r->kl) != 0 ||
+        merkle__realloc_n(&r->vl, nc, sizeof *r->vl) != 0 ||
+        merkle__realloc_n(&r->line, nc, sizeof *r->line) != 0 ||
+        merkle__realloc_n(&r->off, nc, sizeof *r->off) != 0)
+        return -1;
     r->cap = nc;
     return 0;
 }

@@ -316,14 +316,11 @@ static void bulk_flush(bulk *b)
 
 static int bulk_open(bulk *b, tnode *n)
 {
-    if (b->sp == b->scap) {
-        size_t nc = 2 * b->scap;
-        tnode **ns = realloc(b->st, nc * sizeof *ns);
-        if (ns == NULL) return -1;
-        b->st = ns;
-        size_t *nm = realloc(b->mark, nc * sizeof *nm);
-        if (nm == NULL) return -1;
-        b->mark = nm;
+    if (b->sp == b->scap) { /* parallel arrays: one capacity */
+        size_t nc = merkle__grow_cap(b->scap, b->sp + 1, sizeof(size_t));
+        if (nc == 0 || merkle__realloc_n(&b->st, nc, sizeof *b->st) != 0 ||
+            merkle__realloc_n(&b->mark, nc, sizeof *b->mark) != 0)
+            return -1;
         b->scap = nc;
     }
     b->st[b->sp] = n;
@@ -334,13 +331,7 @@ static int bulk_open(bulk *b, tnode *n)
 
 static int bulk_kid(bulk *b, tnode *c, unsigned tok)
 {
-    if (b->kt == b->kcap) {
-        size_t nc = 2 * b->kcap;
-        kent *nk = realloc(b->ks, nc * sizeof *nk);
-        if (nk == NULL) return -1;
-        b->ks = nk;
-        b->kcap = nc;
-    }
+    if (merkle__grow(&b->ks, &b->kcap, b->kt + 1, sizeof *b->ks) != 0) return -1;
     b->ks[b->kt++] = (kent){c, tok};
     return 0;
 }

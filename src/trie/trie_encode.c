@@ -158,18 +158,8 @@ merkle_status merkle__trie_preimages(const merkle_trie *t, uint8_t **buf, size_t
         tnode *nd = fr->n;
         sp--;
         size_t need = merkle__trie_node_preimage(nd, NULL);
-        while (n + need > cap) {
-            uint8_t *nb = realloc(b, cap * 2);
-            if (nb == NULL) goto fail;
-            b = nb;
-            cap *= 2;
-        }
-        if (c + 1 >= ocap) {
-            size_t *no = realloc(o, ocap * 2 * sizeof *o);
-            if (no == NULL) goto fail;
-            o = no;
-            ocap *= 2;
-        }
+        if (merkle__grow(&b, &cap, n + need, 1) != 0 || merkle__grow(&o, &ocap, c + 2, sizeof *o) != 0)
+            goto fail;
         o[c++] = n;
         n += merkle__trie_node_preimage(nd, b + n);
     }

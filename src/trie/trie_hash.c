@@ -196,24 +196,16 @@ static int hash_subtree(tnode *root, hscratch *h)
             }
         memcpy(fin->id, &ht, sizeof ht);
         if (ht > maxh) maxh = ht;
-        if (no == h->cap) {
-            size_t nc = h->cap ? 2 * h->cap : 1024;
-            tnode **o = realloc(h->order, nc * sizeof *o);
-            if (o == NULL) return -1;
-            h->order = o;
-            tnode **q = realloc(h->sorted, nc * sizeof *q);
-            if (q == NULL) return -1;
-            h->sorted = q;
+        if (no == h->cap) { /* parallel arrays: one capacity */
+            size_t nc = merkle__grow_cap(h->cap, no + 1, sizeof(tnode *));
+            if (nc == 0 || merkle__realloc_n(&h->order, nc, sizeof(tnode *)) != 0 ||
+                merkle__realloc_n(&h->sorted, nc, sizeof(tnode *)) != 0)
+                return -1;
             h->cap = nc;
         }
         h->order[no++] = fin;
     }
-    if ((size_t)maxh + 2 > h->ccap) {
-        size_t *c = realloc(h->count, ((size_t)maxh + 2) * sizeof *c);
-        if (c == NULL) return -1;
-        h->count = c;
-        h->ccap = (size_t)maxh + 2;
-    }
+    if (merkle__grow(&h->count, &h->ccap, (size_t)maxh + 2, sizeof *h->count) != 0) return -1;
     memset(h->count, 0, ((size_t)maxh + 2) * sizeof *h->count);
     for (size_t i = 0; i < no; i++) h->count[get_height(h->order[i]) + 1]++;
     for (uint32_t d = 1; d <= maxh + 1; d++) h->count[d] += h->count[d - 1];
@@ -423,13 +415,7 @@ typedef struct nodevec {
 
 static int nv_push(nodevec *a, tnode *x)
 {
-    if (a->n == a->cap) {
-        size_t nc = a->cap ? a->cap * 2 : 64;
-        tnode **nv = realloc(a->v, nc * sizeof *nv);
-        if (nv == NULL) return -1;
-        a->v = nv;
-        a->cap = nc;
-    }
+    if (merkle__grow(&a->v, &a->cap, a->n + 1, sizeof *a->v) != 0) return -1;
     a->v[a->n++] = x;
     return 0;
 }

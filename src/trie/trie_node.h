@@ -148,15 +148,9 @@ static inline void dl_push(merkle_trie *t, tnode *n)
 {
     dlist *d = &t->dl;
     if (d->bad || d->off) return;
-    if (d->n == d->cap) {
-        size_t nc = d->cap ? 2 * d->cap : 256;
-        dent *nv = realloc(d->v, nc * sizeof *nv);
-        if (nv == NULL) {
-            d->bad = 1;
-            return;
-        }
-        d->v = nv;
-        d->cap = nc;
+    if (merkle__grow(&d->v, &d->cap, d->n + 1, sizeof *d->v) != 0) {
+        d->bad = 1;
+        return;
     }
     d->v[d->n++] = (dent){n, n->kbits};
 }
@@ -289,14 +283,7 @@ typedef struct wstack {
 
 static inline int ws_reserve(wstack *w, size_t need)
 {
-    if (need <= w->cap) return 0;
-    size_t ncap = w->cap ? w->cap * 2 : 64;
-    while (ncap < need) ncap *= 2;
-    frame *nf = realloc(w->f, ncap * sizeof *nf);
-    if (nf == NULL) return -1;
-    w->f = nf;
-    w->cap = ncap;
-    return 0;
+    return merkle__grow(&w->f, &w->cap, need, sizeof *w->f);
 }
 
 
