@@ -803,6 +803,13 @@ static void test_errors(void **state)
     assert_int_equal(merkle_shape_init(&s, 2, MERKLE_PROFILE_BITCOIN), MERKLE_ERR_ARG);
     assert_int_equal(merkle_shape_init(&s, MERKLE_SHAPE_VERSION, (merkle_profile)99),
                      MERKLE_ERR_ARG);
+    /* what bindings allocate: the library's size and alignment are this header's */
+    assert_int_equal(merkle_shape_struct_size(), sizeof(merkle_shape));
+    assert_int_equal(merkle_shape_struct_align(), _Alignof(merkle_shape));
+    /* a shape of an unknown version is refused by the functions that take it */
+    s = shape_of(MERKLE_PROFILE_BITCOIN);
+    s.version = MERKLE_SHAPE_VERSION + 1;
+    assert_int_equal(merkle_shape_node(out, &s, leaf, leaf), MERKLE_ERR_ARG);
     s = shape_of(MERKLE_PROFILE_BITCOIN);
     merkle_error e;
     /* 32 zero bytes for no transactions, as Bitcoin Core. */

@@ -62,10 +62,10 @@ typedef enum merkle_shape_flag {
 } merkle_shape_flag;
 #define MERKLE_SHAPE_FLAGS_ALL 31u
 
-/* Out flags of the root functions. */
-typedef enum merkle_shape_result {
+/* Out flags of the root functions (uint32_t *out_flags). */
+typedef enum merkle_shape_result_flag {
     MERKLE_SHAPE_MUTATED = 1u /* two equal sibling nodes were seen (with DETECT_MUTATION) */
-} merkle_shape_result;
+} merkle_shape_result_flag;
 
 #define MERKLE_SHAPE_VERSION 1u
 
@@ -82,8 +82,9 @@ typedef struct merkle_shape {
     uint64_t limit; /* ODD_PAD: pad to this many leaves (0: next power of two) */
 } merkle_shape;
 
-/* Exported size of merkle_shape (bindings). */
-MERKLE_API size_t merkle_shape_size(void);
+/* sizeof(merkle_shape) and its alignment in this library (for bindings that allocate it). */
+MERKLE_API size_t merkle_shape_struct_size(void);
+MERKLE_API size_t merkle_shape_struct_align(void);
 
 /*
 ** The description of a profile: rfc6962 / sia (prefix 0x01, promote), bitcoin (SHA-256,

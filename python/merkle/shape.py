@@ -21,7 +21,10 @@ c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_vo
 c_uint32, c_uint64 = ctypes.c_uint32, ctypes.c_uint64
 _errp = ctypes.POINTER(_lib.Error)
 
-_shape_size = fn("merkle_shape_size", c_size_t)
+# The library's size and alignment of merkle_shape (merkle_shape_struct_size/_align): the
+# ctypes layout below must match them.
+_shape_size = fn("merkle_shape_struct_size", c_size_t)
+_shape_align = fn("merkle_shape_struct_align", c_size_t)
 _shape_init = fn("merkle_shape_init", c_int, c_void_p, c_uint32, c_int)
 _shape_root = fn("merkle_shape_root", c_int, c_void_p, ctypes.POINTER(c_uint32), c_void_p, c_void_p,
                  c_uint64, _errp)
@@ -69,6 +72,9 @@ class _Shape(ctypes.Structure):
 if _shape_size is not None and _shape_size() != ctypes.sizeof(_Shape):
     raise ImportError("merkle: merkle_shape has %d bytes, this module expects %d"
                       % (_shape_size(), ctypes.sizeof(_Shape)))
+if _shape_align is not None and _shape_align() != ctypes.alignment(_Shape):
+    raise ImportError("merkle: merkle_shape is aligned to %d bytes, this module expects %d"
+                      % (_shape_align(), ctypes.alignment(_Shape)))
 
 
 def _shape(profile, hash=None, limit=None, mix_in_length=False):

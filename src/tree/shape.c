@@ -23,9 +23,14 @@
 
 typedef uint8_t node_t[MERKLE_HASH_LEN];
 
-size_t merkle_shape_size(void)
+size_t merkle_shape_struct_size(void)
 {
     return sizeof(merkle_shape);
+}
+
+size_t merkle_shape_struct_align(void)
+{
+    return _Alignof(merkle_shape);
 }
 
 merkle_status merkle_shape_init(merkle_shape *s, uint32_t version, merkle_profile profile)
