@@ -11,7 +11,6 @@
 ** `sum` and `check` print what md5sum/sha1sum/sha256sum/sha512sum/b2sum print (the program
 ** name before the first colon of a stderr line differs). Hashing lives in src/manifest/.
 */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
