@@ -87,9 +87,9 @@ static merkle_sexp_node build_block(merkle_sexp_store *st, size_t nspends)
         if (kind == 0) {
             items[i] = atom_rand(st, 32);
         } else if (kind == 1) {
-            merkle_sexp_node sub[3] = {atom_small(st, 1 + (unsigned)(rnd() % 60)),
-                                       atom_small(st, 2 + (unsigned)(rnd() % 30)),
-                                       atom_small(st, (unsigned)(rnd() % 8))};
+            merkle_sexp_node sub[3] = { atom_small(st, 1 + (unsigned)(rnd() % 60)),
+                                        atom_small(st, 2 + (unsigned)(rnd() % 30)),
+                                        atom_small(st, (unsigned)(rnd() % 8)) };
             items[i] = list(st, sub, 3);
         } else {
             items[i] = atom_small(st, 1 + (unsigned)(rnd() % 60));
@@ -103,21 +103,22 @@ static merkle_sexp_node build_block(merkle_sexp_store *st, size_t nspends)
     for (size_t i = 0; i < nspends; i++) {
         merkle_sexp_node q = atom_small(st, 1);
         /* (a (q . MOD) (c (q . PK) 1)) */
-        merkle_sexp_node cq[3] = {atom_small(st, 4), cons(st, q, keys[rnd() % 40]),
-                                  atom_small(st, 1)};
-        merkle_sexp_node pz[3] = {atom_small(st, 2), cons(st, q, mod), list(st, cq, 3)};
+        merkle_sexp_node cq[3] = { atom_small(st, 4), cons(st, q, keys[rnd() % 40]),
+                                   atom_small(st, 1) };
+        merkle_sexp_node pz[3] = { atom_small(st, 2), cons(st, q, mod), list(st, cq, 3) };
         merkle_sexp_node puzzle = list(st, pz, 3);
         size_t nc = 1 + (size_t)(rnd() % 3);
         merkle_sexp_node conds[4];
         for (size_t c = 0; c < nc; c++) {
             merkle_sexp_node ph = (rnd() % 4) ? phs[rnd() % 200] : atom_rand(st, 32);
-            merkle_sexp_node cc[3] = {atom_small(st, 51), ph, atom_rand(st, 1 + (size_t)(rnd() % 5))};
+            merkle_sexp_node cc[3] = { atom_small(st, 51), ph,
+                                       atom_rand(st, 1 + (size_t)(rnd() % 5)) };
             conds[c] = list(st, cc, 3);
         }
-        merkle_sexp_node sol[3] = {atom_small(st, 0), cons(st, q, list(st, conds, nc)),
-                                   atom_small(st, 0)};
-        merkle_sexp_node sp[4] = {atom_rand(st, 32), puzzle, atom_rand(st, 1 + (size_t)(rnd() % 5)),
-                                  list(st, sol, 3)};
+        merkle_sexp_node sol[3] = { atom_small(st, 0), cons(st, q, list(st, conds, nc)),
+                                    atom_small(st, 0) };
+        merkle_sexp_node sp[4] = { atom_rand(st, 32), puzzle,
+                                   atom_rand(st, 1 + (size_t)(rnd() % 5)), list(st, sol, 3) };
         spends[i] = list(st, sp, 4);
     }
     merkle_sexp_node root = cons(st, atom_small(st, 1), list(st, spends, nspends));
@@ -227,14 +228,22 @@ static void run_peer(const char *driver, const uint8_t *buf, size_t len, int rep
         char line[512], key[64], val[256];
         while (fgets(line, sizeof line, pp)) {
             if (sscanf(line, "%63s %255s", key, val) != 2) continue;
-            if (!strcmp(key, "backref_ms")) p->backref = atof(val) / 1e3;
-            else if (!strcmp(key, "sha256tree_ms")) p->sha256tree = atof(val) / 1e3;
-            else if (!strcmp(key, "jswalk_ms")) p->jswalk = atof(val) / 1e3;
-            else if (!strcmp(key, "parse_ms")) p->parse = atof(val) / 1e3;
-            else if (!strcmp(key, "backref_len")) p->br_len = (size_t)atol(val);
-            else if (!strcmp(key, "tree_hash")) snprintf(p->hash_hex, sizeof p->hash_hex, "%s", val);
-            else if (!strcmp(key, "version")) snprintf(p->version, sizeof p->version, "%s", val);
-            else if (!strcmp(key, "ok")) p->ok = 1;
+            if (!strcmp(key, "backref_ms"))
+                p->backref = atof(val) / 1e3;
+            else if (!strcmp(key, "sha256tree_ms"))
+                p->sha256tree = atof(val) / 1e3;
+            else if (!strcmp(key, "jswalk_ms"))
+                p->jswalk = atof(val) / 1e3;
+            else if (!strcmp(key, "parse_ms"))
+                p->parse = atof(val) / 1e3;
+            else if (!strcmp(key, "backref_len"))
+                p->br_len = (size_t)atol(val);
+            else if (!strcmp(key, "tree_hash"))
+                snprintf(p->hash_hex, sizeof p->hash_hex, "%s", val);
+            else if (!strcmp(key, "version"))
+                snprintf(p->version, sizeof p->version, "%s", val);
+            else if (!strcmp(key, "ok"))
+                p->ok = 1;
         }
         if (pclose(pp) != 0) p->ok = 0;
     }
@@ -258,14 +267,21 @@ int main(int argc, char **argv)
     /* The driver sits next to this source file. */
     snprintf(default_driver, sizeof default_driver, "%s", __FILE__);
     char *slash = strrchr(default_driver, '/');
-    if (slash) snprintf(slash + 1, sizeof default_driver - (size_t)(slash + 1 - default_driver), "clvm_wasm_bench.js");
+    if (slash)
+        snprintf(slash + 1, sizeof default_driver - (size_t)(slash + 1 - default_driver),
+                 "clvm_wasm_bench.js");
     if (!driver) driver = default_driver;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--smoke")) smoke = 1;
-        else if (!strcmp(argv[i], "--size") && i + 1 < argc) size = (size_t)atol(argv[++i]);
-        else if (!strcmp(argv[i], "--reps") && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--write") && i + 1 < argc) write_file = argv[++i];
-        else if (!strcmp(argv[i], "--peer") && i + 1 < argc) driver = argv[++i];
+        if (!strcmp(argv[i], "--smoke"))
+            smoke = 1;
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc)
+            size = (size_t)atol(argv[++i]);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--write") && i + 1 < argc)
+            write_file = argv[++i];
+        else if (!strcmp(argv[i], "--peer") && i + 1 < argc)
+            driver = argv[++i];
         else {
             fprintf(stderr, "usage: bench_clvm [--smoke] [--size BYTES] [--reps N] [--write FILE] "
                             "[--peer DRIVER.js]\n");
@@ -295,8 +311,9 @@ int main(int argc, char **argv)
     if (!smoke && access(driver, R_OK) == 0) run_peer(driver, buf, len, reps, &p);
     printf("CLVM block-like tree: %zu bytes canonical, SHA-256 backend %s, medians of %d runs\n",
            len, merkle_sha256_backend(), reps);
-    printf("peer: %s\n", p.ok ? (p.version[0] ? p.version : "clvm_wasm") :
-           smoke ? "skipped (--smoke)" : "not available (node + clvm_wasm; see bench/clvm_bench.sh)");
+    printf("peer: %s\n", p.ok    ? (p.version[0] ? p.version : "clvm_wasm")
+                         : smoke ? "skipped (--smoke)"
+                                 : "not available (node + clvm_wasm; see bench/clvm_bench.sh)");
     printf("  %-34s %13s %15s %10s\n", "operation", "merkle", "clvm_wasm", "speed-up");
     row("parse canonical", o.parse, p.ok ? p.parse : 0);
     row("tree hash (after parse)", o.hash, 0);
@@ -309,7 +326,9 @@ int main(int argc, char **argv)
     if (p.ok) printf(", clvm_wasm %zu bytes", p.br_len);
     printf(" (canonical %zu)\n", len);
     printf("tree hash %s%s\n", o.hash_hex,
-           p.ok ? (strcmp(p.hash_hex, o.hash_hex) == 0 ? " (clvm_wasm agrees)" : " (clvm_wasm DISAGREES)") : "");
+           p.ok ? (strcmp(p.hash_hex, o.hash_hex) == 0 ? " (clvm_wasm agrees)"
+                                                       : " (clvm_wasm DISAGREES)")
+                : "");
     free(buf);
     if (p.ok && strcmp(p.hash_hex, o.hash_hex) != 0) return 1;
     return 0;

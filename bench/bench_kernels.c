@@ -39,10 +39,10 @@ typedef struct shape {
 } shape;
 
 static const shape k_shapes[] = {
-    {"node 1+64", 1, 64, 64},
-    {"leaf 1+64", 0, 64, 128},
-    {"leaf 1+1024", 0, 1024, 128},
-    {"leaf 1+4096", 0, 4096, 128},
+    { "node 1+64", 1, 64, 64 },
+    { "leaf 1+64", 0, 64, 128 },
+    { "leaf 1+1024", 0, 1024, 128 },
+    { "leaf 1+4096", 0, 4096, 128 },
 };
 #define N_SHAPES (sizeof k_shapes / sizeof k_shapes[0])
 
@@ -71,8 +71,8 @@ static void run_batch(const void *ctx, uint8_t *out, const uint8_t *buf, const s
     merkle_hash_alg alg = *(const merkle_hash_alg *)ctx;
     for (size_t i = 0; i < n; i += s->batch) {
         size_t k = n - i < s->batch ? n - i : s->batch;
-        (void)merkle_hash_batch_strided(out + 32 * i, alg, &s->prefix, 1, buf + i * s->len,
-                                        s->len, s->len, k);
+        (void)merkle_hash_batch_strided(out + 32 * i, alg, &s->prefix, 1, buf + i * s->len, s->len,
+                                        s->len, k);
     }
 }
 
@@ -163,16 +163,18 @@ int main(int argc, char **argv)
         }
         if (alg)
             printf("\nBLAKE2b-256, ns per message (median of %d), ratio = libsodium generichash "
-                   "per message / kernel\n", g_reps);
+                   "per message / kernel\n",
+                   g_reps);
         else
             printf("SHA-256, ns per message (median of %d), ratio = OpenSSL EVP per message / "
-                   "kernel\n", g_reps);
+                   "kernel\n",
+                   g_reps);
         printf("%-22s", "kernel");
         for (size_t sh = 0; sh < N_SHAPES; sh++) printf(" %17s", k_shapes[sh].label);
         printf("\n");
         for (size_t k = 0; k <= nk; k++) {
             printf("%-22s", k == 0 ? (alg ? "libsodium" : "openssl EVP")
-                            : (alg || k < nk ? kn[k - 1] : initial_name));
+                                   : (alg || k < nk ? kn[k - 1] : initial_name));
             for (size_t sh = 0; sh < N_SHAPES; sh++)
                 printf(" %7.1f ns %5.2fx", med[k][sh], med[0][sh] / med[k][sh]);
             printf("%s\n", !alg && k == nk ? "  (auto)" : "");

@@ -92,16 +92,17 @@ static void bench_kernels(int smoke, int reps)
     }
     EVP_MD_CTX_free(ctx);
     double ossl = (double)total * inner / bench_median(t, reps) / 1e9;
-    printf("\n%-28s %8s %10s %12s\n", "MD5 kernel (CPU time, in L2)", "lanes", "GB/s", "vs OpenSSL");
+    printf("\n%-28s %8s %10s %12s\n", "MD5 kernel (CPU time, in L2)", "lanes", "GB/s",
+           "vs OpenSSL");
     printf("%-28s %8u %10.2f %11.2fx\n", "openssl EVP_md5 (1 stream)", 1u, ossl, 1.0);
-    static const char *const names[] = {"portable", "avx2", "avx512"};
+    static const char *const names[] = { "portable", "avx2", "avx512" };
     for (size_t i = 0; i < 3; i++) {
         const merkle__md5_mb_impl *impl = merkle__md5_mb_find(names[i]);
         if (!impl || !impl->available()) {
             printf("%-28s %8s %10s\n", names[i], "-", "n/a");
             continue;
         }
-        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };
         for (unsigned l = 0; l < impl->lanes; l++) ptr[l] = buf + per_lane * l;
         merkle__md5_mb st;
         for (unsigned l = 0; l < MERKLE_MD5_MB_MAX_LANES; l++) merkle__md5_mb_lane_init(&st, l);
@@ -244,7 +245,7 @@ static double run_engine(const dataset *ds, int dirfd, const merkle__md5_mb_impl
     double c0 = cpunow();
     double t0 = now();
     for (int k = 0; k < 2; k++)
-        j[k] = (job){impl, lane_buf, dirfd, (const char *const *)ds->names, ds->n, &cursor, 0};
+        j[k] = (job){ impl, lane_buf, dirfd, (const char *const *)ds->names, ds->n, &cursor, 0 };
     if (threads > 1) {
         if (pthread_create(&th, NULL, job_run, &j[1]) != 0) return -1;
         job_run(&j[0]);
@@ -314,7 +315,7 @@ static void bench_dataset(dataset *ds, int reps)
     run_md5sum(ds);
     run_engine(ds, dirfd, merkle__md5_mb_get(), 0, 1);
     const merkle__md5_mb_impl *best = merkle__md5_mb_get();
-    static const char *const names[] = {"avx512", "avx2", "portable"};
+    static const char *const names[] = { "avx512", "avx2", "portable" };
     static char labels[MAXROWS][64];
     for (int r = 0; r < reps; r++) {
         int row = 0;
@@ -327,15 +328,15 @@ static void bench_dataset(dataset *ds, int reps)
             snprintf(labels[row], sizeof labels[row], "engine %s -j1", names[k]);
             label[row] = labels[row];
             cpu[row][r] = (t[row][r] = run_engine(ds, dirfd, impl, 0, 1), g_cpu);
-        row++;
+            row++;
         }
-        static const size_t bufs[] = {32 * 1024, 128 * 1024, 256 * 1024};
+        static const size_t bufs[] = { 32 * 1024, 128 * 1024, 256 * 1024 };
         for (size_t k = 0; k < 3; k++) {
             snprintf(labels[row], sizeof labels[row], "engine %s -j1 buf %zuK", best->name,
                      bufs[k] / 1024);
             label[row] = labels[row];
             cpu[row][r] = (t[row][r] = run_engine(ds, dirfd, best, bufs[k], 1), g_cpu);
-        row++;
+            row++;
         }
         snprintf(labels[row], sizeof labels[row], "engine %s -j2", best->name);
         label[row] = labels[row];
@@ -365,9 +366,12 @@ int main(int argc, char **argv)
     int smoke = 0, reps = 5;
     const char *parent = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
     for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--smoke") == 0) smoke = 1;
-        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) reps = atoi(argv[++i]);
-        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc) parent = argv[++i];
+        if (strcmp(argv[i], "--smoke") == 0)
+            smoke = 1;
+        else if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (strcmp(argv[i], "--dir") == 0 && i + 1 < argc)
+            parent = argv[++i];
         else {
             fprintf(stderr, "usage: %s [--smoke] [--reps N] [--dir PARENT]\n", argv[0]);
             return 2;

@@ -20,7 +20,6 @@
 #include "bench_util.h"
 #include "merkle/proof.h"
 
-
 /* Feed in 1 MiB writes like the CLI does. */
 #define PIECE (1u << 20)
 
@@ -28,9 +27,11 @@ static double run_root(const uint8_t *buf, size_t len, size_t leaf, uint8_t out[
 {
     static merkle_tree t;
     double t0 = bench_now();
-    if (merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaf) != MERKLE_OK) exit(1);
+    if (merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaf) != MERKLE_OK)
+        exit(1);
     for (size_t off = 0; off < len; off += PIECE)
-        if (merkle_tree_write(&t, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
+        if (merkle_tree_write(&t, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK)
+            exit(1);
     if (merkle_tree_root(out, NULL, &t) != MERKLE_OK) exit(1);
     return bench_now() - t0;
 }
@@ -42,7 +43,8 @@ static double run_prover(const uint8_t *buf, size_t len, size_t leaf, merkle_pro
     double t0 = bench_now();
     if (merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, leaf, a, b) != MERKLE_OK) exit(1);
     for (size_t off = 0; off < len; off += PIECE)
-        if (merkle_prover_write(&p, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK) exit(1);
+        if (merkle_prover_write(&p, buf + off, len - off < PIECE ? len - off : PIECE) != MERKLE_OK)
+            exit(1);
     if (merkle_prover_finish(pr, &p, MERKLE_PROFILE_RFC6962) != MERKLE_OK) exit(1);
     return bench_now() - t0;
 }
@@ -80,11 +82,11 @@ int main(int argc, char **argv)
         merkle_proof_kind kind;
         uint64_t a, b;
     } jobs[] = {
-        {"inclusion (middle leaf)", MERKLE_PROOF_INCLUSION, n / 2 + 3, 0},
-        {"inclusion (leaf 0)", MERKLE_PROOF_INCLUSION, 0, 0},
-        {"inclusion (last leaf)", MERKLE_PROOF_INCLUSION, n - 1, 0},
-        {"range (1000 leaves)", MERKLE_PROOF_RANGE, n / 2 - 500, n / 2 + 500},
-        {"consistency (2n/3 -> n)", MERKLE_PROOF_CONSISTENCY, 2 * n / 3, 0},
+        { "inclusion (middle leaf)", MERKLE_PROOF_INCLUSION, n / 2 + 3, 0 },
+        { "inclusion (leaf 0)", MERKLE_PROOF_INCLUSION, 0, 0 },
+        { "inclusion (last leaf)", MERKLE_PROOF_INCLUSION, n - 1, 0 },
+        { "range (1000 leaves)", MERKLE_PROOF_RANGE, n / 2 - 500, n / 2 + 500 },
+        { "consistency (2n/3 -> n)", MERKLE_PROOF_CONSISTENCY, 2 * n / 3, 0 },
     };
     enum { NJ = sizeof jobs / sizeof *jobs };
     double troot[100], tj[NJ][100];
@@ -103,12 +105,15 @@ int main(int argc, char **argv)
     }
     double mroot = bench_median(troot, reps);
     printf("bench_proof: %zu MiB in memory, %zu-byte leaves (%llu leaves), SHA-256 backend %s, "
-           "median of %d\n", mib, leaf, (unsigned long long)n, merkle_sha256_backend(), reps);
+           "median of %d\n",
+           mib, leaf, (unsigned long long)n, merkle_sha256_backend(), reps);
     printf("%-26s %10s %10s %14s\n", "", "ms", "MB/s", "vs root (1t)");
-    printf("%-26s %10.1f %10.0f %14s\n", "root (merkle_tree)", mroot * 1e3, (double)len / mroot / 1e6, "1.00x");
+    printf("%-26s %10.1f %10.0f %14s\n", "root (merkle_tree)", mroot * 1e3,
+           (double)len / mroot / 1e6, "1.00x");
     for (int j = 0; j < NJ; j++) {
         double m = bench_median(tj[j], reps);
-        printf("%-26s %10.1f %10.0f %13.3fx\n", jobs[j].name, m * 1e3, (double)len / m / 1e6, m / mroot);
+        printf("%-26s %10.1f %10.0f %13.3fx\n", jobs[j].name, m * 1e3, (double)len / m / 1e6,
+               m / mroot);
     }
     /* Verification cost at this size. */
     (void)run_prover(buf, len, leaf, MERKLE_PROOF_INCLUSION, n / 2 + 3, 0, &pr);

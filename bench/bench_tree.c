@@ -29,7 +29,6 @@
 
 extern char **environ;
 
-
 /* ------------------------------------------------------------------ peers */
 
 /* One digest call per message, the way naive code hashes a tree. */
@@ -149,7 +148,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--merkle") && i + 1 < argc) {
             merkle_bin = argv[++i];
         } else {
-            fprintf(stderr, "usage: bench_tree [--size MiB] [--reps N] [--merkle PATH] [--smoke]\n");
+            fprintf(stderr,
+                    "usage: bench_tree [--size MiB] [--reps N] [--merkle PATH] [--smoke]\n");
             return 2;
         }
     }
@@ -161,12 +161,13 @@ int main(int argc, char **argv)
     printf("bench_tree: %zu MiB in memory, median of %d, SHA-256 backend %s\n", mib, reps,
            merkle_sha256_backend());
 
-    size_t leaf_sizes[] = {64, 1024, 4096};
+    size_t leaf_sizes[] = { 64, 1024, 4096 };
     printf("\n%-34s %10s %10s\n", "case (rfc6962, sha256)", "MB/s", "vs naive");
     for (int li = 0; li < 3; li++) {
         size_t ls = leaf_sizes[li];
-        int kinds[] = {K_NAIVE, K_OURS1, K_OURS2, K_FLAT};
-        const char *names[] = {"naive-evp (1 EVP_Digest/node)", "ours -j1", "ours -j2", "flat OpenSSL SHA-256"};
+        int kinds[] = { K_NAIVE, K_OURS1, K_OURS2, K_FLAT };
+        const char *names[] = { "naive-evp (1 EVP_Digest/node)", "ours -j1", "ours -j2",
+                                "flat OpenSSL SHA-256" };
         double t[4][99];
         uint8_t roots[4][32];
         for (int r = 0; r < reps; r++)
@@ -179,7 +180,8 @@ int main(int argc, char **argv)
         for (int k = 0; k < 4; k++) med[k] = bench_median(t[k], reps);
         printf("-- leaf size %zu\n", ls);
         for (int k = 0; k < 4; k++)
-            printf("  %-32s %10.0f %9.2fx\n", names[k], (double)len / med[k] / 1e6, med[0] / med[k]);
+            printf("  %-32s %10.0f %9.2fx\n", names[k], (double)len / med[k] / 1e6,
+                   med[0] / med[k]);
         printf("  %-32s %21.2fx\n", "ours -j1 vs flat SHA-256", med[3] / med[1]);
         printf("  %-32s %21.2fx\n", "ours -j2 vs ours -j1", med[1] / med[2]);
     }
@@ -211,23 +213,27 @@ int main(int argc, char **argv)
         }
         close(fd);
         char *cmds[5][8] = {
-            {(char *)merkle_bin, "root", "-j", "1", "--leaf-size", "4096", path, NULL},
-            {(char *)merkle_bin, "root", "-j", "2", "--leaf-size", "4096", path, NULL},
-            {(char *)merkle_bin, "root", "-j", "1", "--leaf-size", "64", path, NULL},
-            {"openssl", "dgst", "-sha256", path, NULL},
-            {"sha256sum", path, NULL},
+            { (char *)merkle_bin, "root", "-j", "1", "--leaf-size", "4096", path, NULL },
+            { (char *)merkle_bin, "root", "-j", "2", "--leaf-size", "4096", path, NULL },
+            { (char *)merkle_bin, "root", "-j", "1", "--leaf-size", "64", path, NULL },
+            { "openssl", "dgst", "-sha256", path, NULL },
+            { "sha256sum", path, NULL },
         };
-        const char *names[] = {"merkle root -j1 --leaf-size 4096", "merkle root -j2 --leaf-size 4096",
-                               "merkle root -j1 --leaf-size 64", "openssl dgst -sha256", "sha256sum"};
+        const char *names[] = { "merkle root -j1 --leaf-size 4096",
+                                "merkle root -j2 --leaf-size 4096",
+                                "merkle root -j1 --leaf-size 64", "openssl dgst -sha256",
+                                "sha256sum" };
         double t[5][99];
         run_cmd(cmds[4]); /* warm the page cache */
         for (int r = 0; r < reps; r++)
             for (int k = 0; k < 5; k++) t[k][r] = run_cmd(cmds[k]);
         double med[5];
         for (int k = 0; k < 5; k++) med[k] = bench_median(t[k], reps);
-        printf("\n%-34s %10s %14s\n", "file in page cache (whole process)", "MB/s", "vs openssl dgst");
+        printf("\n%-34s %10s %14s\n", "file in page cache (whole process)", "MB/s",
+               "vs openssl dgst");
         for (int k = 0; k < 5; k++)
-            printf("  %-32s %10.0f %13.2fx\n", names[k], med[k] > 0 ? (double)len / med[k] / 1e6 : 0.0,
+            printf("  %-32s %10.0f %13.2fx\n", names[k],
+                   med[k] > 0 ? (double)len / med[k] / 1e6 : 0.0,
                    med[k] > 0 ? med[3] / med[k] : 0.0);
         unlink(path);
     }

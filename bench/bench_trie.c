@@ -54,7 +54,7 @@ static void bench_node(int smoke, int reps)
         kids[i].index = i;
         fill(kids[i].id, 32);
     }
-    uint8_t key[3] = {0xab, 0xcd, 0xe0}; /* a 20-bit internal-node key */
+    uint8_t key[3] = { 0xab, 0xcd, 0xe0 }; /* a 20-bit internal-node key */
     uint8_t pre[700];
     size_t pl = 0;
     pl += merkle__uvarint_put(pre, 16);
@@ -162,7 +162,8 @@ int main(int argc, char **argv)
     fill(vals, 32 * n);
     fill(newv, 32 * n);
     size_t nchg = n / 100 ? n / 100 : 1;
-    double tb[9], tr[9], tbase[9], tbase_v[9], tchg[9], tmt[9], trw[9], tbatch[9], tchg_b[9], tchg_bl[9];
+    double tb[9], tr[9], tbase[9], tbase_v[9], tchg[9], tmt[9], trw[9], tbatch[9], tchg_b[9],
+        tchg_bl[9];
     const uint8_t **kptr = malloc(n * sizeof *kptr), **vptr = malloc(n * sizeof *vptr);
     size_t *klen = malloc(n * sizeof *klen);
     const uint8_t **ckp = malloc(nchg * sizeof *ckp), **cvp = malloc(nchg * sizeof *cvp);
@@ -257,10 +258,12 @@ int main(int argc, char **argv)
         merkle_trie_free(t);
     }
     double b = bench_median(tb, reps), r = bench_median(tr, reps), base = bench_median(tbase, reps),
-           basev = bench_median(tbase_v, reps), chg = bench_median(tchg, reps), mt = bench_median(tmt, reps),
-           rw = bench_median(trw, reps), bt = bench_median(tbatch, reps), chb = bench_median(tchg_b, reps),
+           basev = bench_median(tbase_v, reps), chg = bench_median(tchg, reps),
+           mt = bench_median(tmt, reps), rw = bench_median(trw, reps),
+           bt = bench_median(tbatch, reps), chb = bench_median(tchg_b, reps),
            chbl = bench_median(tchg_bl, reps);
-    printf("2. %zu random 32-byte keys (CPU time), 32-byte values, branch factor 16 (%zu nodes, %.1f MB of "
+    printf("2. %zu random 32-byte keys (CPU time), 32-byte values, branch factor 16 (%zu nodes, "
+           "%.1f MB of "
            "preimages), median of %d:\n",
            n, nodes, (double)prelen / 1e6, reps);
     printf("   %-44s %8.3f s\n", "build (put every key) + root, 1 thread", b);
@@ -273,20 +276,25 @@ int main(int argc, char **argv)
     printf("   ratio build+root / preimage hashing: %.2fx (target <= 2.5x); / preimages+values: "
            "%.2fx\n",
            b / base, b / basev);
-    printf("   ratio put_batch+root / preimage hashing: %.2fx (target <= 2.5x); / preimages+values: "
-           "%.2fx\n",
-           bt / base, bt / basev);
-    printf("   ratio root alone / preimage hashing: %.2fx; 2-thread root speed-up %.2fx\n", r / base,
-           rw / mt);
-    printf("   memory: %.1f bytes per key (%.1f MB) built by put_batch, %.1f bytes per key built put by put\n\n",
+    printf(
+        "   ratio put_batch+root / preimage hashing: %.2fx (target <= 2.5x); / preimages+values: "
+        "%.2fx\n",
+        bt / base, bt / basev);
+    printf("   ratio root alone / preimage hashing: %.2fx; 2-thread root speed-up %.2fx\n",
+           r / base, rw / mt);
+    printf("   memory: %.1f bytes per key (%.1f MB) built by put_batch, %.1f bytes per key built "
+           "put by put\n\n",
            (double)mem_b / (double)n, (double)mem_b / 1e6, (double)mem / (double)n);
     printf("3. change %zu keys (1%%) and re-root (target <= 5%% of the full build):\n", nchg);
-    printf("   one put_batch + root, put_batch-built trie: %.4f s = %.2f%% of the put_batch build\n", chb,
-           100.0 * chb / bt);
-    printf("   put by put + root, same trie:               %.4f s = %.2f%% of the put_batch build\n", chbl,
-           100.0 * chbl / bt);
-    printf("   put by put + root, put-loop-built trie:     %.4f s = %.2f%% of the put-loop build\n\n", chg,
-           100.0 * chg / b);
+    printf(
+        "   one put_batch + root, put_batch-built trie: %.4f s = %.2f%% of the put_batch build\n",
+        chb, 100.0 * chb / bt);
+    printf(
+        "   put by put + root, same trie:               %.4f s = %.2f%% of the put_batch build\n",
+        chbl, 100.0 * chbl / bt);
+    printf(
+        "   put by put + root, put-loop-built trie:     %.4f s = %.2f%% of the put-loop build\n\n",
+        chg, 100.0 * chg / b);
 
     /* 4. verify allocates nothing. */
     merkle_trie *t;
@@ -298,7 +306,8 @@ int main(int argc, char **argv)
     size_t before = g_allocs;
     merkle_trie_proof_info info;
     merkle_status st = merkle_trie_proof_verify(&info, root, proof, plen, NULL);
-    printf("4. proof of a present key: %zu bytes, %zu nodes, verify %s with %zu heap allocations" ALLOCS_NOTE "\n",
+    printf("4. proof of a present key: %zu bytes, %zu nodes, verify %s with %zu heap "
+           "allocations" ALLOCS_NOTE "\n",
            plen, info.nodes, st == MERKLE_OK ? "OK" : "FAILED", g_allocs - before);
     merkle_trie_free(t);
     free(keys);

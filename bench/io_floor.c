@@ -35,9 +35,9 @@ static int cmp_d(const void *a, const void *b)
 }
 
 enum { V_FSTATAT, V_SYNC, V_STATX, V_CHAIN, V_STATX_CHAIN, V_N };
-static const char *vname[V_N] = {"fstatat", "openat+fstat+read+close",
-                                 "io_uring statx", "io_uring open->read->close",
-                                 "io_uring statx->open->read->close"};
+static const char *vname[V_N] = { "fstatat", "openat+fstat+read+close", "io_uring statx",
+                                  "io_uring open->read->close",
+                                  "io_uring statx->open->read->close" };
 
 static int n_files, batch;
 static char (*names)[32];
@@ -91,7 +91,8 @@ static double run(int v, struct io_uring *ring, int *errs)
                 }
                 if (v != V_STATX) {
                     s = io_uring_get_sqe(ring);
-                    io_uring_prep_openat_direct(s, AT_FDCWD, names[i + k], O_RDONLY, 0, (unsigned)k);
+                    io_uring_prep_openat_direct(s, AT_FDCWD, names[i + k], O_RDONLY, 0,
+                                                (unsigned)k);
                     s->flags |= IOSQE_IO_LINK;
                     s = io_uring_get_sqe(ring);
                     io_uring_prep_read(s, k, bufs + (size_t)k * 65536, 65536, 0);
@@ -141,11 +142,12 @@ int main(int argc, char **argv)
     if (!have_ring) fprintf(stderr, "io_floor: io_uring not available here: syscalls only\n");
     enum { ROUNDS = 7 };
     double t[V_N][ROUNDS];
-    int errs[V_N] = {0};
+    int errs[V_N] = { 0 };
     for (int r = 0; r < ROUNDS; r++)
         for (int v = 0; v < V_N; v++)
             t[v][r] = (v >= V_STATX && !have_ring) ? 0 : run(v, &ring, &errs[v]);
-    printf("| per file (%d files of 4 KiB, one directory, batch %d) | median | vs openat+fstat+read+close |\n",
+    printf("| per file (%d files of 4 KiB, one directory, batch %d) | median | vs "
+           "openat+fstat+read+close |\n",
            n_files, batch);
     printf("|---|---|---|\n");
     qsort(t[V_SYNC], ROUNDS, sizeof(double), cmp_d);

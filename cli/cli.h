@@ -88,8 +88,8 @@ unsigned cli_num_cpus(void);
 ** quiet, and the job has run for more than about a second. */
 typedef struct cli_progress {
     int enabled;
-    uint64_t total_bytes;   /* 0 if unknown */
-    uint64_t total_items;   /* 0 if not counted */
+    uint64_t total_bytes; /* 0 if unknown */
+    uint64_t total_items; /* 0 if not counted */
     uint64_t start_ns, last_ns;
     int shown;
 } cli_progress;

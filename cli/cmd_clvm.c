@@ -76,7 +76,6 @@ static void help(void)
     printf("\n" CLVM_EPILOG);
 }
 
-
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
@@ -142,7 +141,8 @@ static int decode_text(const char *name, const char *text, size_t n, uint8_t *ou
             bad_hex(name, text[pend_off], pend_off);
             return -1;
         }
-        cli_error("clvm: %s: odd number of hex digits (the last one at offset %zu)", name, pend_off);
+        cli_error("clvm: %s: odd number of hex digits (the last one at offset %zu)", name,
+                  pend_off);
         return -1;
     }
     *out_len = w;
@@ -251,15 +251,15 @@ static int clvm_run(const char *file, int is_hash, int backrefs)
     merkle_sexp_node root;
     size_t used = 0;
     merkle_error err;
-    merkle_status s = merkle_sexp_parse(&root, &used, st, bin, bin_len, MERKLE_SEXP_BACKREFS,
-                                        &lim, &err);
+    merkle_status s =
+        merkle_sexp_parse(&root, &used, st, bin, bin_len, MERKLE_SEXP_BACKREFS, &lim, &err);
     if (s != MERKLE_OK) {
         cli_error("clvm: %s: %s", name, err.message);
         goto out;
     }
     if (used != bin_len) {
-        cli_error("clvm: %s: %zu trailing bytes after the serialization, at byte offset %zu",
-                  name, bin_len - used, used);
+        cli_error("clvm: %s: %zu trailing bytes after the serialization, at byte offset %zu", name,
+                  bin_len - used, used);
         goto out;
     }
     if (is_hash) {

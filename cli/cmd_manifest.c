@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "manifest_cli.h"
-#include "mpi_check.h"
 #include "merkle/manifest.h"
+#include "mpi_check.h"
 
 /* ------------------------------------------------------------------ shared helpers */
 
@@ -96,7 +96,8 @@ static uint64_t total_size(int dirfd, const char *const *names, size_t n)
     uint64_t t = 0;
     struct stat st;
     for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], "-") != 0 && fstatat(dirfd, names[i], &st, 0) == 0 && S_ISREG(st.st_mode))
+        if (strcmp(names[i], "-") != 0 && fstatat(dirfd, names[i], &st, 0) == 0 &&
+            S_ISREG(st.st_mode))
             t += (uint64_t)st.st_size;
     return t;
 }
@@ -172,8 +173,8 @@ static void sum_print(void *self, size_t i)
         return;
     }
     size_t need;
-    merkle_manifest_format_line(NULL, 0, &need, p->alg, p->res[i].digest, p->dlen,
-                                p->names[i], p->flags);
+    merkle_manifest_format_line(NULL, 0, &need, p->alg, p->res[i].digest, p->dlen, p->names[i],
+                                p->flags);
     if (need > p->cap) {
         char *nl = realloc(p->line, need);
         if (!nl) {
@@ -526,7 +527,7 @@ static void print_entry(void *self, size_t i)
 static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
 {
     if (strcmp(e->name, "-") == 0) return 0;
-    const char *names[1] = {e->name};
+    const char *names[1] = { e->name };
     merkle_check_result r;
     merkle_check_opts o;
     merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
@@ -651,9 +652,9 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
 
 /* Parse a window of the manifest into *m; the first window also settles the algorithm
 ** (detection, the b2sum-list check). 0, or -1 after an error message. */
-static int check_parse_window(const char *text, size_t len, int first, const char *shown, int is_stdin,
-                       merkle_manifest_parser *gp, const check_opts *co, merkle_manifest *m_out,
-                       merkle_manifest_alg *alg_io)
+static int check_parse_window(const char *text, size_t len, int first, const char *shown,
+                              int is_stdin, merkle_manifest_parser *gp, const check_opts *co,
+                              merkle_manifest *m_out, merkle_manifest_alg *alg_io)
 {
     merkle_manifest_alg alg = *alg_io;
     int detected_untagged_512 = 0;
@@ -793,7 +794,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         err_name(shown, strerror(oe));
         return 0;
     }
-    mreader rd = {fd, 0, NULL, 0, 0, 0};
+    mreader rd = { fd, 0, NULL, 0, 0, 0 };
     printer pr;
     memset(&pr, 0, sizeof pr);
     pr.co = co;
@@ -1226,7 +1227,7 @@ int cmd_audit(int argc, char **argv)
         skip.ino = (uint64_t)mst.st_ino;
         o.skip = &skip;
     }
-    audit_ctx ac = {dir, {0}};
+    audit_ctx ac = { dir, { 0 } };
     cli_progress_start(&ac.p, 0, 0, m.count); /* is there a terminal to show progress on? */
     o.threads = threads;
     o.on_event = audit_event;

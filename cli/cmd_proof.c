@@ -2,7 +2,8 @@
 /*
 ** merkle proof --index I | --range START:END [root options] [--binary] [FILE]
 ** merkle consistency --old-size M [root options] [--binary] [FILE]
-** merkle verify PROOF [--root HEX] [--old-root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]
+** merkle verify PROOF [--root HEX] [--old-root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash
+** HEX]
 **
 ** proof/consistency read their input exactly like `merkle root` (same options, via rootio)
 ** and feed it once through the library's streaming prover: O(log n) memory whatever the
@@ -20,7 +21,7 @@
 #include "cli.h"
 #include "rootio.h"
 
-#define READ_CHUNK (1u << 20)
+#define READ_CHUNK     (1u << 20)
 #define MAX_PROOF_FILE (64u << 20)
 
 typedef unsigned long long ull;
@@ -127,10 +128,10 @@ const cli_cmd verify_spec = {
 
 typedef struct proof_job {
     merkle_prover *prover;
-    int single;        /* capture the raw bytes of one leaf */
+    int single; /* capture the raw bytes of one leaf */
     uint64_t index;
-    uint64_t seen;     /* leaves pushed (list mode) */
-    uint8_t *leaf;     /* captured leaf bytes */
+    uint64_t seen; /* leaves pushed (list mode) */
+    uint8_t *leaf; /* captured leaf bytes */
     size_t leaf_len, leaf_cap;
 } proof_job;
 
@@ -238,7 +239,6 @@ static int write_all(const void *buf, size_t len)
     return 0;
 }
 
-
 /* ------------------------------------------------------------------ two-thread inclusion */
 
 /* read_at over a file descriptor (pread); the first errno is kept for the message. */
@@ -269,7 +269,7 @@ static merkle_status fd_read_at(void *ctx, void *buf, size_t len, uint64_t offse
 static int prove_split(const root_opts *o, const char *name, int fd, uint64_t size, uint64_t i,
                        merkle_proof *pr)
 {
-    fd_reader rd = {fd, 0};
+    fd_reader rd = { fd, 0 };
     merkle_status s = merkle_proof_inclusion_parallel(pr, o->profile, o->hash, o->leaf_size, size,
                                                       i, fd_read_at, &rd, 2, NULL);
     if (s == MERKLE_OK) return 0;

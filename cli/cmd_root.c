@@ -195,7 +195,7 @@ int cmd_root(int argc, char **argv)
     int rc = root_parse(argc, argv, &o, &first);
     if (rc == -1) return CLI_OK; /* --help */
     if (rc != 0) return rc;
-    static const char *stdin_only[] = {"-"};
+    static const char *stdin_only[] = { "-" };
     const char **names = first < argc ? (const char **)argv + first : stdin_only;
     int n = first < argc ? argc - first : 1;
     if (o.mpi && !root_profile_classic(o.profile))

@@ -50,12 +50,30 @@ static int is_ctrl(unsigned char c)
 static int plain_needs_quote(unsigned char c, size_t i, size_t n)
 {
     switch (c) {
-    case ' ': case '!': case '"': case '$': case '&': case '\'': case '(': case ')':
-    case '*': case ';': case '<': case '=': case '>': case '?': case '[': case '\\':
-    case '^': case '`': case '|': case ':':
-        return 1;
-    case '#': case '~': return i == 0;
-    case '{': case '}': return n == 1;
+    case ' ':
+    case '!':
+    case '"':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
+    case '?':
+    case '[':
+    case '\\':
+    case '^':
+    case '`':
+    case '|':
+    case ':': return 1;
+    case '#':
+    case '~': return i == 0;
+    case '{':
+    case '}': return n == 1;
     default: return 0;
     }
 }
@@ -63,12 +81,27 @@ static int plain_needs_quote(unsigned char c, size_t i, size_t n)
 static int plain_compat(unsigned char c, size_t i, size_t n)
 {
     switch (c) {
-    case '!': case '"': case '$': case '&': case '(': case ')': case '*': case ';':
-    case '<': case '=': case '>': case '?': case '[': case '\\': case '^': case '`':
-    case '|':
-        return 0;
-    case '#': case '~': return i == 0;
-    case '{': case '}': return n == 1;
+    case '!':
+    case '"':
+    case '$':
+    case '&':
+    case '(':
+    case ')':
+    case '*':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
+    case '?':
+    case '[':
+    case '\\':
+    case '^':
+    case '`':
+    case '|': return 0;
+    case '#':
+    case '~': return i == 0;
+    case '{':
+    case '}': return n == 1;
     default: return 1;
     }
 }
@@ -78,7 +111,7 @@ static int plain_compat(unsigned char c, size_t i, size_t n)
 static unit next_unit(const char *s, size_t n, size_t i)
 {
     unsigned char c = (unsigned char)s[i];
-    unit x = {U_PLAIN, i, 1, 0, 1};
+    unit x = { U_PLAIN, i, 1, 0, 1 };
     if (c == '\'') {
         x.kind = U_QUOTE;
         x.needs_quote = 1;

@@ -58,7 +58,7 @@ static size_t item_size(const merkle_manifest_entry *e)
 
 static uint8_t *put_item(uint8_t *p, const merkle_manifest_entry *e)
 {
-    wire_item h = {(uint8_t)e->alg, (uint8_t)e->digest_len, {0, 0}, (uint32_t)e->name_len};
+    wire_item h = { (uint8_t)e->alg, (uint8_t)e->digest_len, { 0, 0 }, (uint32_t)e->name_len };
     memcpy(p, &h, sizeof h);
     p += sizeof h;
     memcpy(p, e->digest, e->digest_len);
@@ -163,7 +163,7 @@ int mpi_check_start(void)
     g_default_threads = mpi_default_threads();
     if (g_rank == 0) return -1;
     for (;;) {
-        uint32_t req[3] = {0, 0, 0}; /* kind, status, threads */
+        uint32_t req[3] = { 0, 0, 0 }; /* kind, status, threads */
         MPI_Bcast(req, 3, MPI_UINT32_T, 0, MPI_COMM_WORLD);
         if (req[0] != REQ_JOB) {
             MPI_Finalize();
@@ -181,7 +181,7 @@ int mpi_check_start(void)
 
 int mpi_check_finish(int status)
 {
-    uint32_t req[3] = {REQ_DONE, (uint32_t)status, 0};
+    uint32_t req[3] = { REQ_DONE, (uint32_t)status, 0 };
     MPI_Bcast(req, 3, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     if (fflush(stdout) != 0 || ferror(stdout)) status = CLI_FAIL;
     MPI_Finalize();
@@ -235,9 +235,8 @@ static merkle_status fail_status(merkle_error *error, merkle_status s, const cha
     return s;
 }
 
-merkle_status mpi_manifest_check(merkle_check_result *results,
-                                 const merkle_manifest_entry *entries, size_t n,
-                                 const merkle_check_opts *opts, merkle_error *error)
+merkle_status mpi_manifest_check(merkle_check_result *results, const merkle_manifest_entry *entries,
+                                 size_t n, const merkle_check_opts *opts, merkle_error *error)
 {
     merkle_check_opts local;
     merkle_check_opts_init(&local, MERKLE_CHECK_OPTS_VERSION);
@@ -294,7 +293,7 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
         order[m++] = i;
     }
     /* Largest first, each to the least loaded rank. */
-    for (int r = 0; r < g_nranks; r++) heap[r] = (load){0, r};
+    for (int r = 0; r < g_nranks; r++) heap[r] = (load){ 0, r };
     for (size_t i = 0; i < n; i++)
         if (owner[i] == 0) heap[0].bytes += weight[i];
     heap_down(heap, (size_t)g_nranks, 0);
@@ -314,7 +313,8 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
             total_bytes += item_size(&entries[i]);
         }
     if (total_bytes > (size_t)INT32_MAX) {
-        st = fail_status(error, MERKLE_ERR_RANGE, "manifest too large to distribute (2 GiB of names)");
+        st = fail_status(error, MERKLE_ERR_RANGE,
+                         "manifest too large to distribute (2 GiB of names)");
         goto out;
     }
     sendbuf = malloc(total_bytes + 1);
@@ -332,10 +332,11 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
         }
         for (size_t i = 0; i < n; i++)
             if (owner[i] >= 0)
-                bytes[owner[i]] = (uint64_t)(put_item(sendbuf + bytes[owner[i]], &entries[i]) - sendbuf);
+                bytes[owner[i]] =
+                    (uint64_t)(put_item(sendbuf + bytes[owner[i]], &entries[i]) - sendbuf);
     }
 
-    uint32_t req[3] = {REQ_JOB, 0, req_threads};
+    uint32_t req[3] = { REQ_JOB, 0, req_threads };
     MPI_Bcast(req, 3, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     uint8_t *all = NULL;
     size_t got = 0;
@@ -384,7 +385,8 @@ merkle_status mpi_manifest_check(merkle_check_result *results,
         }
     }
     free(all);
-    if (k != got || k != m) st = fail_status(error, MERKLE_ERR_STATE, "internal error: result count");
+    if (k != got || k != m)
+        st = fail_status(error, MERKLE_ERR_STATE, "internal error: result count");
 out:
     free(sendbuf);
     free(bytes);

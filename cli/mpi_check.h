@@ -26,9 +26,8 @@ int mpi_check_start(void);
 ** with opts->cache, rank 0 answers unchanged files from the cache itself and records the
 ** files other ranks verified. opts->progress is not called.
 */
-merkle_status mpi_manifest_check(merkle_check_result *results,
-                                 const merkle_manifest_entry *entries, size_t n,
-                                 const merkle_check_opts *opts, merkle_error *error);
+merkle_status mpi_manifest_check(merkle_check_result *results, const merkle_manifest_entry *entries,
+                                 size_t n, const merkle_check_opts *opts, merkle_error *error);
 
 /* Rank 0: release the other ranks with status, MPI_Finalize; returns status. */
 int mpi_check_finish(int status);

@@ -138,15 +138,16 @@ static void rank_work(const root_opts *o, const char *name, uint64_t size, int r
         return;
     }
 #ifdef POSIX_FADV_SEQUENTIAL
-    if (n) (void)posix_fadvise(fd, (off_t)(first * ls), (off_t)((end - first) * ls),
-                               POSIX_FADV_SEQUENTIAL);
+    if (n)
+        (void)posix_fadvise(fd, (off_t)(first * ls), (off_t)((end - first) * ls),
+                            POSIX_FADV_SEQUENTIAL);
 #endif
     for (size_t i = 0; i < n; i++) {
         /* The piece's bytes: its 2^h leaves, the last piece of the file ending short. */
         uint64_t off = pieces[i].start * ls;
         uint64_t len = ((uint64_t)1 << pieces[i].height) * ls;
         if (len > size - off) len = size - off;
-        piece_reader rd = {.fd = fd, .base = off};
+        piece_reader rd = { .fd = fd, .base = off };
         atomic_init(&rd.err, 0);
         uint8_t *rec = recs + i * (1 + MERKLE_HASH_LEN);
         merkle_status s = merkle_tree_root_parallel(rec + 1, NULL, o->profile, o->hash,
@@ -212,7 +213,7 @@ static unsigned threads_per_rank(const root_opts *o)
 static int root_one(const root_opts *o, const char *name, int rank, int nranks, unsigned threads)
 {
     /* [0] mode, [1] size */
-    uint64_t plan[2] = {MODE_LOCAL, 0};
+    uint64_t plan[2] = { MODE_LOCAL, 0 };
     if (rank == 0) {
         struct stat st;
         if (!o->leaves && strcmp(name, "-") != 0 && stat(name, &st) == 0 && S_ISREG(st.st_mode)) {
@@ -235,7 +236,8 @@ static int root_one(const root_opts *o, const char *name, int rank, int nranks, 
     rank_work(o, name, plan[1], rank, nranks, threads, &hdr, &mine);
     uint8_t *all = NULL;
     size_t total = 0;
-    int fail = mpi_gather_results(&hdr, mine, 1 + MERKLE_HASH_LEN, rank, nranks, &all, &total, NULL, 0);
+    int fail =
+        mpi_gather_results(&hdr, mine, 1 + MERKLE_HASH_LEN, rank, nranks, &all, &total, NULL, 0);
     free(mine);
     if (rank != 0) return 0;
     int rc = 0;

@@ -24,9 +24,8 @@ int mpi_check_start(void)
     return CLI_USAGE;
 }
 
-merkle_status mpi_manifest_check(merkle_check_result *results,
-                                 const merkle_manifest_entry *entries, size_t n,
-                                 const merkle_check_opts *opts, merkle_error *error)
+merkle_status mpi_manifest_check(merkle_check_result *results, const merkle_manifest_entry *entries,
+                                 size_t n, const merkle_check_opts *opts, merkle_error *error)
 {
     return merkle_manifest_check(results, entries, n, opts, error);
 }

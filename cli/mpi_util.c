@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 int mpi_start(int *rank, int *nranks)
 {
     int provided = 0;

@@ -16,9 +16,9 @@
 
 /* What every rank sends to rank 0 for one unit of work (a file). */
 typedef struct mpi_hdr {
-    int32_t status;         /* 0, or 1 when this rank failed (msg says why) */
-    int32_t count;          /* records that follow in the variable part */
-    char msg[MPI_MSG_LEN];  /* "NAME: reason (rank R on HOST)", without "merkle: " */
+    int32_t status;        /* 0, or 1 when this rank failed (msg says why) */
+    int32_t count;         /* records that follow in the variable part */
+    char msg[MPI_MSG_LEN]; /* "NAME: reason (rank R on HOST)", without "merkle: " */
 } mpi_hdr;
 
 /* MPI_Init_thread (funneled: worker threads never call MPI). 0, or -1 after a message. */
@@ -31,7 +31,8 @@ int mpi_start(int *rank, int *nranks);
 int mpi_finish(int rank, int status);
 
 /* Mark hdr failed with a formatted message; ranks other than 0 add " (rank R on HOST)". */
-void mpi_hdr_fail(mpi_hdr *hdr, int rank, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mpi_hdr_fail(mpi_hdr *hdr, int rank, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /*
 ** Collective over MPI_COMM_WORLD: every rank sends hdr and hdr->count records of recsize

@@ -30,8 +30,8 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-int root_read_leaves(const char *name, int fd, int (*fn)(void *ctx, const uint8_t *leaf, size_t len),
-                     void *ctx)
+int root_read_leaves(const char *name, int fd,
+                     int (*fn)(void *ctx, const uint8_t *leaf, size_t len), void *ctx)
 {
     size_t cap = 1 << 16, used = 0, start = 0;
     char *buf = malloc(cap);
@@ -214,8 +214,8 @@ static void *reader_main(void *arg)
     }
 }
 
-static int stream_root(const root_opts *o, const char *name, int fd, uint64_t total,
-                       merkle_tree *t, root_result *res)
+static int stream_root(const root_opts *o, const char *name, int fd, uint64_t total, merkle_tree *t,
+                       root_result *res)
 {
     pipeline pl;
     memset(&pl, 0, sizeof pl);

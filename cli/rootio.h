@@ -12,13 +12,13 @@ typedef struct root_opts {
     merkle_profile profile;
     merkle_hash_alg hash;
     size_t leaf_size;
-    int leaves;      /* --leaves: hex leaf per line */
+    int leaves;               /* --leaves: hex leaf per line */
     const char *hash_name;    /* --hash as given (resolved by root_opts_finish) */
     uint64_t leaf_size_given; /* --leaf-size as given, 0 if not */
     unsigned threads;
     int threads_given; /* -j N with N > 0 (else threads is the core count) */
     int quiet;
-    int mpi;         /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
+    int mpi; /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
     /* Shaped profiles (cli/shaped.c). */
     int have_hash;        /* --hash given */
     int internal_order;   /* bitcoin: hashes in internal byte order, not display order */
@@ -62,8 +62,8 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
 ** Returns 0, or -1 after printing "merkle: NAME:LINE: ..." for bad hex or a read error.
 ** fn returns 0 to continue, non-zero to stop with that failure (it prints its message).
 */
-int root_read_leaves(const char *name, int fd, int (*fn)(void *ctx, const uint8_t *leaf, size_t len),
-                     void *ctx);
+int root_read_leaves(const char *name, int fd,
+                     int (*fn)(void *ctx, const uint8_t *leaf, size_t len), void *ctx);
 
 /* rfc6962 or sia: the profiles served by the streaming code above. */
 static inline int root_profile_classic(merkle_profile p)

@@ -128,9 +128,12 @@ int cli_parse_size(const char *s, uint64_t *out)
     size_t n = strlen(s);
     uint64_t mult = 1;
     char last = s[n - 1];
-    if (last == 'k' || last == 'K') mult = 1024;
-    else if (last == 'm' || last == 'M') mult = 1024 * 1024;
-    else if (last == 'g' || last == 'G') mult = 1024ULL * 1024 * 1024;
+    if (last == 'k' || last == 'K')
+        mult = 1024;
+    else if (last == 'm' || last == 'M')
+        mult = 1024 * 1024;
+    else if (last == 'g' || last == 'G')
+        mult = 1024ULL * 1024 * 1024;
     char buf[32];
     if (mult != 1) {
         if (n - 1 >= sizeof buf || n == 1) return -1;
@@ -210,7 +213,7 @@ void cli_progress_start(cli_progress *p, int quiet, uint64_t total_bytes, uint64
 
 static void human(char *buf, size_t cap, double v)
 {
-    const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    const char *units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
     int u = 0;
     while (v >= 1024 && u < 4) {
         v /= 1024;
@@ -239,8 +242,9 @@ void cli_progress_update(cli_progress *p, uint64_t bytes_done, uint64_t items_do
         snprintf(total, sizeof total, "?");
     }
     char items[48] = "";
-    if (p->total_items) snprintf(items, sizeof items, "%llu/%llu files, ",
-                                 (unsigned long long)items_done, (unsigned long long)p->total_items);
+    if (p->total_items)
+        snprintf(items, sizeof items, "%llu/%llu files, ", (unsigned long long)items_done,
+                 (unsigned long long)p->total_items);
     fprintf(stderr, "\r\033[K%s%s / %s, %s/s%s", items, done, total, r, eta);
     fflush(stderr);
     p->shown = 1;

@@ -48,8 +48,8 @@ int main(int argc, char **argv)
     printf("%s  %s\n", hex, argv[1]);
 
     /* CometBFT HashFromByteSlices = RFC 6962 MTH of three byte strings. */
-    const uint8_t *leaves[] = {(const uint8_t *)"0", (const uint8_t *)"1", (const uint8_t *)"2"};
-    const size_t lens[] = {1, 1, 1};
+    const uint8_t *leaves[] = { (const uint8_t *)"0", (const uint8_t *)"1", (const uint8_t *)"2" };
+    const size_t lens[] = { 1, 1, 1 };
     merkle_status s =
         merkle_tree_root_list(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, leaves, lens, 3);
     if (s != MERKLE_OK) {

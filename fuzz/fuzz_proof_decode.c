@@ -46,14 +46,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merkle_proof_decode(&p, &leaf, &leaf_len, data, size, &err) == MERKLE_OK) {
         if (leaf && (leaf < data || leaf + leaf_len > data + size)) __builtin_trap();
         check_round_trip(&p, leaf, leaf_len);
-        uint8_t zero[4][MERKLE_HASH_LEN] = {{0}};
-        (void)merkle_proof_verify(&p, NULL, NULL, NULL,
-                                  p.end - p.index <= 4 ? (const uint8_t(*)[MERKLE_HASH_LEN])zero : NULL,
-                                  &err);
+        uint8_t zero[4][MERKLE_HASH_LEN] = { { 0 } };
+        (void)merkle_proof_verify(
+            &p, NULL, NULL, NULL,
+            p.end - p.index <= 4 ? (const uint8_t(*)[MERKLE_HASH_LEN])zero : NULL, &err);
     }
     static uint8_t lb[4096];
     size_t lbl;
-    merkle_status s = merkle_proof_from_json(&p, lb, sizeof lb, &lbl, (const char *)data, size, &err);
+    merkle_status s =
+        merkle_proof_from_json(&p, lb, sizeof lb, &lbl, (const char *)data, size, &err);
     if (s == MERKLE_OK) {
         check_round_trip(&p, (p.flags & MERKLE_PROOF_HAS_LEAF) ? lb : NULL, lbl);
         (void)merkle_proof_verify(&p, NULL, NULL, NULL, NULL, &err);

@@ -29,7 +29,6 @@ static void same_hash(const uint8_t *buf, size_t len, unsigned flags, const uint
     merkle_sexp_store_free(st);
 }
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     merkle_sexp_limits lim;
@@ -40,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (merkle_sexp_store_alloc(&st) != MERKLE_OK) abort();
     merkle_sexp_node n;
     size_t used = 0;
-    merkle_status s = merkle_sexp_parse(&n, &used, st, data, size, MERKLE_SEXP_BACKREFS, &lim, NULL);
+    merkle_status s =
+        merkle_sexp_parse(&n, &used, st, data, size, MERKLE_SEXP_BACKREFS, &lim, NULL);
     if (s != MERKLE_OK) {
         if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_LIMIT) abort();
         if (merkle_sexp_store_count(st) != 0) abort();

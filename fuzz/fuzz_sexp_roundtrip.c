@@ -17,7 +17,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     merkle_sexp_store *st = NULL;
@@ -68,7 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t blen, blen2;
     if (merkle_sexp_serialize_backrefs_alloc(&br, &blen, st, root, 1u << 24, NULL) == MERKLE_OK) {
         if (cs == MERKLE_OK && blen > clen) abort();
-        if (merkle_sexp_parse(&m, &used, s2, br, blen, MERKLE_SEXP_BACKREFS, NULL, NULL) != MERKLE_OK)
+        if (merkle_sexp_parse(&m, &used, s2, br, blen, MERKLE_SEXP_BACKREFS, NULL, NULL) !=
+            MERKLE_OK)
             abort();
         if (used != blen || merkle_sexp_tree_hash(h2, s2, m) != MERKLE_OK) abort();
         if (memcmp(h, h2, 32) != 0) abort();

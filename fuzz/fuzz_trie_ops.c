@@ -58,7 +58,7 @@ static int copy_visit(void *ctx, const uint8_t *k, size_t kl, const uint8_t *v, 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > 1 << 16) return 0;
-    static const unsigned bfs[] = {2, 4, 16, 256};
+    static const unsigned bfs[] = { 2, 4, 16, 256 };
     merkle_trie *t, *u;
     if (merkle_trie_alloc(&t, bfs[data[0] & 3]) != MERKLE_OK) abort();
     if (merkle_trie_alloc(&u, bfs[data[0] & 3]) != MERKLE_OK) abort();
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     merkle_error e;
     (void)merkle_trie_apply_text(NULL, t, (const char *)data + 1, size - 1, scratch, size / 2 + 1,
                                  &e);
-    copy_ctx c = {u, t, 0, NULL, 0, 2 * size + 16, 0, NULL, NULL, NULL, NULL};
+    copy_ctx c = { u, t, 0, NULL, 0, 2 * size + 16, 0, NULL, NULL, NULL, NULL };
     c.store = malloc(c.cap);
     c.ko = malloc(c.cap * sizeof(size_t));
     c.kl = malloc(c.cap * sizeof(size_t));
@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(bkl);
     free(bvl);
     /* An absent key's exclusion proof verifies too. */
-    static const uint8_t probe[] = {0x12, 0x34};
+    static const uint8_t probe[] = { 0x12, 0x34 };
     uint8_t buf[4096];
     size_t n;
     int found;

@@ -23,14 +23,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((data[0] & 1) == 0) {
         if (size < 33) return 0;
         if (merkle_trie_proof_verify(&info, data + 1, data + 33, size - 33, &e) == MERKLE_OK) {
-            if (info.key_len && (info.key < data || info.key + info.key_len > data + size))
-                abort();
+            if (info.key_len && (info.key < data || info.key + info.key_len > data + size)) abort();
             if (!info.present && info.value_len) abort();
         }
         return 0;
     }
     if (size < 4) return 0;
-    static const unsigned bfs[] = {2, 4, 16, 256};
+    static const unsigned bfs[] = { 2, 4, 16, 256 };
     merkle_trie *t;
     if (merkle_trie_alloc(&t, bfs[(data[0] >> 1) & 3]) != MERKLE_OK) abort();
     size_t klen = data[1] % 4;
@@ -55,12 +54,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         p[bitpos / 8] ^= (uint8_t)(1u << (bitpos % 8));
         if (merkle_trie_proof_verify(&info, root, p, need, &e) == MERKLE_OK) {
             uint8_t *v = malloc(info.value_len + 1);
-            merkle_status st = merkle_trie_get(v, info.value_len + 1, &vl, &found, t, info.key,
-                                               info.key_len);
+            merkle_status st =
+                merkle_trie_get(v, info.value_len + 1, &vl, &found, t, info.key, info.key_len);
             if (st != MERKLE_OK && st != MERKLE_ERR_BUFFER) abort();
             if (found != info.present) abort();
-            if (found && (vl != info.value_len || (vl && memcmp(v, info.value, vl) != 0)))
-                abort();
+            if (found && (vl != info.value_len || (vl && memcmp(v, info.value, vl) != 0))) abort();
             free(v);
         }
     }

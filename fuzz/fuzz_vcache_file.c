@@ -67,8 +67,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (s != MERKLE_OK && merkle_vcache_count(c) != 0) abort(); /* a bad file loads nothing */
     if (s == MERKLE_OK) {
         if (merkle_vcache_count(c) > loaded) abort();
-        merkle_file_id id = {1, 2, 3, 4, 5};
-        uint8_t d[64] = {0};
+        merkle_file_id id = { 1, 2, 3, 4, 5 };
+        uint8_t d[64] = { 0 };
         (void)merkle_vcache_lookup(c, "a", &id, MERKLE_MANIFEST_MD5, d, 16);
         (void)merkle_vcache_lookup(c, "x", &id, MERKLE_MANIFEST_SHA256, d, 32);
         size_t count = merkle_vcache_count(c);

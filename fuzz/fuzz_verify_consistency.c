@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t m = 1 + (((uint64_t)data[2] << 8 | data[3]) % n);
     merkle_proof pr;
     fz_prove(&pr, MERKLE_PROOF_CONSISTENCY, m, n, size > 4 ? data[4] : 0);
-    cons c = {m, n};
+    cons c = { m, n };
     if (verify_cons(&pr, &c) != MERKLE_OK) __builtin_trap();
     /* Flip the bits named by the rest of the input: path, old root, root (with m == n the
     ** two roots are compared, so a flip in either breaks equality). */

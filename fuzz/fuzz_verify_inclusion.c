@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t index = ((uint64_t)data[2] << 8 | data[3]) % n;
     merkle_proof pr;
     fz_prove(&pr, MERKLE_PROOF_INCLUSION, index, n, size > 4 ? data[4] : 0);
-    incl c = {index, n};
+    incl c = { index, n };
     if (verify_incl(&pr, &c) != MERKLE_OK) __builtin_trap();
     /* Flip the bits named by the rest of the input: path, leaf hash, root. */
     fz_flip_each(&pr, pr.leaf_hash, pr.root, data, size, verify_incl, &c);

@@ -26,7 +26,8 @@ static inline void fz_prove(merkle_proof *pr, merkle_proof_kind kind, uint64_t t
                             uint8_t extra)
 {
     merkle_prover p;
-    if (merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, 1, target, 0) != MERKLE_OK) __builtin_trap();
+    if (merkle_prover_init(&p, kind, MERKLE_HASH_SHA256, 1, target, 0) != MERKLE_OK)
+        __builtin_trap();
     for (uint64_t i = 0; i < n; i++) {
         uint8_t leaf[9];
         memcpy(leaf, &i, 8);

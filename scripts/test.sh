@@ -4,8 +4,8 @@
 # Every step is described in README.md ("What scripts/test.sh runs"). Each build tree is
 # built once and serves every step that needs it; no step runs another's tests again.
 #   1. release build (gcc, -Werror) + every ctest test
-#   2. static checks (scripts/lint.sh): clang-tidy over src/ and cli/, clang-format over the
-#      files of .clang-format-files
+#   2. static checks (scripts/lint.sh): clang-tidy over src/ and cli/, clang-format over every
+#      tracked .c and .h file
 #   3. ABI: RelWithDebInfo build of the shared library; its exported symbols against
 #      debian/libmerkle1.symbols and abidiff against the baseline abi/libmerkle.so.1.abi
 #   4. ASan+UBSan build (clang) of the library, unit tests, CLI and fuzz targets; the ctest
@@ -40,7 +40,7 @@ cmake --build build/test -j "$jobs"
 (cd build/test && ctest --output-on-failure -j "$jobs")
 if [ "${MERKLE_TEST_QUICK:-0}" = 1 ]; then step "quick run passed ($((SECONDS - t0)) s)"; exit 0; fi
 
-step "[2/10] static checks: clang-tidy (src/, cli/), clang-format (.clang-format-files)"
+step "[2/10] static checks: clang-tidy (src/, cli/), clang-format (every .c and .h)"
 # Its own clang build tree (build/lint, configured only); files that passed unchanged are
 # not analysed again.
 scripts/lint.sh

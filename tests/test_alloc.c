@@ -15,7 +15,8 @@
 #include "alloc_count.h"
 
 #ifndef MERKLE_ASAN
-static size_t allocs_for_root(merkle_hash_alg alg, const uint8_t *data, size_t len, size_t ls, int by_leaf)
+static size_t allocs_for_root(merkle_hash_alg alg, const uint8_t *data, size_t len, size_t ls,
+                              int by_leaf)
 {
     static merkle_tree t; /* not on the test's stack: 14 KiB */
     uint8_t root[32];
@@ -26,7 +27,8 @@ static size_t allocs_for_root(merkle_hash_alg alg, const uint8_t *data, size_t l
             assert_int_equal(merkle_tree_push_leaf(&t, data + off, ls), MERKLE_OK);
     } else {
         for (size_t off = 0; off < len; off += 1000)
-            assert_int_equal(merkle_tree_write(&t, data + off, len - off < 1000 ? len - off : 1000), MERKLE_OK);
+            assert_int_equal(merkle_tree_write(&t, data + off, len - off < 1000 ? len - off : 1000),
+                             MERKLE_OK);
     }
     assert_int_equal(merkle_tree_root(root, NULL, &t), MERKLE_OK);
     return g_allocs - before;
@@ -75,7 +77,7 @@ int main(void)
     printf("allocation counting is not possible under AddressSanitizer: skipped\n");
     return 77;
 #else
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_allocations_do_not_grow)};
+    const struct CMUnitTest tests[] = { cmocka_unit_test(test_allocations_do_not_grow) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 #endif
 }

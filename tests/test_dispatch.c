@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <cmocka.h>
+#include <cmocka.h> /* its own block: after the headers it needs, not sorted above them */
 
 #include "hash/impl.h"
 #include "hash/md5_mb.h"

@@ -58,7 +58,7 @@ static void test_grow_caps(void **state)
     assert_int_equal(merkle__grow(&v, &cap, 9, sizeof *v), 0);
     assert_int_equal(cap, 16); /* doubled */
     assert_int_equal(merkle__grow(&v, &cap, 100, sizeof *v), 0);
-    assert_int_equal(cap, 128); /* doubled until it holds 100 */
+    assert_int_equal(cap, 128);                                     /* doubled until it holds 100 */
     for (uint32_t i = 0; i < 8; i++) assert_int_equal(v[i], i * 7); /* contents kept */
     v[99] = 5;
     free(v);
@@ -67,8 +67,8 @@ static void test_grow_caps(void **state)
     assert_int_equal(merkle__grow_cap(10, 5, 4), 10);
     assert_int_equal(merkle__grow_cap(0, 3, 4), 8);
     assert_int_equal(merkle__grow_cap(SIZE_MAX / 2 + 1, SIZE_MAX / 2 + 2, 1), SIZE_MAX / 2 + 2);
-    assert_int_equal(merkle__grow_cap(0, 2, SIZE_MAX / 4), 2); /* 8 huge elements: too big */
-    assert_int_equal(merkle__grow_cap(0, 1, 0), 0);            /* no element size */
+    assert_int_equal(merkle__grow_cap(0, 2, SIZE_MAX / 4), 2);     /* 8 huge elements: too big */
+    assert_int_equal(merkle__grow_cap(0, 1, 0), 0);                /* no element size */
     assert_int_equal(merkle__grow_cap(0, SIZE_MAX / 8 + 1, 8), 0); /* need * elem overflows */
 
     /* merkle__realloc_n: exact sizes, 0 elements is still a valid block. */

@@ -23,16 +23,21 @@ static void test_sha256_kat(void **state)
     (void)state;
     uint8_t out[32];
     merkle_sha256_hash(out, "", 0);
-    tu_assert_hex(out, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "empty");
+    tu_assert_hex(out, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                  "empty");
     merkle_sha256_hash(out, "abc", 3);
-    tu_assert_hex(out, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "abc");
+    tu_assert_hex(out, 32, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+                  "abc");
     const char *m448 = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
     merkle_sha256_hash(out, m448, strlen(m448));
-    tu_assert_hex(out, 32, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "448-bit");
-    const char *m896 = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
-                       "klmnopqrlmnopqrsmnopqrstnopqrstu";
+    tu_assert_hex(out, 32, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+                  "448-bit");
+    const char *m896 =
+        "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
+        "klmnopqrlmnopqrsmnopqrstnopqrstu";
     merkle_sha256_hash(out, m896, strlen(m896));
-    tu_assert_hex(out, 32, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1", "896-bit");
+    tu_assert_hex(out, 32, "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1",
+                  "896-bit");
     /* One million 'a', streamed in uneven pieces. */
     merkle_sha256 ctx;
     merkle_sha256_init(&ctx);
@@ -47,7 +52,8 @@ static void test_sha256_kat(void **state)
         piece = piece * 3 % 997 + 1;
     }
     merkle_sha256_final(&ctx, out);
-    tu_assert_hex(out, 32, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0", "million a");
+    tu_assert_hex(out, 32, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+                  "million a");
 }
 
 static void test_blake2b_kat(void **state)
@@ -55,9 +61,11 @@ static void test_blake2b_kat(void **state)
     (void)state;
     uint8_t out[64];
     merkle_blake2b_256(out, "", 0);
-    tu_assert_hex(out, 32, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8", "b2b256 empty");
+    tu_assert_hex(out, 32, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8",
+                  "b2b256 empty");
     merkle_blake2b_256(out, "abc", 3);
-    tu_assert_hex(out, 32, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319", "b2b256 abc");
+    tu_assert_hex(out, 32, "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319",
+                  "b2b256 abc");
     /* BLAKE2b-512 of "abc" (RFC 7693 appendix A): the same code with out_len 64. */
     merkle_blake2b b;
     assert_int_equal(merkle_blake2b_init(&b, 64), MERKLE_OK);
@@ -123,17 +131,20 @@ static void check_backend_against_openssl(const char *name)
         assert_memory_equal(want, got, 32);
         /* batch, strided and by pointer, with prefixes of 0, 1 and 33 bytes */
         size_t n = 1 + (size_t)tu_rng_below(&r, 19);
-        size_t plens[3] = {0, 1, 33};
+        size_t plens[3] = { 0, 1, 33 };
         for (int pi = 0; pi < 3; pi++) {
             size_t pl = plens[pi];
             const uint8_t *prefix = msg + MAXLEN * 19;
             size_t stride = len + (size_t)tu_rng_below(&r, 3);
             if (stride * n > MAXLEN * 19) stride = len;
-            assert_int_equal(merkle_sha256_batch_strided(outs, pl ? prefix : NULL, pl, msg, stride, len, n), MERKLE_OK);
+            assert_int_equal(
+                merkle_sha256_batch_strided(outs, pl ? prefix : NULL, pl, msg, stride, len, n),
+                MERKLE_OK);
             const uint8_t *ptrs[20];
             for (size_t i = 0; i < n; i++) ptrs[i] = msg + (size_t)tu_rng_below(&r, MAXLEN * 18);
             uint8_t outs2[32 * 20];
-            assert_int_equal(merkle_sha256_batch(outs2, pl ? prefix : NULL, pl, ptrs, len, n), MERKLE_OK);
+            assert_int_equal(merkle_sha256_batch(outs2, pl ? prefix : NULL, pl, ptrs, len, n),
+                             MERKLE_OK);
             for (size_t i = 0; i < n; i++) {
                 memcpy(refbuf, prefix, pl);
                 memcpy(refbuf + pl, msg + i * stride, len);
@@ -174,7 +185,8 @@ static void test_every_backend(void **state)
     }
     assert_true(saw_portable);
     assert_int_equal(merkle_sha256_set_backend("no-such-backend"), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_sha256_set_backend(NULL), MERKLE_OK); /* NULL = automatic, as every family */
+    assert_int_equal(merkle_sha256_set_backend(NULL),
+                     MERKLE_OK); /* NULL = automatic, as every family */
     assert_int_equal(merkle_sha256_set_backend("portable"), MERKLE_OK);
 }
 
@@ -204,14 +216,19 @@ static void test_generic_and_errors(void **state)
         /* generic batch == one-shot of prefix || message */
         uint8_t outs[3 * 32];
         const uint8_t data[] = "xyzxyzxyz";
-        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), (const uint8_t *)"ab", 2, data, 3, 3, 3), MERKLE_OK);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), (const uint8_t *)"ab", 2,
+                                                   data, 3, 3, 3),
+                         MERKLE_OK);
         assert_int_equal(merkle_hash(want, TU_TREE_HASH(a), "abxyz", 5), MERKLE_OK);
         for (int i = 0; i < 3; i++) assert_memory_equal(outs + 32 * i, want, 32);
-        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 65, data, 3, 3, 1), MERKLE_ERR_ARG);
-        assert_int_equal(merkle_hash_batch_strided(NULL, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 1), MERKLE_ERR_ARG);
-        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 0), MERKLE_OK);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 65, data, 3, 3, 1),
+                         MERKLE_ERR_ARG);
+        assert_int_equal(merkle_hash_batch_strided(NULL, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 1),
+                         MERKLE_ERR_ARG);
+        assert_int_equal(merkle_hash_batch_strided(outs, TU_TREE_HASH(a), NULL, 0, data, 3, 3, 0),
+                         MERKLE_OK);
     }
-    const uint8_t *p[1] = {(const uint8_t *)"x"};
+    const uint8_t *p[1] = { (const uint8_t *)"x" };
     assert_int_equal(merkle_sha256_batch(out, NULL, 1, p, 1, 1), MERKLE_ERR_ARG);
     assert_int_equal(merkle_sha256_batch(NULL, NULL, 0, p, 1, 1), MERKLE_ERR_ARG);
 }
@@ -221,7 +238,7 @@ static void test_hex_and_ct(void **state)
     (void)state;
     uint8_t buf[4];
     size_t n = 99;
-    merkle_error err = {0};
+    merkle_error err = { 0 };
     assert_int_equal(merkle_hex_decode(buf, 4, &n, "00fFa1", 6, &err), MERKLE_OK);
     assert_int_equal(n, 3);
     assert_int_equal(buf[1], 0xff);
@@ -234,7 +251,7 @@ static void test_hex_and_ct(void **state)
     assert_int_equal(merkle_hex_decode(NULL, 0, &n, "", 0, NULL), MERKLE_OK);
     assert_int_equal(n, 0);
     char hex[9];
-    const uint8_t b[4] = {0xde, 0xad, 0x00, 0x0f};
+    const uint8_t b[4] = { 0xde, 0xad, 0x00, 0x0f };
     merkle_hex_encode(hex, b, 4);
     assert_string_equal(hex, "dead000f");
     assert_true(merkle_ct_equal("abc", "abc", 3));

@@ -23,9 +23,9 @@
 #include "merkle/hash.h"
 #include "testutil.h"
 
-#define POOL (1u << 17)
+#define POOL   (1u << 17)
 #define MAXLEN 1100
-#define MAXN 64
+#define MAXN   64
 
 static uint8_t *g_pool; /* random bytes messages and prefixes are taken from */
 static const char *g_self;
@@ -71,9 +71,9 @@ static size_t usable_kernels(kernel *out, size_t cap)
     const merkle__blake2b_impl *const *b;
     size_t ns = merkle__sha256_all(&s), nb = merkle__blake2b_all(&b), k = 0;
     for (size_t i = 0; i < ns && k < cap; i++)
-        if (s[i]->available()) out[k++] = (kernel){s[i]->name, s[i]->batch, 0, s[i]->lanes};
+        if (s[i]->available()) out[k++] = (kernel){ s[i]->name, s[i]->batch, 0, s[i]->lanes };
     for (size_t i = 0; i < nb && k < cap; i++)
-        if (b[i]->available()) out[k++] = (kernel){b[i]->name, b[i]->batch, 1, b[i]->lanes};
+        if (b[i]->available()) out[k++] = (kernel){ b[i]->name, b[i]->batch, 1, b[i]->lanes };
     return k;
 }
 
@@ -87,7 +87,7 @@ typedef struct batch {
 
 static size_t pick_prefix_len(tu_rng *r)
 {
-    static const size_t common[] = {0, 1, 0, 1, 2, 31, 32, 55, 56, 63, 64};
+    static const size_t common[] = { 0, 1, 0, 1, 2, 31, 32, 55, 56, 63, 64 };
     uint64_t c = tu_rng_below(r, 16);
     return c < 11 ? common[c] : (size_t)tu_rng_below(r, 65);
 }
@@ -117,10 +117,10 @@ static void check_kernel(const kernel *k, const batch *b, size_t n, size_t len)
     }
 }
 
-static const size_t k_sample_lens[] = {0,   1,   3,   31,  32,  54,  55,  56,  57,  63,  64,
-                                       65,  119, 120, 127, 128, 129, 191, 192, 255, 256, 447,
-                                       448, 511, 512, 513, 1000, 1023, 1024, 1099, 1100};
-static const size_t k_few_counts[] = {1, 2, 5, 8, 16, 17, 33, 64};
+static const size_t k_sample_lens[] = { 0,   1,   3,   31,  32,   54,   55,   56,   57,  63,  64,
+                                        65,  119, 120, 127, 128,  129,  191,  192,  255, 256, 447,
+                                        448, 511, 512, 513, 1000, 1023, 1024, 1099, 1100 };
+static const size_t k_few_counts[] = { 1, 2, 5, 8, 16, 17, 33, 64 };
 
 /* Every count 1..64 at the sample lengths. */
 static void test_all_counts(void **state)
@@ -160,7 +160,8 @@ static void test_all_lengths(void **state)
             make_batch(b, &r, len, alg);
             for (size_t k = 0; k < nk; k++) {
                 if (ks[k].blake2b != alg) continue;
-                size_t n = k_few_counts[tu_rng_below(&r, sizeof k_few_counts / sizeof k_few_counts[0])];
+                size_t n =
+                    k_few_counts[tu_rng_below(&r, sizeof k_few_counts / sizeof k_few_counts[0])];
                 check_kernel(&ks[k], b, n, len);
             }
         }
@@ -174,8 +175,8 @@ static void test_exact_blocks(void **state)
     (void)state;
     kernel ks[16];
     size_t nk = usable_kernels(ks, 16);
-    static const size_t lens[] = {0, 1, 55, 63, 64, 65, 127, 128, 191, 300, 1024, 1100};
-    static const size_t prefixes[] = {0, 1, 7, 63, 64};
+    static const size_t lens[] = { 0, 1, 55, 63, 64, 65, 127, 128, 191, 300, 1024, 1100 };
+    static const size_t prefixes[] = { 0, 1, 7, 63, 64 };
     tu_rng r;
     tu_rng_seed(&r, 3);
     for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
@@ -242,9 +243,10 @@ static void test_public_strided(void **state)
     size_t nb = merkle_sha256_backends(names, 16);
     tu_rng r;
     tu_rng_seed(&r, 5);
-    static const size_t shapes[][3] = {{64, 64, 128}, {64, 64, 127}, {64, 64, 17}, {64, 64, 9},
-                                       {64, 64, 1},   {100, 97, 33},  {4096, 4096, 9},
-                                       {1024, 1024, 21}, {0, 40, 20}, {70, 0, 3}};
+    static const size_t shapes[][3] = { { 64, 64, 128 },   { 64, 64, 127 },    { 64, 64, 17 },
+                                        { 64, 64, 9 },     { 64, 64, 1 },      { 100, 97, 33 },
+                                        { 4096, 4096, 9 }, { 1024, 1024, 21 }, { 0, 40, 20 },
+                                        { 70, 0, 3 } };
     uint8_t *out = malloc(128 * 32), *want = malloc(128 * 32);
     assert_non_null(out);
     assert_non_null(want);
@@ -278,9 +280,9 @@ static void test_public_strided(void **state)
     assert_int_equal(merkle_sha256_set_backend("auto"), MERKLE_OK);
     assert_int_equal(merkle__blake2b_set_backend(NULL), MERKLE_OK);
     /* argument errors */
-    assert_int_equal(merkle_hash_batch_strided(out, MERKLE_HASH_BLAKE2B_256, NULL, 65, g_pool, 1,
-                                               1, 1),
-                     MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_hash_batch_strided(out, MERKLE_HASH_BLAKE2B_256, NULL, 65, g_pool, 1, 1, 1),
+        MERKLE_ERR_ARG);
     assert_int_equal(merkle_sha256_batch_strided(out, g_pool, 65, g_pool, 1, 1, 1), MERKLE_ERR_ARG);
     assert_int_equal(merkle_sha256_batch_strided(out, NULL, 0, NULL, 0, 5, 2), MERKLE_ERR_ARG);
     assert_int_equal(merkle_sha256_batch_strided(out, NULL, 0, NULL, 0, 0, 0), MERKLE_OK);
@@ -317,9 +319,9 @@ static void test_self_test(void **state)
     size_t n = merkle__sha256_all(&all);
     for (size_t i = 0; i < n; i++)
         if (all[i]->available()) assert_int_equal(merkle__sha256_self_test(all[i]), 1);
-    merkle__sha256_impl bad = {"bad", yes, merkle__sha256_compress_portable, wrong_batch, 1};
+    merkle__sha256_impl bad = { "bad", yes, merkle__sha256_compress_portable, wrong_batch, 1 };
     assert_int_equal(merkle__sha256_self_test(&bad), 0);
-    merkle__blake2b_impl bad2 = {"bad", yes, wrong_b2, 1};
+    merkle__blake2b_impl bad2 = { "bad", yes, wrong_b2, 1 };
     assert_int_equal(merkle__blake2b_self_test(&bad2), 0);
     const merkle__blake2b_impl *const *b;
     size_t nb = merkle__blake2b_all(&b);
@@ -331,7 +333,8 @@ static void test_set_backend_errors(void **state)
 {
     (void)state;
     assert_int_equal(merkle_sha256_set_backend("no-such-kernel"), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_sha256_set_backend(NULL), MERKLE_OK); /* NULL = automatic, as every family */
+    assert_int_equal(merkle_sha256_set_backend(NULL),
+                     MERKLE_OK); /* NULL = automatic, as every family */
     assert_int_equal(merkle__blake2b_set_backend("no-such-kernel"), MERKLE_ERR_ARG);
     /* A kernel compiled in but not supported here is refused, not installed. */
     const merkle__sha256_impl *const *all;
@@ -456,12 +459,13 @@ int main(int argc, char **argv)
     kernel ks[16];
     size_t nk = usable_kernels(ks, 16);
     printf("kernels:");
-    for (size_t i = 0; i < nk; i++) printf(" %s/%s", ks[i].blake2b ? "blake2b" : "sha256", ks[i].name);
+    for (size_t i = 0; i < nk; i++)
+        printf(" %s/%s", ks[i].blake2b ? "blake2b" : "sha256", ks[i].name);
     printf("\n");
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_counts),     cmocka_unit_test(test_all_lengths),
-        cmocka_unit_test(test_exact_blocks),   cmocka_unit_test(test_full_cross_product),
-        cmocka_unit_test(test_public_strided), cmocka_unit_test(test_self_test),
+        cmocka_unit_test(test_all_counts),         cmocka_unit_test(test_all_lengths),
+        cmocka_unit_test(test_exact_blocks),       cmocka_unit_test(test_full_cross_product),
+        cmocka_unit_test(test_public_strided),     cmocka_unit_test(test_self_test),
         cmocka_unit_test(test_set_backend_errors), cmocka_unit_test(test_calibration),
         cmocka_unit_test(test_env_forcing),
     };

@@ -207,8 +207,9 @@ static void test_format_round_trip(void **state)
         size_t len;
         assert_int_equal(merkle_manifest_format_line(line, 5, &len, alg, dig, dl, name, flags),
                          MERKLE_ERR_BUFFER);
-        assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, alg, dig, dl, name, flags),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_manifest_format_line(line, sizeof line, &len, alg, dig, dl, name, flags),
+            MERKLE_OK);
         assert_true(len < sizeof line);
         assert_int_equal(line[len - 1], '\n');
         merkle_manifest_parser p;
@@ -224,17 +225,21 @@ static void test_format_round_trip(void **state)
         assert_int_equal(e.binary, flags == MERKLE_MANIFEST_BINARY);
     }
     /* exact coreutils shapes */
-    uint8_t d[16] = {0};
+    uint8_t d[16] = { 0 };
     char line[200];
     size_t len;
-    assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_MD5, d, 16,
-                                                 "a\nb", MERKLE_MANIFEST_TAG), MERKLE_OK);
+    assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_MD5, d,
+                                                 16, "a\nb", MERKLE_MANIFEST_TAG),
+                     MERKLE_OK);
     assert_memory_equal(line, "\\MD5 (a\\nb) = 00000000000000000000000000000000\n", len);
-    assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_BLAKE2B, d, 2,
-                                                 "x", MERKLE_MANIFEST_TAG | MERKLE_MANIFEST_ZERO), MERKLE_OK);
+    assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_BLAKE2B,
+                                                 d, 2, "x",
+                                                 MERKLE_MANIFEST_TAG | MERKLE_MANIFEST_ZERO),
+                     MERKLE_OK);
     assert_memory_equal(line, "BLAKE2b-16 (x) = 0000\0", len);
-    assert_int_equal(merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_MD5, d, 15,
-                                                 "x", 0), MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_manifest_format_line(line, sizeof line, &len, MERKLE_MANIFEST_MD5, d, 15, "x", 0),
+        MERKLE_ERR_ARG);
 }
 
 static void test_parse_alloc(void **state)
@@ -271,14 +276,16 @@ static void test_digests_vs_openssl(void **state)
     tu_rng_seed(&r, 5);
     static uint8_t buf[300000];
     tu_rng_fill(&r, buf, sizeof buf);
-    const size_t lens[] = {0, 1, 55, 56, 64, 1000, 65536, 65537, 300000};
+    const size_t lens[] = { 0, 1, 55, 56, 64, 1000, 65536, 65537, 300000 };
     for (size_t k = 0; k < sizeof lens / sizeof *lens; k++) {
         uint8_t a[64], b[64];
-        const EVP_MD *mds[] = {EVP_md5(), EVP_sha1(), EVP_sha256(), EVP_sha512(), EVP_blake2b512()};
+        const EVP_MD *mds[] = { EVP_md5(), EVP_sha1(), EVP_sha256(), EVP_sha512(),
+                                EVP_blake2b512() };
         for (int alg = 1; alg <= 5; alg++) {
-            assert_int_equal(merkle_manifest_digest(a, (merkle_manifest_alg)alg,
-                                                    merkle_manifest_alg_len((merkle_manifest_alg)alg),
-                                                    buf, lens[k]), MERKLE_OK);
+            assert_int_equal(merkle_manifest_digest(
+                                 a, (merkle_manifest_alg)alg,
+                                 merkle_manifest_alg_len((merkle_manifest_alg)alg), buf, lens[k]),
+                             MERKLE_OK);
             evp(b, mds[alg - 1], buf, lens[k]);
             assert_memory_equal(a, b, merkle_manifest_alg_len((merkle_manifest_alg)alg));
         }
@@ -287,7 +294,8 @@ static void test_digests_vs_openssl(void **state)
         path_of(p, sizeof p, "d");
         int fd = open(p, O_RDONLY);
         uint64_t size;
-        assert_int_equal(merkle_manifest_digest_fd(a, MERKLE_MANIFEST_SHA512, 64, fd, &size, NULL), MERKLE_OK);
+        assert_int_equal(merkle_manifest_digest_fd(a, MERKLE_MANIFEST_SHA512, 64, fd, &size, NULL),
+                         MERKLE_OK);
         close(fd);
         evp(b, EVP_sha512(), buf, lens[k]);
         assert_memory_equal(a, b, 64);
@@ -305,21 +313,23 @@ static void test_digests_vs_openssl(void **state)
 }
 
 /* Make n files f000.. of random sizes in g_dir and entries (with dirfd names) for alg. */
-static merkle_manifest_entry *make_set(tu_rng *r, size_t n, merkle_manifest_alg alg, char names[][16])
+static merkle_manifest_entry *make_set(tu_rng *r, size_t n, merkle_manifest_alg alg,
+                                       char names[][16])
 {
     merkle_manifest_entry *e = calloc(n, sizeof *e);
     static uint8_t buf[200000];
     for (size_t i = 0; i < n; i++) {
         snprintf(names[i], 16, "f%03zu", i);
         size_t len = (size_t)tu_rng_below(r, 4) == 0 ? (size_t)tu_rng_below(r, sizeof buf)
-                                                      : (size_t)tu_rng_below(r, 9000);
+                                                     : (size_t)tu_rng_below(r, 9000);
         tu_rng_fill(r, buf, len);
         write_file(names[i], buf, len);
         e[i].name = names[i];
         e[i].name_len = strlen(names[i]);
         e[i].alg = alg;
         e[i].digest_len = (uint32_t)merkle_manifest_alg_len(alg);
-        assert_int_equal(merkle_manifest_digest(e[i].digest, alg, e[i].digest_len, buf, len), MERKLE_OK);
+        assert_int_equal(merkle_manifest_digest(e[i].digest, alg, e[i].digest_len, buf, len),
+                         MERKLE_OK);
         e[i].line = i + 1;
     }
     return e;
@@ -348,8 +358,10 @@ static void test_check_engine(void **state)
             o.threads = t;
             assert_int_equal(merkle_manifest_check(res, e, N, &o, NULL), MERKLE_OK);
             for (size_t i = 0; i < N; i++) {
-                if (i == 3) assert_int_equal(res[i].status, MERKLE_CHECK_MISMATCH);
-                else if (i == 4) assert_int_equal(res[i].status, MERKLE_CHECK_MISSING);
+                if (i == 3)
+                    assert_int_equal(res[i].status, MERKLE_CHECK_MISMATCH);
+                else if (i == 4)
+                    assert_int_equal(res[i].status, MERKLE_CHECK_MISSING);
                 else if (i == 5) {
                     assert_int_equal(res[i].status, MERKLE_CHECK_ERROR);
                     assert_int_equal(res[i].sys_errno, EISDIR);
@@ -367,14 +379,16 @@ static void test_check_engine(void **state)
         merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
         o.dirfd = dirfd;
         o.threads = 2;
-        assert_int_equal(merkle_manifest_hash_files(res, nm, N, (merkle_manifest_alg)alg,
-                                                    merkle_manifest_alg_len((merkle_manifest_alg)alg), &o, NULL),
-                         MERKLE_OK);
-        for (size_t i = 6; i < N; i++) assert_memory_equal(res[i].digest, e[i].digest, e[i].digest_len);
+        assert_int_equal(
+            merkle_manifest_hash_files(res, nm, N, (merkle_manifest_alg)alg,
+                                       merkle_manifest_alg_len((merkle_manifest_alg)alg), &o, NULL),
+            MERKLE_OK);
+        for (size_t i = 6; i < N; i++)
+            assert_memory_equal(res[i].digest, e[i].digest, e[i].digest_len);
         free(e);
     }
     merkle_check_result one;
-    merkle_manifest_entry bad = {0};
+    merkle_manifest_entry bad = { 0 };
     bad.name = "x";
     bad.alg = MERKLE_MANIFEST_MD5;
     bad.digest_len = 3;
@@ -395,7 +409,7 @@ static void test_cache_rules_and_file(void **state)
     int dirfd = open(g_dir, O_RDONLY | O_DIRECTORY);
     merkle_manifest_entry *e = make_set(&r, N, MERKLE_MANIFEST_MD5, names);
     for (size_t i = 0; i < N; i++) age_file(names[i]);
-    struct timespec nap = {0, 30000000};
+    struct timespec nap = { 0, 30000000 };
     nanosleep(&nap, NULL); /* ctimes strictly older than the first check */
     merkle_vcache *c;
     assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
@@ -445,9 +459,10 @@ static void test_cache_rules_and_file(void **state)
     assert_int_equal(res[1].from_cache, 0);
 
     /* lookup rules directly */
-    merkle_file_id id = {1, 2, 3, 100, 100};
-    uint8_t d[16] = {7};
-    assert_int_equal(merkle_vcache_record(c2, "direct", &id, MERKLE_MANIFEST_MD5, d, 16, 200), MERKLE_OK);
+    merkle_file_id id = { 1, 2, 3, 100, 100 };
+    uint8_t d[16] = { 7 };
+    assert_int_equal(merkle_vcache_record(c2, "direct", &id, MERKLE_MANIFEST_MD5, d, 16, 200),
+                     MERKLE_OK);
     assert_int_equal(merkle_vcache_lookup(c2, "direct", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
     merkle_file_id id2 = id;
     id2.ino = 9;
@@ -456,9 +471,10 @@ static void test_cache_rules_and_file(void **state)
     id2.ctime_ns = 101;
     assert_int_equal(merkle_vcache_lookup(c2, "direct", &id2, MERKLE_MANIFEST_MD5, d, 16), 0);
     assert_int_equal(merkle_vcache_lookup(c2, "direct", &id, MERKLE_MANIFEST_SHA1, d, 16), 0);
-    uint8_t d2[16] = {8};
+    uint8_t d2[16] = { 8 };
     assert_int_equal(merkle_vcache_lookup(c2, "direct", &id, MERKLE_MANIFEST_MD5, d2, 16), 0);
-    assert_int_equal(merkle_vcache_record(c2, "racy", &id, MERKLE_MANIFEST_MD5, d, 16, 100), MERKLE_OK);
+    assert_int_equal(merkle_vcache_record(c2, "racy", &id, MERKLE_MANIFEST_MD5, d, 16, 100),
+                     MERKLE_OK);
     assert_int_equal(merkle_vcache_lookup(c2, "racy", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
     merkle_vcache_forget(c2, "direct");
     assert_int_equal(merkle_vcache_lookup(c2, "direct", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
@@ -531,7 +547,7 @@ static void test_racy_granularity(void **state)
 {
     (void)state;
     const int64_t S = 1000000000LL;
-    merkle_file_id id = {1, 2, 3, 100 * S, 100 * S};
+    merkle_file_id id = { 1, 2, 3, 100 * S, 100 * S };
     /* verified 0.3 s after a whole-second stamp: the write may be in the same second */
     assert_int_equal(merkle__racy_safe(&id, 100 * S + 300000000), 0);
     assert_int_equal(merkle__racy_safe(&id, 101 * S + 999999999), 0); /* FAT: 2 s ticks */
@@ -539,24 +555,25 @@ static void test_racy_granularity(void **state)
     /* the same through the public lookup */
     merkle_vcache *c;
     assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
-    uint8_t d[16] = {1};
-    assert_int_equal(merkle_vcache_record(c, "coarse", &id, MERKLE_MANIFEST_MD5, d, 16, 100 * S + 500000000),
-                     MERKLE_OK);
+    uint8_t d[16] = { 1 };
+    assert_int_equal(
+        merkle_vcache_record(c, "coarse", &id, MERKLE_MANIFEST_MD5, d, 16, 100 * S + 500000000),
+        MERKLE_OK);
     assert_int_equal(merkle_vcache_lookup(c, "coarse", &id, MERKLE_MANIFEST_MD5, d, 16), 0);
     /* 10 ms stamps: floored to 20 ms */
-    merkle_file_id ms = {1, 2, 3, 100 * S + 10000000, 100 * S + 10000000};
+    merkle_file_id ms = { 1, 2, 3, 100 * S + 10000000, 100 * S + 10000000 };
     assert_int_equal(merkle__racy_safe(&ms, 100 * S + 15000000), 0);
     assert_int_equal(merkle__racy_safe(&ms, 100 * S + 40000000), 1);
     /* nanosecond stamps: strictly older is enough */
-    merkle_file_id ns = {1, 2, 3, 100 * S + 123456789, 100 * S + 123456789};
+    merkle_file_id ns = { 1, 2, 3, 100 * S + 123456789, 100 * S + 123456789 };
     assert_int_equal(merkle__racy_safe(&ns, 100 * S + 123456790), 1);
     assert_int_equal(merkle__racy_safe(&ns, 100 * S + 123456789), 0);
     /* mtime or ctime alone can make it racy */
-    merkle_file_id mix = {1, 2, 3, 90 * S + 5, 100 * S + 7};
+    merkle_file_id mix = { 1, 2, 3, 90 * S + 5, 100 * S + 7 };
     assert_int_equal(merkle__racy_safe(&mix, 100 * S + 6), 0);
     assert_int_equal(merkle__racy_safe(&mix, 100 * S + 8), 1);
     /* negative stamps (before 1970) floor downwards */
-    merkle_file_id neg = {1, 2, 3, -2 * S, -2 * S};
+    merkle_file_id neg = { 1, 2, 3, -2 * S, -2 * S };
     assert_int_equal(merkle__racy_safe(&neg, -1 * S), 0);
     assert_int_equal(merkle__racy_safe(&neg, 0), 1);
     merkle_vcache_free(c);
@@ -579,7 +596,7 @@ static void test_check_opts_version(void **state)
     assert_int_equal(s.version, MERKLE_CHECK_OPTS_VERSION);
     assert_int_equal(s.dirfd, AT_FDCWD);
     merkle_check_result r;
-    const char *names[1] = {"/dev/null"};
+    const char *names[1] = { "/dev/null" };
     assert_int_equal(merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_MD5, 16, &s, NULL),
                      MERKLE_OK);
     s.version = MERKLE_CHECK_OPTS_VERSION + 1;
@@ -608,14 +625,16 @@ static void test_cache_merge(void **state)
     assert_int_equal(merkle_vcache_alloc(&b, NULL, 0), MERKLE_OK);
     assert_int_equal(merkle_vcache_load(NULL, NULL, a, cpath, NULL), MERKLE_OK);
     assert_int_equal(merkle_vcache_load(NULL, NULL, b, cpath, NULL), MERKLE_OK);
-    merkle_file_id id = {1, 2, 3, 100, 100};
-    uint8_t d[16] = {7};
+    merkle_file_id id = { 1, 2, 3, 100, 100 };
+    uint8_t d[16] = { 7 };
     char name[32];
     for (int i = 0; i < 100; i++) {
         snprintf(name, sizeof name, "a%d", i);
-        assert_int_equal(merkle_vcache_record(a, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200), MERKLE_OK);
+        assert_int_equal(merkle_vcache_record(a, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200),
+                         MERKLE_OK);
         snprintf(name, sizeof name, "b%d", i);
-        assert_int_equal(merkle_vcache_record(b, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200), MERKLE_OK);
+        assert_int_equal(merkle_vcache_record(b, name, &id, MERKLE_MANIFEST_MD5, d, 16, 200),
+                         MERKLE_OK);
     }
     assert_int_equal(merkle_vcache_save(a, cpath, NULL), MERKLE_OK);
     assert_int_equal(merkle_vcache_save(b, cpath, NULL), MERKLE_OK);
@@ -628,8 +647,9 @@ static void test_cache_merge(void **state)
     assert_int_equal(merkle_vcache_lookup(r, "b99", &id, MERKLE_MANIFEST_MD5, d, 16), 1);
     merkle_vcache_forget(r, "a7"); /* r saw a7 fail: the other writer's copy must not return */
     /* a newer record of a name by the other writer wins over a stale loaded one */
-    merkle_file_id id2 = {1, 2, 4, 150, 150};
-    assert_int_equal(merkle_vcache_record(a, "b5", &id2, MERKLE_MANIFEST_MD5, d, 16, 300), MERKLE_OK);
+    merkle_file_id id2 = { 1, 2, 4, 150, 150 };
+    assert_int_equal(merkle_vcache_record(a, "b5", &id2, MERKLE_MANIFEST_MD5, d, 16, 300),
+                     MERKLE_OK);
     assert_int_equal(merkle_vcache_save(a, cpath, NULL), MERKLE_OK);
     merkle_vcache_record(r, "z", &id, MERKLE_MANIFEST_MD5, d, 16, 200);
     assert_int_equal(merkle_vcache_save(r, cpath, NULL), MERKLE_OK);
@@ -650,12 +670,14 @@ static void test_cache_hmac(void **state)
     path_of(cpath, sizeof cpath, "keyed.cache");
     const uint8_t key1[32] = "0123456789abcdef0123456789abcde";
     const uint8_t key2[32] = "0123456789abcdef0123456789abcdX";
-    merkle_file_id id = {1, 2, 3, 100, 100};
-    uint8_t d[20] = {1, 2, 3};
+    merkle_file_id id = { 1, 2, 3, 100, 100 };
+    uint8_t d[20] = { 1, 2, 3 };
     merkle_vcache *c;
     assert_int_equal(merkle_vcache_alloc(&c, key1, sizeof key1), MERKLE_OK);
-    assert_int_equal(merkle_vcache_record(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20, 500), MERKLE_OK);
-    assert_int_equal(merkle_vcache_record(c, "b", &id, MERKLE_MANIFEST_SHA1, d, 20, 500), MERKLE_OK);
+    assert_int_equal(merkle_vcache_record(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20, 500),
+                     MERKLE_OK);
+    assert_int_equal(merkle_vcache_record(c, "b", &id, MERKLE_MANIFEST_SHA1, d, 20, 500),
+                     MERKLE_OK);
     assert_int_equal(merkle_vcache_save(c, cpath, NULL), MERKLE_OK);
     merkle_vcache_free(c);
     size_t loaded, rejected;
@@ -696,12 +718,13 @@ static void test_cache_hmac(void **state)
     /* The stored MAC is HMAC-SHA-256(key, "merkle-vcache-v1" || record), computed here with
     ** libsodium (which wrote the MACs of earlier versions) for keys shorter than, equal to
     ** and longer than a SHA-256 block. */
-    static const size_t klens[] = {1, 31, 64, 65, 200};
+    static const size_t klens[] = { 1, 31, 64, 65, 200 };
     for (size_t t = 0; t < sizeof klens / sizeof klens[0]; t++) {
         uint8_t key[200];
         for (size_t i = 0; i < klens[t]; i++) key[i] = (uint8_t)(i * 7 + t);
         assert_int_equal(merkle_vcache_alloc(&c, key, klens[t]), MERKLE_OK);
-        assert_int_equal(merkle_vcache_record(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20, 500), MERKLE_OK);
+        assert_int_equal(merkle_vcache_record(c, "a", &id, MERKLE_MANIFEST_SHA1, d, 20, 500),
+                         MERKLE_OK);
         assert_int_equal(merkle_vcache_save(c, cpath, NULL), MERKLE_OK);
         merkle_vcache_free(c);
         f = fopen(cpath, "rb");
@@ -731,8 +754,11 @@ static void write_dup_cache(const char *path, const uint8_t d[][16], size_t coun
     p += 8;
     for (int b = 0; b < 8; b++) *p++ = (uint8_t)(count >> (8 * b));
     for (size_t k = 0; k < count; k++) {
-        const uint64_t f[6] = {1, 2, 3, 100, 100, 500}; /* dev ino size mtime ctime verified */
-        *p++ = 1; *p++ = 0; *p++ = 0; *p++ = 0;
+        const uint64_t f[6] = { 1, 2, 3, 100, 100, 500 }; /* dev ino size mtime ctime verified */
+        *p++ = 1;
+        *p++ = 0;
+        *p++ = 0;
+        *p++ = 0;
         *p++ = 'x';
         for (int w = 0; w < 6; w++)
             for (int b = 0; b < 8; b++) *p++ = (uint8_t)(f[w] >> (8 * b));
@@ -784,13 +810,13 @@ static void test_cache_pass(void **state)
         e[i].name_len = strlen(names[i]);
         e[i].alg = i % 3 ? MERKLE_MANIFEST_MD5 : MERKLE_MANIFEST_SHA256;
         e[i].digest_len = (uint32_t)merkle_manifest_alg_len(e[i].alg);
-        assert_int_equal(merkle_manifest_digest(e[i].digest, e[i].alg, e[i].digest_len, content[i],
-                                                lens[i]),
-                         MERKLE_OK);
+        assert_int_equal(
+            merkle_manifest_digest(e[i].digest, e[i].alg, e[i].digest_len, content[i], lens[i]),
+            MERKLE_OK);
         e[i].line = i + 1;
     }
     for (size_t i = 0; i < N; i++) rev[i] = e[N - 1 - i];
-    struct timespec nap = {0, 30000000};
+    struct timespec nap = { 0, 30000000 };
     nanosleep(&nap, NULL);
     int dirfd = open(g_dir, O_RDONLY | O_DIRECTORY);
     merkle_vcache *c;
@@ -864,7 +890,7 @@ static void test_cache_pass(void **state)
     }
 
     /* an entry replaced by one of another digest length, before and after a save */
-    merkle_file_id id = {1, 2, 3, 100, 100};
+    merkle_file_id id = { 1, 2, 3, 100, 100 };
     uint8_t d64[64], d32[32];
     memset(d64, 0x64, sizeof d64);
     memset(d32, 0x32, sizeof d32);
@@ -888,7 +914,7 @@ static void test_cache_pass(void **state)
                      MERKLE_ERR_ARG);
 
     /* a name twice in a file: the later entry is found, and forget drops both */
-    const uint8_t dd[2][16] = {{0xaa}, {0xbb}};
+    const uint8_t dd[2][16] = { { 0xaa }, { 0xbb } };
     write_dup_cache(cpath, dd, 2);
     merkle_vcache *c3;
     assert_int_equal(merkle_vcache_alloc(&c3, NULL, 0), MERKLE_OK);
@@ -919,9 +945,9 @@ static void test_verified_read(void **state)
     static char names[N][16];
     merkle_manifest_entry *e = make_set(&r, N, MERKLE_MANIFEST_SHA256, names);
     for (size_t i = 0; i < N; i++) age_file(names[i]);
-    struct timespec nap = {0, 30000000};
+    struct timespec nap = { 0, 30000000 };
     nanosleep(&nap, NULL);
-    merkle_manifest m = {0};
+    merkle_manifest m = { 0 };
     m.entries = e;
     m.count = N;
     int dirfd = open(g_dir, O_RDONLY | O_DIRECTORY);
@@ -977,7 +1003,7 @@ static void test_verified_read(void **state)
     age_file("s1");
     age_file("s2");
     nanosleep(&nap, NULL);
-    merkle_manifest_entry se[2] = {{0}, {0}};
+    merkle_manifest_entry se[2] = { { 0 }, { 0 } };
     se[0].name = "s1";
     se[0].name_len = 2;
     se[1].name = "s2";
@@ -1017,7 +1043,7 @@ static void test_dirroot(void **state)
     (void)state;
     merkle_manifest_entry es[3];
     memset(es, 0, sizeof es);
-    const char *nm[3] = {"b", "a", "ab"};
+    const char *nm[3] = { "b", "a", "ab" };
     for (int i = 0; i < 3; i++) {
         es[i].name = nm[i];
         es[i].name_len = strlen(nm[i]);
@@ -1026,7 +1052,7 @@ static void test_dirroot(void **state)
         memset(es[i].digest, i + 1, 16);
         es[i].line = (uint64_t)i + 1;
     }
-    merkle_manifest m = {0};
+    merkle_manifest m = { 0 };
     m.entries = es;
     m.count = 3;
     uint8_t root[32];
@@ -1038,7 +1064,8 @@ static void test_dirroot(void **state)
     uint8_t leaf[3][32], buf[64], n01[32], want[32];
     for (int i = 0; i < 3; i++) {
         size_t l;
-        assert_int_equal(merkle_manifest_leaf_encode(buf, sizeof buf, &l, &m.entries[i]), MERKLE_OK);
+        assert_int_equal(merkle_manifest_leaf_encode(buf, sizeof buf, &l, &m.entries[i]),
+                         MERKLE_OK);
         assert_int_equal(l, 4 + m.entries[i].name_len + 2 + 16);
         assert_int_equal(buf[3], m.entries[i].name_len);
         assert_int_equal(buf[4 + m.entries[i].name_len], 1);
@@ -1073,10 +1100,11 @@ typedef struct audit_log {
 static void on_audit_event(void *ctx, const merkle_audit_event *ev)
 {
     audit_log *l = ctx;
-    static const char *kind[] = {"?", "changed", "missing", "moved", "new", "unreadable", "walk"};
+    static const char *kind[] = { "?", "changed", "missing", "moved", "new", "unreadable", "walk" };
     assert_true(l->n < 16);
     snprintf(l->lines[l->n++], sizeof l->lines[0], "%s %s%s%s %d", kind[ev->kind], ev->name,
-             ev->to ? " -> " : "", ev->to ? ev->to : "", ev->entry == SIZE_MAX ? -1 : (int)ev->entry);
+             ev->to ? " -> " : "", ev->to ? ev->to : "",
+             ev->entry == SIZE_MAX ? -1 : (int)ev->entry);
 }
 
 static void on_audit_stage(void *ctx, merkle_audit_stage st, uint64_t files)
@@ -1090,10 +1118,12 @@ static void on_audit_stage(void *ctx, merkle_audit_stage st, uint64_t files)
 static void md5_line(char *out, size_t cap, const char *name, const char *text)
 {
     uint8_t d[16];
-    assert_int_equal(merkle_manifest_digest(d, MERKLE_MANIFEST_MD5, 16, text, strlen(text)), MERKLE_OK);
-    size_t l;
-    assert_int_equal(merkle_manifest_format_line(out, cap - 1, &l, MERKLE_MANIFEST_MD5, d, 16, name, 0),
+    assert_int_equal(merkle_manifest_digest(d, MERKLE_MANIFEST_MD5, 16, text, strlen(text)),
                      MERKLE_OK);
+    size_t l;
+    assert_int_equal(
+        merkle_manifest_format_line(out, cap - 1, &l, MERKLE_MANIFEST_MD5, d, 16, name, 0),
+        MERKLE_OK);
     out[l] = 0;
 }
 
@@ -1128,7 +1158,7 @@ static void test_audit(void **state)
     assert_true(dirfd >= 0);
     struct stat st;
     assert_int_equal(stat(strcat(strcpy(p, sub), "/list.md5"), &st), 0);
-    merkle_file_id skip = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, 0, 0, 0};
+    merkle_file_id skip = { (uint64_t)st.st_dev, (uint64_t)st.st_ino, 0, 0, 0 };
     merkle_file_id fid;
     merkle_file_id_from_stat(&fid, &st);
     assert_int_equal(fid.dev, skip.dev);
@@ -1213,7 +1243,7 @@ static void test_audit(void **state)
         merkle_manifest_entry de = m.entries[0];
         de.name = "d";
         de.name_len = 1;
-        merkle_manifest dm = {0};
+        merkle_manifest dm = { 0 };
         dm.entries = &de;
         dm.count = 1;
         char deep[512];
@@ -1253,7 +1283,7 @@ static void test_audit(void **state)
     assert_int_equal(merkle_manifest_audit(&c, NULL, dirfd, NULL, &err), MERKLE_ERR_ARG);
     assert_int_equal(err.status, MERKLE_ERR_ARG);
     assert_int_equal(merkle_manifest_audit(&c, &m, -1, NULL, &err), MERKLE_ERR_ARG);
-    merkle_manifest broken = {0};
+    merkle_manifest broken = { 0 };
     broken.count = 2; /* entries NULL */
     assert_int_equal(merkle_manifest_audit(&c, &broken, dirfd, NULL, &err), MERKLE_ERR_ARG);
     merkle_audit_opts bad = MERKLE_AUDIT_OPTS_INIT;
@@ -1265,7 +1295,7 @@ static void test_audit(void **state)
     assert_int_equal(merkle_audit_opts_init(&bad, MERKLE_AUDIT_OPTS_VERSION + 1), MERKLE_ERR_ARG);
     assert_int_equal(merkle_audit_opts_init(NULL, MERKLE_AUDIT_OPTS_VERSION), MERKLE_ERR_ARG);
     /* An empty manifest over an empty directory is clean. */
-    merkle_manifest empty = {0};
+    merkle_manifest empty = { 0 };
     assert_int_equal(mkdir(strcat(strcpy(sp, sub), "/empty"), 0755), 0);
     int efd = open(sp, O_RDONLY | O_DIRECTORY);
     assert_int_equal(merkle_manifest_audit(&c, &empty, efd, NULL, &err), MERKLE_OK);

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -27,7 +27,7 @@ static void openssl_md5(uint8_t out[16], const void *data, size_t len)
     assert_int_equal(n, 16);
 }
 
-static const char *const g_kernels[] = {"portable", "avx2", "avx512"};
+static const char *const g_kernels[] = { "portable", "avx2", "avx512" };
 
 static void test_md5_kat(void **state)
 {
@@ -73,7 +73,7 @@ static void test_lane_final(void **state)
             memset(&st, 0xa5, sizeof st);
             unsigned lane = (unsigned)(len % MERKLE_MD5_MB_MAX_LANES);
             merkle__md5_mb_lane_init(&st, lane);
-            const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+            const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };
             ptr[lane] = buf;
             if (pre) merkle__md5_mb_portable.blocks(&st, ptr, pre);
             merkle__md5_mb_lane_final(&st, lane, buf + 64 * pre, len - 64 * pre, len, out);
@@ -111,7 +111,7 @@ static void check_kernel(const merkle__md5_mb_impl *impl, uint64_t seed)
     }
     size_t finished = 0;
     for (;;) {
-        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };
         size_t k = SIZE_MAX;
         int any = 0;
         for (unsigned l = 0; l < lanes; l++) {
@@ -163,9 +163,9 @@ static void test_kernels(void **state)
         merkle__md5_mb st, before;
         memset(&st, 0x5a, sizeof st);
         before = st;
-        const uint8_t *none[MERKLE_MD5_MB_MAX_LANES] = {0};
+        const uint8_t *none[MERKLE_MD5_MB_MAX_LANES] = { 0 };
         impl->blocks(&st, none, 3);
-        const uint8_t *one[MERKLE_MD5_MB_MAX_LANES] = {(const uint8_t *)"x"};
+        const uint8_t *one[MERKLE_MD5_MB_MAX_LANES] = { (const uint8_t *)"x" };
         impl->blocks(&st, one, 0);
         assert_memory_equal(&st, &before, sizeof st);
         assert_int_equal(merkle__md5_mb_set(g_kernels[i]), MERKLE_OK);
@@ -255,16 +255,15 @@ static int teardown_dir(void **state)
 static void run_engine(const char *const *paths, size_t n, const uint8_t (*want)[16],
                        const int *want_err)
 {
-    static const size_t bufs[] = {0, 8192};
+    static const size_t bufs[] = { 0, 8192 };
     for (size_t ki = 0; ki < sizeof g_kernels / sizeof g_kernels[0]; ki++) {
         const merkle__md5_mb_impl *impl = merkle__md5_mb_find(g_kernels[ki]);
         if (!impl || !impl->available()) continue;
         for (size_t bi = 0; bi < 2; bi++) {
-            collect c = {n, calloc(n ? n : 1, sizeof(result))};
+            collect c = { n, calloc(n ? n : 1, sizeof(result)) };
             assert_non_null(c.r);
             assert_int_equal(
-                merkle__md5_mb_files_ex(impl, bufs[bi], g_dirfd, paths, n, on_done, &c),
-                MERKLE_OK);
+                merkle__md5_mb_files_ex(impl, bufs[bi], g_dirfd, paths, n, on_done, &c), MERKLE_OK);
             for (size_t i = 0; i < n; i++) {
                 if (c.r[i].calls != 1)
                     fail_msg("%s: index %zu (%s) reported %d times", impl->name, i, paths[i],
@@ -291,10 +290,30 @@ static void run_engine(const char *const *paths, size_t n, const uint8_t (*want)
 static void test_files_sizes(void **state)
 {
     (void)state;
-    static const size_t sizes[] = {0,    1,    55,   56,   57,   63,    64,     65,
-                                   119,  120,  127,  128,  129,  4095,  4096,   4097,
-                                   8191, 8192, 8193, 65536 + 17, 131072, 131073,
-                                   (1u << 20) + 3, 3u << 20};
+    static const size_t sizes[] = { 0,
+                                    1,
+                                    55,
+                                    56,
+                                    57,
+                                    63,
+                                    64,
+                                    65,
+                                    119,
+                                    120,
+                                    127,
+                                    128,
+                                    129,
+                                    4095,
+                                    4096,
+                                    4097,
+                                    8191,
+                                    8192,
+                                    8193,
+                                    65536 + 17,
+                                    131072,
+                                    131073,
+                                    (1u << 20) + 3,
+                                    3u << 20 };
     enum { N = sizeof sizes / sizeof sizes[0] };
     const size_t max = 3u << 20;
     uint8_t *data = malloc(max + 64); /* file i starts at data + i */
@@ -455,7 +474,8 @@ static void check_results(const collect *c, const char *const *paths, const uint
                           const int *want_err)
 {
     for (size_t i = 0; i < c->n; i++) {
-        if (c->r[i].calls != 1) fail_msg("index %zu (%s) reported %d times", i, paths[i], c->r[i].calls);
+        if (c->r[i].calls != 1)
+            fail_msg("index %zu (%s) reported %d times", i, paths[i], c->r[i].calls);
         if (c->r[i].err != want_err[i])
             fail_msg("%s: error %d, want %d", paths[i], c->r[i].err, want_err[i]);
         if (!want_err[i]) assert_memory_equal(c->r[i].digest, want[i], 16);
@@ -471,9 +491,9 @@ static void test_engine_pull_threads(void **state)
     static uint8_t want[N][16];
     static int want_err[N];
     make_many("pull", N, 200000, names, paths, want, want_err, 77);
-    collect c = {N, calloc(N, sizeof(result))};
+    collect c = { N, calloc(N, sizeof(result)) };
     assert_non_null(c.r);
-    shared_list s = {paths, N, 0, &c, PTHREAD_MUTEX_INITIALIZER};
+    shared_list s = { paths, N, 0, &c, PTHREAD_MUTEX_INITIALIZER };
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, shared_worker, &s), 0);
     void *r1 = shared_worker(&s), *r2 = NULL;
@@ -522,12 +542,14 @@ static void test_engine_fd_limit(void **state)
     low = old;
     low.rlim_cur = (rlim_t)probe + 5;
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
-    collect c = {N, calloc(N, sizeof(result))};
-    merkle_status s1 = c.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c) : MERKLE_ERR_NOMEM;
+    collect c = { N, calloc(N, sizeof(result)) };
+    merkle_status s1 =
+        c.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c) : MERKLE_ERR_NOMEM;
     low.rlim_cur = (rlim_t)probe;
     setrlimit(RLIMIT_NOFILE, &low);
-    collect c2 = {N, calloc(N, sizeof(result))};
-    merkle_status s2 = c2.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c2) : MERKLE_ERR_NOMEM;
+    collect c2 = { N, calloc(N, sizeof(result)) };
+    merkle_status s2 =
+        c2.r ? merkle__md5_mb_files(g_dirfd, paths, N, on_done, &c2) : MERKLE_ERR_NOMEM;
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
     assert_int_equal(s1, MERKLE_OK);
     check_results(&c, paths, (const uint8_t(*)[16])want, want_err);

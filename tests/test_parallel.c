@@ -33,8 +33,8 @@ static void test_same_root_every_thread_count(void **state)
     size_t maxlen = 600000;
     uint8_t *data = malloc(maxlen);
     tu_rng_fill(&r, data, maxlen);
-    size_t leaf_sizes[] = {1, 7, 64, 100, 4096};
-    uint64_t targets[] = {64, 1000, 4096, 65536, 0};
+    size_t leaf_sizes[] = { 1, 7, 64, 100, 4096 };
+    uint64_t targets[] = { 64, 1000, 4096, 65536, 0 };
     for (int iter = 0; iter < 30; iter++) {
         size_t ls = leaf_sizes[tu_rng_below(&r, 5)];
         uint64_t target = targets[tu_rng_below(&r, 5)];
@@ -45,17 +45,19 @@ static void test_same_root_every_thread_count(void **state)
         merkle_profile prof = iter % 5 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         uint8_t want[32], got[32];
         assert_int_equal(merkle_tree_root_bytes(want, prof, alg, ls, data, len), MERKLE_OK);
-        static const unsigned thread_counts[] = {0, 1, 2, 3, 5};
+        static const unsigned thread_counts[] = { 0, 1, 2, 3, 5 };
         for (unsigned ti = 0; ti < 5; ti++) {
             unsigned threads = thread_counts[ti];
-            mem_src m = {data, UINT64_MAX};
+            mem_src m = { data, UINT64_MAX };
             int empty = -1;
             assert_int_equal(merkle__root_parallel_ex(got, &empty, prof, alg, ls, len, read_mem, &m,
-                                                      NULL, threads, target), MERKLE_OK);
+                                                      NULL, threads, target),
+                             MERKLE_OK);
             assert_memory_equal(want, got, 32);
             assert_int_equal(empty, len == 0);
             assert_int_equal(merkle__root_parallel_ex(got, NULL, prof, alg, ls, len, NULL, NULL,
-                                                      data, threads, target), MERKLE_OK);
+                                                      data, threads, target),
+                             MERKLE_OK);
             assert_memory_equal(want, got, 32);
         }
         assert_int_equal(merkle_tree_root_bytes_mt(got, prof, alg, ls, data, len, 3), MERKLE_OK);
@@ -70,12 +72,13 @@ static void test_read_errors_abort(void **state)
     size_t len = 1 << 20;
     uint8_t *data = calloc(1, len);
     uint8_t out[32];
-    uint64_t fails[] = {0, 4095, 300000, len - 1};
+    uint64_t fails[] = { 0, 4095, 300000, len - 1 };
     for (size_t f = 0; f < 4; f++) {
         for (unsigned threads = 1; threads <= 4; threads++) {
-            mem_src m = {data, fails[f]};
-            assert_int_equal(merkle__root_parallel_ex(out, NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                      64, len, read_mem, &m, NULL, threads, 8192),
+            mem_src m = { data, fails[f] };
+            assert_int_equal(merkle__root_parallel_ex(out, NULL, MERKLE_PROFILE_RFC6962,
+                                                      MERKLE_HASH_SHA256, 64, len, read_mem, &m,
+                                                      NULL, threads, 8192),
                              MERKLE_ERR_IO);
         }
     }
@@ -86,7 +89,7 @@ static void test_argument_errors(void **state)
 {
     (void)state;
     uint8_t out[32];
-    mem_src m = {(const uint8_t *)"abc", UINT64_MAX};
+    mem_src m = { (const uint8_t *)"abc", UINT64_MAX };
     assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962,
                                                MERKLE_HASH_SHA256, 0, 3, read_mem, &m, 2),
                      MERKLE_ERR_ARG);
@@ -108,12 +111,14 @@ static void test_argument_errors(void **state)
     assert_int_equal(
         merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 0, 2),
         MERKLE_OK);
-    tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000", "sia empty");
+    tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000",
+                  "sia empty");
     /* a read callback with total 0 is never called */
     assert_int_equal(merkle_tree_root_parallel(out, NULL, MERKLE_PROFILE_RFC6962,
                                                MERKLE_HASH_SHA256, 5, 0, read_mem, NULL, 2),
                      MERKLE_OK);
-    tu_assert_hex(out, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "empty");
+    tu_assert_hex(out, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                  "empty");
 }
 
 int main(void)

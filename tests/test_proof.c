@@ -142,7 +142,8 @@ static h32 *make_leaf_hashes(merkle_hash_alg alg, uint64_t n)
 
 static void feed_hashes(merkle_prover *p, const h32 *lh, uint64_t n)
 {
-    for (uint64_t i = 0; i < n; i++) assert_int_equal(merkle_prover_push_leaf_hash(p, lh[i]), MERKLE_OK);
+    for (uint64_t i = 0; i < n; i++)
+        assert_int_equal(merkle_prover_push_leaf_hash(p, lh[i]), MERKLE_OK);
 }
 
 /* ------------------------------------------------------------------ vectors */
@@ -163,7 +164,8 @@ static void assert_path(const uint8_t (*got)[32], size_t got_n, const json *want
                         const char *id)
 {
     assert_non_null(want);
-    if (got_n != want->len - skip) fail_msg("%s: path length %zu, expected %zu", id, got_n, want->len - skip);
+    if (got_n != want->len - skip)
+        fail_msg("%s: path length %zu, expected %zu", id, got_n, want->len - skip);
     for (size_t i = 0; i < got_n; i++) tu_assert_hex(got[i], 32, json_at(want, i + skip)->str, id);
 }
 
@@ -215,7 +217,7 @@ static void test_vectors(void **state)
             if (want_err && strcmp(op, "proof") == 0) {
                 /* CometBFT: no proof for this index; Verify with it fails. */
                 assert_int_not_equal(s, MERKLE_OK);
-                uint8_t lhash[32] = {0};
+                uint8_t lhash[32] = { 0 };
                 if (n) memcpy(lhash, lh[0], 32);
                 char leaf[24];
                 int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
@@ -284,8 +286,10 @@ static void test_vectors(void **state)
                 b = a + 1;
             }
             merkle_prover p;
-            assert_int_equal(merkle_prover_init(&p, range ? MERKLE_PROOF_RANGE : MERKLE_PROOF_INCLUSION,
-                                                alg, seg, a, b), MERKLE_OK);
+            assert_int_equal(merkle_prover_init(&p,
+                                                range ? MERKLE_PROOF_RANGE : MERKLE_PROOF_INCLUSION,
+                                                alg, seg, a, b),
+                             MERKLE_OK);
             /* Feed in uneven pieces to cross leaf boundaries. */
             for (size_t off = 0; off < len;) {
                 size_t take = 1 + (off * 7) % 97;
@@ -308,7 +312,8 @@ static void test_vectors(void **state)
                     ref_leaf(alg, lh[i - a], data + i * seg, l);
                 }
                 if (range) {
-                    assert_path((const uint8_t(*)[32])pr.path, pr.path_len, json_get(ex, "proof"), 0, id);
+                    assert_path((const uint8_t(*)[32])pr.path, pr.path_len, json_get(ex, "proof"),
+                                0, id);
                 } else {
                     const json *ps = json_get(ex, "proof_set");
                     tu_assert_hex(data + a * seg, (a + 1) * seg <= len ? seg : len - a * seg,
@@ -325,7 +330,8 @@ static void test_vectors(void **state)
                     assert_int_equal(merkle_proof_path_to_range_order(
                                          ro, (const uint8_t(*)[32])pr.path, pr.path_len, a),
                                      MERKLE_OK);
-                    assert_path((const uint8_t(*)[32])ro, pr.path_len, json_get(ex, "range_proof_order"), 0, id);
+                    assert_path((const uint8_t(*)[32])ro, pr.path_len,
+                                json_get(ex, "range_proof_order"), 0, id);
                     h32 back[130];
                     assert_int_equal(merkle_proof_range_order_to_path(
                                          back, (const uint8_t(*)[32])ro, pr.path_len, a),
@@ -336,8 +342,9 @@ static void test_vectors(void **state)
                                          (const uint8_t(*)[32])ro, pr.path_len),
                                      MERKLE_OK);
                 }
-                assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])lh, NULL),
-                                 MERKLE_OK);
+                assert_int_equal(
+                    merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])lh, NULL),
+                    MERKLE_OK);
                 if (range) {
                     /* Upstream VerifyRangeProof does not know n. */
                     assert_int_equal(
@@ -380,7 +387,8 @@ static void test_vectors(void **state)
             /* Hashes that are not 32 bytes never verify, except two equal roots of equal
             ** sizes (transparency-dev compares them as byte strings). */
             if (cons && !lens_ok) s = MERKLE_ERR_VERIFY;
-            if (cons && lens_ok && json_get(in, "size1")->integer == json_get(in, "size2")->integer &&
+            if (cons && lens_ok &&
+                json_get(in, "size1")->integer == json_get(in, "size2")->integer &&
                 json_get(in, "size1")->integer > 0 && pj->len == 0 &&
                 strcmp(json_get_str(in, "root1"), json_get_str(in, "root2")) == 0)
                 s = MERKLE_OK;
@@ -389,21 +397,28 @@ static void test_vectors(void **state)
             char *js = malloc(16384);
             int w;
             if (cons)
-                w = snprintf(js, 16384, "{\"size1\": %lld, \"size2\": %lld, \"root1\": \"%s\", \"root2\": \"%s\", \"proof\": [",
+                w = snprintf(js, 16384,
+                             "{\"size1\": %lld, \"size2\": %lld, \"root1\": \"%s\", \"root2\": "
+                             "\"%s\", \"proof\": [",
                              json_get(in, "size1")->integer, json_get(in, "size2")->integer,
                              json_get_str(in, "root1"), json_get_str(in, "root2"));
             else
-                w = snprintf(js, 16384, "{\"index\": %lld, \"tree_size\": %lld, \"leaf_hash\": \"%s\", \"root\": \"%s\", \"path\": [",
+                w = snprintf(js, 16384,
+                             "{\"index\": %lld, \"tree_size\": %lld, \"leaf_hash\": \"%s\", "
+                             "\"root\": \"%s\", \"path\": [",
                              json_get(in, "index")->integer, json_get(in, "tree_size")->integer,
                              json_get_str(in, "leaf_hash"), json_get_str(in, "root"));
             for (size_t i = 0; i < pj->len; i++)
-                w += snprintf(js + w, 16384 - (size_t)w, "%s\"%s\"", i ? "," : "", json_at(pj, i)->str);
+                w += snprintf(js + w, 16384 - (size_t)w, "%s\"%s\"", i ? "," : "",
+                              json_at(pj, i)->str);
             snprintf(js + w, 16384 - (size_t)w, "]}");
             merkle_error e2;
             merkle_status s2 = merkle_proof_from_json(&pr, NULL, 0, NULL, js, strlen(js), &e2);
             if (s2 == MERKLE_OK) s2 = merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, &e2);
-            if (s2 != MERKLE_OK && s2 != MERKLE_ERR_VERIFY) fail_msg("%s: JSON path status %d", id, s2);
-            if ((s2 == MERKLE_OK) != valid) fail_msg("%s: JSON path: expected valid=%d (%s)", id, valid, e2.message);
+            if (s2 != MERKLE_OK && s2 != MERKLE_ERR_VERIFY)
+                fail_msg("%s: JSON path status %d", id, s2);
+            if ((s2 == MERKLE_OK) != valid)
+                fail_msg("%s: JSON path: expected valid=%d (%s)", id, valid, e2.message);
             free(js);
             checked++;
         }
@@ -579,8 +594,8 @@ static void test_bit_flips(void **state)
             merkle_proof_inclusion_path(path, 70, &pn, root, alg, (const uint8_t(*)[32])lh, n, i),
             MERKLE_OK);
         memcpy(leaf, lh[i], 32);
-        uint8_t *parts[3] = {&path[0][0], root, leaf};
-        size_t sizes[3] = {pn * 32, 32, 32};
+        uint8_t *parts[3] = { &path[0][0], root, leaf };
+        size_t sizes[3] = { pn * 32, 32, 32 };
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < sizes[w] * 8; bit++) {
                 flip(parts[w], bit);
@@ -599,8 +614,8 @@ static void test_bit_flips(void **state)
         assert_int_equal(merkle_proof_consistency_path(path, 70, &pn, o, root, alg,
                                                        (const uint8_t(*)[32])lh, n, m),
                          MERKLE_OK);
-        uint8_t *cparts[3] = {&path[0][0], root, o};
-        size_t csizes[3] = {pn * 32, 32, 32};
+        uint8_t *cparts[3] = { &path[0][0], root, o };
+        size_t csizes[3] = { pn * 32, 32, 32 };
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < csizes[w] * 8; bit++) {
                 flip(cparts[w], bit);
@@ -622,8 +637,8 @@ static void test_bit_flips(void **state)
         assert_int_equal(merkle_prover_finish(&pr, &pv, MERKLE_PROFILE_RFC6962), MERKLE_OK);
         h32 lv[3];
         memcpy(lv, lh[i], (e - i) * 32);
-        uint8_t *rparts[3] = {&pr.path[0][0], pr.root, &lv[0][0]};
-        size_t rsizes[3] = {pr.path_len * 32, 32, (e - i) * 32};
+        uint8_t *rparts[3] = { &pr.path[0][0], pr.root, &lv[0][0] };
+        size_t rsizes[3] = { pr.path_len * 32, 32, (e - i) * 32 };
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < rsizes[w] * 8; bit++) {
                 flip(rparts[w], bit);
@@ -675,11 +690,13 @@ static void check_prover(merkle_hash_alg alg, const h32 *lh, uint64_t n, merkle_
     } else {
         ref_range(alg, lh, a, b, n, want, &wn);
     }
-    if (pr.path_len != wn) fail_msg("kind %d n %llu a %llu b %llu: path %zu, want %zu", kind,
-                                    (unsigned long long)n, (unsigned long long)a, (unsigned long long)b,
-                                    pr.path_len, wn);
+    if (pr.path_len != wn)
+        fail_msg("kind %d n %llu a %llu b %llu: path %zu, want %zu", kind, (unsigned long long)n,
+                 (unsigned long long)a, (unsigned long long)b, pr.path_len, wn);
     assert_memory_equal(pr.path, want, wn * 32);
-    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + a), NULL), MERKLE_OK);
+    assert_int_equal(
+        merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + a), NULL),
+        MERKLE_OK);
 }
 
 static void test_prover_differential(void **state)
@@ -692,13 +709,13 @@ static void test_prover_differential(void **state)
         merkle_hash_alg alg = alg_i ? MERKLE_HASH_BLAKE2B_256 : MERKLE_HASH_SHA256;
         h32 *lh = make_leaf_hashes(alg, maxn);
         /* Sizes around chunk boundaries and a few large ones, targets at the edges. */
-        const uint64_t sizes[] = {1, 2, 3, 127, 128, 129, 255, 256, 257, 383, 384, 511, 512, 513,
-                                  640, 1023, 1024, 1025, 1151, 2048, 4097};
+        const uint64_t sizes[] = { 1,   2,   3,   127, 128,  129,  255,  256,  257,  383, 384,
+                                   511, 512, 513, 640, 1023, 1024, 1025, 1151, 2048, 4097 };
         for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
             uint64_t n = sizes[si];
             if (alg_i && n > 600) continue; /* BLAKE2b: the small sizes suffice */
-            uint64_t picks[] = {0, 1, 63, 64, 127, 128, 129, 255, 256, 300, 511, 512, 1023, 1024,
-                                2047, 2048, 3000, n / 2, n - 1, n, n + 1};
+            uint64_t picks[] = { 0,   1,    63,   64,   127,  128,  129,   255,   256, 300,  511,
+                                 512, 1023, 1024, 2047, 2048, 3000, n / 2, n - 1, n,   n + 1 };
             for (size_t k = 0; k < sizeof picks / sizeof *picks; k++) {
                 uint64_t i = picks[k];
                 if (i > n + 1 || (n > 1100 && k % 3 && k < 17)) continue;
@@ -735,15 +752,19 @@ static void test_prover_stream(void **state)
         uint64_t n = (L + seg - 1) / seg;
         h32 *lh = malloc(n * sizeof *lh);
         for (uint64_t i = 0; i < n; i++)
-            ref_leaf(MERKLE_HASH_SHA256, lh[i], data + i * seg, (i + 1) * seg <= L ? seg : L - i * seg);
+            ref_leaf(MERKLE_HASH_SHA256, lh[i], data + i * seg,
+                     (i + 1) * seg <= L ? seg : L - i * seg);
         uint64_t a = tu_rng_below(&rng, n), b = a + 1 + tu_rng_below(&rng, n - a);
-        merkle_proof_kind kinds[3] = {MERKLE_PROOF_INCLUSION, MERKLE_PROOF_RANGE, MERKLE_PROOF_CONSISTENCY};
+        merkle_proof_kind kinds[3] = { MERKLE_PROOF_INCLUSION, MERKLE_PROOF_RANGE,
+                                       MERKLE_PROOF_CONSISTENCY };
         for (int k = 0; k < 3; k++) {
             merkle_prover p1, p2;
             merkle_proof r1, r2;
             uint64_t x = kinds[k] == MERKLE_PROOF_CONSISTENCY ? a + 1 : a;
-            assert_int_equal(merkle_prover_init(&p1, kinds[k], MERKLE_HASH_SHA256, seg, x, b), MERKLE_OK);
-            assert_int_equal(merkle_prover_init(&p2, kinds[k], MERKLE_HASH_SHA256, seg, x, b), MERKLE_OK);
+            assert_int_equal(merkle_prover_init(&p1, kinds[k], MERKLE_HASH_SHA256, seg, x, b),
+                             MERKLE_OK);
+            assert_int_equal(merkle_prover_init(&p2, kinds[k], MERKLE_HASH_SHA256, seg, x, b),
+                             MERKLE_OK);
             for (size_t off = 0; off < L;) {
                 size_t take = 1 + (size_t)tu_rng_below(&rng, 5000);
                 if (take > L - off) take = L - off;
@@ -769,7 +790,8 @@ static void test_prover_stream(void **state)
     /* push_leaf agrees with push_leaf_hash. */
     merkle_prover p;
     merkle_proof pr;
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 1, 200, 0), MERKLE_OK);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 1, 200, 0),
+                     MERKLE_OK);
     for (int i = 0; i < 300; i++) {
         char b[8];
         int k = snprintf(b, sizeof b, "%d", i);
@@ -807,8 +829,8 @@ static void test_inclusion_parallel(void **state)
     size_t len = 3u << 20; /* more than one 1 MiB read per half */
     uint8_t *data = malloc(len);
     tu_counter_bytes(data, len);
-    mem_reader rd = {data, UINT64_MAX};
-    merkle_hash_alg algs[2] = {MERKLE_HASH_SHA256, MERKLE_HASH_BLAKE2B_256};
+    mem_reader rd = { data, UINT64_MAX };
+    merkle_hash_alg algs[2] = { MERKLE_HASH_SHA256, MERKLE_HASH_BLAKE2B_256 };
     for (int t = 0; t < 12; t++) {
         size_t seg = t < 4 ? (size_t)1 << (t * 3) : 1 + (size_t)tu_rng_below(&rng, 9000);
         size_t L = t % 4 == 0 ? len : 1 + (size_t)tu_rng_below(&rng, len);
@@ -816,18 +838,21 @@ static void test_inclusion_parallel(void **state)
         uint64_t n = (L + seg - 1) / seg;
         merkle_hash_alg alg = algs[t & 1];
         merkle_profile prof = t % 5 == 4 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
-        uint64_t idx[3] = {0, n - 1, tu_rng_below(&rng, n)};
+        uint64_t idx[3] = { 0, n - 1, tu_rng_below(&rng, n) };
         for (int q = 0; q < 3; q++) {
             merkle_proof one, two, ref;
             merkle_prover pv;
             assert_int_equal(merkle_proof_inclusion_parallel(&one, prof, alg, seg, L, idx[q],
-                                                             mem_read_at, &rd, 1, NULL), MERKLE_OK);
+                                                             mem_read_at, &rd, 1, NULL),
+                             MERKLE_OK);
             assert_int_equal(merkle_proof_inclusion_parallel(&two, prof, alg, seg, L, idx[q],
-                                                             mem_read_at, &rd, 2, NULL), MERKLE_OK);
-            assert_int_equal(merkle_prover_init(&pv, MERKLE_PROOF_INCLUSION, alg, seg, idx[q], 0), MERKLE_OK);
+                                                             mem_read_at, &rd, 2, NULL),
+                             MERKLE_OK);
+            assert_int_equal(merkle_prover_init(&pv, MERKLE_PROOF_INCLUSION, alg, seg, idx[q], 0),
+                             MERKLE_OK);
             assert_int_equal(merkle_prover_write(&pv, data, L), MERKLE_OK);
             assert_int_equal(merkle_prover_finish(&ref, &pv, prof), MERKLE_OK);
-            const merkle_proof *ps[2] = {&one, &two};
+            const merkle_proof *ps[2] = { &one, &two };
             for (int k = 0; k < 2; k++) {
                 const merkle_proof *p = ps[k];
                 assert_int_equal(p->kind, ref.kind);
@@ -852,36 +877,45 @@ static void test_inclusion_parallel(void **state)
     merkle_error err;
     merkle_proof pr;
     for (unsigned th = 1; th <= 2; th++) {
-        mem_reader bad = {data, 100};                  /* the left half fails */
-        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                         1024, len, 5, mem_read_at, &bad, th, &err),
+        mem_reader bad = { data, 100 }; /* the left half fails */
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                         MERKLE_HASH_SHA256, 1024, len, 5,
+                                                         mem_read_at, &bad, th, &err),
                          MERKLE_ERR_IO);
         assert_int_equal(err.status, MERKLE_ERR_IO);
-        bad.fail_at = len - 10;                          /* the right half fails */
-        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                         1024, len, 5, mem_read_at, &bad, th, &err),
+        bad.fail_at = len - 10; /* the right half fails */
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                         MERKLE_HASH_SHA256, 1024, len, 5,
+                                                         mem_read_at, &bad, th, &err),
                          MERKLE_ERR_IO);
-        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                         1024, 4096, 4, mem_read_at, &rd, th, &err),
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                         MERKLE_HASH_SHA256, 1024, 4096, 4,
+                                                         mem_read_at, &rd, th, &err),
                          MERKLE_ERR_RANGE);
-        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                         1024, 0, 0, mem_read_at, &rd, th, &err),
+        assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                         MERKLE_HASH_SHA256, 1024, 0, 0,
+                                                         mem_read_at, &rd, th, &err),
                          MERKLE_ERR_RANGE);
     }
-    assert_int_equal(merkle_proof_inclusion_parallel(NULL, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+    assert_int_equal(merkle_proof_inclusion_parallel(NULL, MERKLE_PROFILE_RFC6962,
+                                                     MERKLE_HASH_SHA256, 1024, len, 0, mem_read_at,
+                                                     &rd, 2, &err),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                     1024, len, 0, NULL, &rd, 2, &err),
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                     MERKLE_HASH_SHA256, 1024, len, 0, NULL, &rd, 2,
+                                                     &err),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256,
-                                                     0, len, 0, mem_read_at, &rd, 2, &err),
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                     MERKLE_HASH_SHA256, 0, len, 0, mem_read_at,
+                                                     &rd, 2, &err),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_BITCOIN, MERKLE_HASH_SHA256,
-                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_BITCOIN,
+                                                     MERKLE_HASH_SHA256, 1024, len, 0, mem_read_at,
+                                                     &rd, 2, &err),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962, (merkle_hash_alg)99,
-                                                     1024, len, 0, mem_read_at, &rd, 2, &err),
+    assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
+                                                     (merkle_hash_alg)99, 1024, len, 0, mem_read_at,
+                                                     &rd, 2, &err),
                      MERKLE_ERR_ARG);
     free(data);
 }
@@ -891,19 +925,28 @@ static void test_prover_errors(void **state)
     (void)state;
     merkle_prover p;
     merkle_proof pr;
-    assert_int_equal(merkle_prover_init(NULL, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 1, 0, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 0, 0, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, (merkle_hash_alg)0, 1, 0, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_init(&p, (merkle_proof_kind)7, MERKLE_HASH_SHA256, 1, 0, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_RANGE, MERKLE_HASH_SHA256, 1, 5, 5), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 0, 0), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0), MERKLE_OK);
+    assert_int_equal(merkle_prover_init(NULL, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 1, 0, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 0, 0, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, (merkle_hash_alg)0, 1, 0, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_prover_init(&p, (merkle_proof_kind)7, MERKLE_HASH_SHA256, 1, 0, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_RANGE, MERKLE_HASH_SHA256, 1, 5, 5),
+                     MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 0, 0),
+                     MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0),
+                     MERKLE_OK);
     /* Empty stream: index 0 not reached. */
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_prover_write(&p, "ab", 2), MERKLE_ERR_STATE);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0), MERKLE_OK);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_INCLUSION, MERKLE_HASH_SHA256, 4, 0, 0),
+                     MERKLE_OK);
     assert_int_equal(merkle_prover_write(&p, "ab", 2), MERKLE_OK);
-    assert_int_equal(merkle_prover_push_leaf(&p, "x", 1), MERKLE_ERR_STATE); /* partial leaf pending */
+    assert_int_equal(merkle_prover_push_leaf(&p, "x", 1),
+                     MERKLE_ERR_STATE); /* partial leaf pending */
     assert_int_equal(merkle_prover_write(&p, NULL, 3), MERKLE_ERR_ARG);
     assert_int_equal(merkle_prover_finish(&pr, &p, (merkle_profile)0), MERKLE_ERR_ARG);
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_SIA), MERKLE_OK);
@@ -912,10 +955,12 @@ static void test_prover_errors(void **state)
     assert_memory_equal(pr.root, pr.leaf_hash, 32);
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_SIA), MERKLE_ERR_STATE);
     /* Range end and old size beyond the stream. */
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_RANGE, MERKLE_HASH_SHA256, 1, 1, 4), MERKLE_OK);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_RANGE, MERKLE_HASH_SHA256, 1, 1, 4),
+                     MERKLE_OK);
     for (int i = 0; i < 3; i++) assert_int_equal(merkle_prover_push_leaf(&p, "a", 1), MERKLE_OK);
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 4, 0), MERKLE_OK);
+    assert_int_equal(merkle_prover_init(&p, MERKLE_PROOF_CONSISTENCY, MERKLE_HASH_SHA256, 1, 4, 0),
+                     MERKLE_OK);
     for (int i = 0; i < 3; i++) assert_int_equal(merkle_prover_push_leaf(&p, "a", 1), MERKLE_OK);
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_ERR_RANGE);
 }
@@ -973,7 +1018,7 @@ static void test_sia_and_range_verify(void **state)
             }
         }
     }
-    uint8_t z[32] = {0};
+    uint8_t z[32] = { 0 };
     assert_int_equal(merkle_proof_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0),
                      MERKLE_ERR_RANGE);
     assert_int_equal(merkle_proof_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0),
@@ -1046,15 +1091,18 @@ static void test_binary_codec(void **state)
     size_t len;
     const uint8_t *leaf;
     size_t leaf_len;
-    merkle_proof_kind kinds[3] = {MERKLE_PROOF_INCLUSION, MERKLE_PROOF_CONSISTENCY, MERKLE_PROOF_RANGE};
+    merkle_proof_kind kinds[3] = { MERKLE_PROOF_INCLUSION, MERKLE_PROOF_CONSISTENCY,
+                                   MERKLE_PROOF_RANGE };
     for (int k = 0; k < 3; k++) {
         make_proof(&pr, kinds[k], 1000, 333, 555);
-        const uint8_t seg[5] = {1, 2, 3, 4, 5};
+        const uint8_t seg[5] = { 1, 2, 3, 4, 5 };
         int with_leaf = k == 0;
-        assert_int_equal(merkle_proof_encode(buf, 10, &len, &pr, with_leaf ? seg : NULL, with_leaf ? 5 : 0),
-                         MERKLE_ERR_BUFFER);
+        assert_int_equal(
+            merkle_proof_encode(buf, 10, &len, &pr, with_leaf ? seg : NULL, with_leaf ? 5 : 0),
+            MERKLE_ERR_BUFFER);
         size_t need = len;
-        assert_int_equal(merkle_proof_encode(buf, sizeof buf, &len, &pr, with_leaf ? seg : NULL, with_leaf ? 5 : 0),
+        assert_int_equal(merkle_proof_encode(buf, sizeof buf, &len, &pr, with_leaf ? seg : NULL,
+                                             with_leaf ? 5 : 0),
                          MERKLE_OK);
         assert_int_equal(len, need);
         assert_int_equal(merkle_proof_decode(&back, &leaf, &leaf_len, buf, len, &err), MERKLE_OK);
@@ -1067,17 +1115,20 @@ static void test_binary_codec(void **state)
         }
         /* Every truncation and one trailing byte are format errors. */
         for (size_t cut = 0; cut < len; cut++)
-            assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, cut, &err), MERKLE_ERR_FORMAT);
+            assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, cut, &err),
+                             MERKLE_ERR_FORMAT);
         buf[len] = 0;
-        assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len + 1, &err), MERKLE_ERR_FORMAT);
+        assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len + 1, &err),
+                         MERKLE_ERR_FORMAT);
         /* Each header field with a bad value. */
-        const size_t at[] = {0, 3, 4, 5, 6, 7, 8, 41};
-        const uint8_t bad[] = {'X', 'Q', 2, 9, 0, 0, 0x80, 0xff};
+        const size_t at[] = { 0, 3, 4, 5, 6, 7, 8, 41 };
+        const uint8_t bad[] = { 'X', 'Q', 2, 9, 0, 0, 0x80, 0xff };
         for (size_t f = 0; f < sizeof at / sizeof *at; f++) {
             uint8_t save = buf[at[f]];
             buf[at[f]] = bad[f];
             memset(&err, 0, sizeof err);
-            assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len, &err), MERKLE_ERR_FORMAT);
+            assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len, &err),
+                             MERKLE_ERR_FORMAT);
             assert_true(err.message[0] != 0);
             buf[at[f]] = save;
         }
@@ -1087,7 +1138,8 @@ static void test_binary_codec(void **state)
     }
     /* Leaf length larger than the limit, or than the data. */
     make_proof(&pr, MERKLE_PROOF_INCLUSION, 5, 1, 0);
-    assert_int_equal(merkle_proof_encode(buf, sizeof buf, &len, &pr, (const uint8_t *)"abc", 3), MERKLE_OK);
+    assert_int_equal(merkle_proof_encode(buf, sizeof buf, &len, &pr, (const uint8_t *)"abc", 3),
+                     MERKLE_OK);
     buf[len - 7] = 0x7f;
     assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len, &err), MERKLE_ERR_FORMAT);
     buf[len - 7] = 0;
@@ -1106,54 +1158,74 @@ static void test_json_codec(void **state)
     char js[16384];
     size_t len, ll;
     uint8_t leafbuf[64];
-    merkle_proof_kind kinds[3] = {MERKLE_PROOF_INCLUSION, MERKLE_PROOF_CONSISTENCY, MERKLE_PROOF_RANGE};
+    merkle_proof_kind kinds[3] = { MERKLE_PROOF_INCLUSION, MERKLE_PROOF_CONSISTENCY,
+                                   MERKLE_PROOF_RANGE };
     for (int k = 0; k < 3; k++) {
         make_proof(&pr, kinds[k], 77, 20, 33);
         pr.profile = k == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
         pr.hash = MERKLE_HASH_SHA256;
-        assert_int_equal(merkle_proof_to_json(js, 5, &len, &pr, (const uint8_t *)"xy", 2), MERKLE_ERR_BUFFER);
-        assert_int_equal(merkle_proof_to_json(js, sizeof js, &len, &pr, k == 0 ? (const uint8_t *)"xy" : NULL,
-                                              k == 0 ? 2 : 0), MERKLE_OK);
-        assert_int_equal(strlen(js) + 1, len);
-        assert_int_equal(merkle_proof_from_json(&back, leafbuf, sizeof leafbuf, &ll, js, strlen(js), &err),
+        assert_int_equal(merkle_proof_to_json(js, 5, &len, &pr, (const uint8_t *)"xy", 2),
+                         MERKLE_ERR_BUFFER);
+        assert_int_equal(merkle_proof_to_json(js, sizeof js, &len, &pr,
+                                              k == 0 ? (const uint8_t *)"xy" : NULL,
+                                              k == 0 ? 2 : 0),
                          MERKLE_OK);
+        assert_int_equal(strlen(js) + 1, len);
+        assert_int_equal(
+            merkle_proof_from_json(&back, leafbuf, sizeof leafbuf, &ll, js, strlen(js), &err),
+            MERKLE_OK);
         assert_same_proof(&pr, &back);
         assert_int_equal(ll, k == 0 ? 2 : 0);
         if (k == 0) assert_non_null(strstr(js, "\"proof_set\""));
         if (k == 1) assert_non_null(strstr(js, "\"old_size\": 20"));
         /* Every truncation fails cleanly. */
         for (size_t cut = 0; cut + 2 < strlen(js); cut += 3)
-            assert_int_not_equal(merkle_proof_from_json(&back, leafbuf, sizeof leafbuf, &ll, js, cut, &err),
-                                 MERKLE_OK);
+            assert_int_not_equal(
+                merkle_proof_from_json(&back, leafbuf, sizeof leafbuf, &ll, js, cut, &err),
+                MERKLE_OK);
     }
     /* Aliases (transparency-dev / CometBFT field names) and inference of the kind. */
-    const char *ok1 = "{\"total\": 2, \"index\": 1, \"aunts\": [\"" /* n=2 i=1 */
-                      "db3426e878068d28d269b6c87172322ce5372b65756d0789001d34835f601c03\"],"
-                      "\"leaf_hash\":\"2215e8ac4e2b871c2a48189e79738c956c081e23ac2f2415bf77da199dfd920c\","
-                      "\"root\":\"cb00989d94a569c0a678ae042b63dcd4625db96440517f37a6eb7976ea24ed4b\","
-                      "\"extra\": {\"a\": [1, 2.5e3, true, null, \"s\\u00e9\"]}}";
-    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok1, strlen(ok1), &err), MERKLE_OK);
+    const char *ok1 =
+        "{\"total\": 2, \"index\": 1, \"aunts\": [\"" /* n=2 i=1 */
+        "db3426e878068d28d269b6c87172322ce5372b65756d0789001d34835f601c03\"],"
+        "\"leaf_hash\":\"2215e8ac4e2b871c2a48189e79738c956c081e23ac2f2415bf77da199dfd920c\","
+        "\"root\":\"cb00989d94a569c0a678ae042b63dcd4625db96440517f37a6eb7976ea24ed4b\","
+        "\"extra\": {\"a\": [1, 2.5e3, true, null, \"s\\u00e9\"]}}";
+    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok1, strlen(ok1), &err),
+                     MERKLE_OK);
     assert_int_equal(back.kind, MERKLE_PROOF_INCLUSION);
     assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_OK);
-    const char *ok2 = "{\"size1\": 1, \"size2\": 1, \"root1\": \"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\","
-                      "\"root2\": \"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\", \"proof\": []}";
-    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok2, strlen(ok2), &err), MERKLE_OK);
+    const char *ok2 =
+        "{\"size1\": 1, \"size2\": 1, \"root1\": "
+        "\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\","
+        "\"root2\": \"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\", "
+        "\"proof\": []}";
+    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok2, strlen(ok2), &err),
+                     MERKLE_OK);
     assert_int_equal(back.kind, MERKLE_PROOF_CONSISTENCY);
     assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_OK);
     /* A hash of the wrong length: unverifiable, not malformed. */
-    const char *short_root = "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"root\": \"\","
-                             "\"leaf_hash\":\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\"}";
-    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, short_root, strlen(short_root), &err),
-                     MERKLE_OK);
+    const char *short_root =
+        "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"root\": \"\","
+        "\"leaf_hash\":\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\"}";
+    assert_int_equal(
+        merkle_proof_from_json(&back, NULL, 0, NULL, short_root, strlen(short_root), &err),
+        MERKLE_OK);
     assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
     const char *short_leaf = "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"root\": \"00\","
                              "\"leaf_hash\":\"00\"}";
-    assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, short_leaf, strlen(short_leaf), &err),
-                     MERKLE_ERR_VERIFY);
+    assert_int_equal(
+        merkle_proof_from_json(&back, NULL, 0, NULL, short_leaf, strlen(short_leaf), &err),
+        MERKLE_ERR_VERIFY);
     assert_non_null(strstr(err.message, "leaf_hash"));
     /* Malformed documents. */
     const char *bad[] = {
-        "", "[]", "{", "{}", "{\"tree_size\": 1}", "{\"tree_size\": -1, \"index\": 0, \"path\": []}",
+        "",
+        "[]",
+        "{",
+        "{}",
+        "{\"tree_size\": 1}",
+        "{\"tree_size\": -1, \"index\": 0, \"path\": []}",
         "{\"tree_size\": 1.5, \"index\": 0, \"path\": []}",
         "{\"tree_size\": 1, \"index\": 0, \"path\": []} x",
         "{\"tree_size\": 1, \"tree_size\": 1, \"index\": 0, \"path\": []}",
@@ -1167,16 +1239,20 @@ static void test_json_codec(void **state)
         "{\"hash\": \"md5\", \"tree_size\": 1, \"index\": 0, \"path\": []}",
         "{\"type\": \"range\", \"tree_size\": 1, \"start\": 0, \"path\": []}",
         "{\"type\": \"consistency\", \"new_size\": 1, \"path\": []}",
-        "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"x\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+        "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"x\": "
+        "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
         "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"x\": \"\\q\"}",
         "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"x\": \"\x01\"}",
         "{\"tree_size\": 1 \"index\": 0, \"path\": []}",
-        "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"leaf\": \"00112233445566778899001122334455667788990011223344556677889900112233\"}",
+        "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"leaf\": "
+        "\"00112233445566778899001122334455667788990011223344556677889900112233\"}",
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         memset(&err, 0, sizeof err);
-        merkle_status s = merkle_proof_from_json(&back, leafbuf, 4, &ll, bad[i], strlen(bad[i]), &err);
-        if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_BUFFER) fail_msg("bad JSON %zu accepted (%d)", i, s);
+        merkle_status s =
+            merkle_proof_from_json(&back, leafbuf, 4, &ll, bad[i], strlen(bad[i]), &err);
+        if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_BUFFER)
+            fail_msg("bad JSON %zu accepted (%d)", i, s);
         assert_true(err.message[0] != 0);
     }
 }
@@ -1219,13 +1295,17 @@ static void test_proof_verify_object(void **state)
     assert_int_equal(merkle_proof_verify(&bad, NULL, pr.old_root, NULL, NULL, &err), MERKLE_OK);
     make_proof(&pr, MERKLE_PROOF_RANGE, 10, 3, 7);
     h32 *lh = make_leaf_hashes(MERKLE_HASH_SHA256, 10);
-    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err), MERKLE_OK);
-    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 2), &err),
-                     MERKLE_ERR_VERIFY);
+    assert_int_equal(
+        merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err),
+        MERKLE_OK);
+    assert_int_equal(
+        merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 2), &err),
+        MERKLE_ERR_VERIFY);
     bad = pr;
     bad.end = 11;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err),
-                     MERKLE_ERR_VERIFY);
+    assert_int_equal(
+        merkle_proof_verify(&bad, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err),
+        MERKLE_ERR_VERIFY);
     free(lh);
     assert_int_equal(merkle_proof_verify(NULL, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
 }

@@ -19,8 +19,8 @@
 
 /* ------------------------------------------------------------------ reference */
 
-static void ref_sha(uint8_t out[32], uint8_t tag, const uint8_t *a, size_t alen,
-                    const uint8_t *b, size_t blen)
+static void ref_sha(uint8_t out[32], uint8_t tag, const uint8_t *a, size_t alen, const uint8_t *b,
+                    size_t blen)
 {
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
     EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
@@ -116,7 +116,8 @@ static merkle_sexp_node build_generated(merkle_sexp_store *st, const json *gen)
     assert_int_equal(merkle_sexp_atom_new(&n, st, leaf, alen), MERKLE_OK);
     free(leaf);
     long long depth = json_get(gen, "depth")->integer;
-    for (long long i = 0; i < depth; i++) assert_int_equal(merkle_sexp_pair_new(&n, st, n, n), MERKLE_OK);
+    for (long long i = 0; i < depth; i++)
+        assert_int_equal(merkle_sexp_pair_new(&n, st, n, n), MERKLE_OK);
     return n;
 }
 
@@ -276,8 +277,8 @@ static void test_backref_serialize_vectors(void **state)
         equal_head++;
         free(br);
         /* Every variant's output decodes to the same tree (decoder differential). */
-        static const char *const variants[] = {"backref_clvm_rs_head", "backref_clvm_rs_2024",
-                                               "backref_clvm_python"};
+        static const char *const variants[] = { "backref_clvm_rs_head", "backref_clvm_rs_2024",
+                                                "backref_clvm_python" };
         for (size_t k = 0; k < 3; k++) {
             const json *var = json_get(v, variants[k]);
             if (!var) continue;
@@ -316,7 +317,8 @@ static void test_backref_decode_vectors(void **state)
         size_t used = 0;
         merkle_error err;
         memset(&err, 0, sizeof err);
-        merkle_status s = merkle_sexp_parse(&n, &used, st, in, len, MERKLE_SEXP_BACKREFS, NULL, &err);
+        merkle_status s =
+            merkle_sexp_parse(&n, &used, st, in, len, MERKLE_SEXP_BACKREFS, NULL, &err);
         if (strcmp(json_get_str(v, "expect"), "ok") == 0) {
             if (s != MERKLE_OK) fail_msg("%s: %s", id, err.message);
             assert_int_equal(used, len);
@@ -368,9 +370,12 @@ static void test_parse_errors(void **state)
     assert_int_equal(err.offset, 5);
     assert_non_null(strstr(err.message, "offset 5"));
     /* fe followed by ff / fe, or nothing */
-    assert_int_equal(parse_hex("ff01feff", MERKLE_SEXP_BACKREFS, NULL, &err, NULL), MERKLE_ERR_FORMAT);
-    assert_int_equal(parse_hex("ff01fefe", MERKLE_SEXP_BACKREFS, NULL, &err, NULL), MERKLE_ERR_FORMAT);
-    assert_int_equal(parse_hex("ff01fe", MERKLE_SEXP_BACKREFS, NULL, &err, NULL), MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01feff", MERKLE_SEXP_BACKREFS, NULL, &err, NULL),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01fefe", MERKLE_SEXP_BACKREFS, NULL, &err, NULL),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01fe", MERKLE_SEXP_BACKREFS, NULL, &err, NULL),
+                     MERKLE_ERR_FORMAT);
     assert_int_equal(err.offset, 3); /* where the path atom should start */
     /* bad prefixes: 6 or more leading ones */
     assert_int_equal(parse_hex("fc", 0, NULL, &err, NULL), MERKLE_ERR_FORMAT);
@@ -384,9 +389,11 @@ static void test_parse_errors(void **state)
     assert_int_equal(parse_hex("c0", 0, NULL, &err, NULL), MERKLE_ERR_FORMAT);
     assert_int_equal(parse_hex("", 0, NULL, &err, NULL), MERKLE_ERR_FORMAT);
     /* path walking into an atom, past the bottom of the stack */
-    assert_int_equal(parse_hex("ff01fe04", MERKLE_SEXP_BACKREFS, NULL, &err, NULL), MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01fe04", MERKLE_SEXP_BACKREFS, NULL, &err, NULL),
+                     MERKLE_ERR_FORMAT);
     assert_non_null(strstr(err.message, "atom"));
-    assert_int_equal(parse_hex("ff01fe07", MERKLE_SEXP_BACKREFS, NULL, &err, NULL), MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01fe07", MERKLE_SEXP_BACKREFS, NULL, &err, NULL),
+                     MERKLE_ERR_FORMAT);
     /* strict mode rejects non-minimal atoms; lenient accepts them with the same hash */
     uint8_t h1[32], h2[32];
     assert_int_equal(parse_hex("8101", MERKLE_SEXP_STRICT, NULL, &err, NULL), MERKLE_ERR_FORMAT);
@@ -401,7 +408,7 @@ static void test_parse_errors(void **state)
     assert_int_equal(merkle_sexp_store_alloc(&st), MERKLE_OK);
     merkle_sexp_node n;
     size_t used;
-    static const uint8_t two[] = {0x01, 0x02};
+    static const uint8_t two[] = { 0x01, 0x02 };
     assert_int_equal(merkle_sexp_parse(&n, &used, st, two, 2, 0, NULL, NULL), MERKLE_OK);
     assert_int_equal(used, 1);
     /* arguments */
@@ -433,7 +440,8 @@ static void test_stack_paths(void **state)
     assert_int_equal(parse_hex("ff01ff02fe07", MERKLE_SEXP_BACKREFS, NULL, &err, a), MERKLE_OK);
     assert_int_equal(parse_hex("ff01ff0280", 0, NULL, &err, b), MERKLE_OK);
     assert_memory_equal(a, b, 32);
-    assert_int_equal(parse_hex("ff01ff02fe0f", MERKLE_SEXP_BACKREFS, NULL, &err, a), MERKLE_ERR_FORMAT);
+    assert_int_equal(parse_hex("ff01ff02fe0f", MERKLE_SEXP_BACKREFS, NULL, &err, a),
+                     MERKLE_ERR_FORMAT);
     /* a long run of fe01: linear work, each is the whole stack */
     size_t n = 20000;
     char *hex = malloc(6 * n + 8);
@@ -492,8 +500,7 @@ static void test_limits(void **state)
     assert_int_equal(merkle_sexp_serialize_backrefs_alloc(&out, &olen, st, n, 12, &err),
                      MERKLE_ERR_LIMIT);
     assert_null(out);
-    assert_int_equal(merkle_sexp_serialize_backrefs_alloc(&out, &olen, st, n, 13, &err),
-                     MERKLE_OK);
+    assert_int_equal(merkle_sexp_serialize_backrefs_alloc(&out, &olen, st, n, 13, &err), MERKLE_OK);
     assert_int_equal(olen, 13);
     merkle_sexp_buffer_free(out);
     merkle_sexp_store_free(st);
@@ -504,7 +511,8 @@ static void test_limits(void **state)
 static void test_bomb(void **state)
 {
     (void)state;
-    const char *fox = "74686520717569636b2062726f776e20666f78206a756d7073206f76657220746865206c617a7920646f6773";
+    const char *fox =
+        "74686520717569636b2062726f776e20666f78206a756d7073206f76657220746865206c617a7920646f6773";
     size_t fox_len = strlen(fox) / 2;
     size_t depth = 30;
     char hex[400];
@@ -565,12 +573,18 @@ static merkle_sexp_node random_dag(merkle_sexp_store *st, tu_rng *rng, size_t n_
             uint8_t buf[80];
             size_t len;
             uint64_t kind = tu_rng_below(rng, 6);
-            if (kind == 0) len = 0;
-            else if (kind == 1) len = 1;
-            else if (kind == 2) len = 2 + (size_t)tu_rng_below(rng, 4);
-            else if (kind == 3) len = 32;
-            else len = (size_t)tu_rng_below(rng, 80);
-            for (size_t k = 0; k < len; k++) buf[k] = (uint8_t)tu_rng_below(rng, kind == 5 ? 256 : 3);
+            if (kind == 0)
+                len = 0;
+            else if (kind == 1)
+                len = 1;
+            else if (kind == 2)
+                len = 2 + (size_t)tu_rng_below(rng, 4);
+            else if (kind == 3)
+                len = 32;
+            else
+                len = (size_t)tu_rng_below(rng, 80);
+            for (size_t k = 0; k < len; k++)
+                buf[k] = (uint8_t)tu_rng_below(rng, kind == 5 ? 256 : 3);
             assert_int_equal(merkle_sexp_atom_new(&pool[np], st, buf, len), MERKLE_OK);
             np++;
         } else {
@@ -654,7 +668,8 @@ static void test_truncated_and_mutated(void **state)
         for (size_t cut = 0; cut < blen; cut++) {
             merkle_sexp_node m;
             merkle_error err;
-            merkle_status s = merkle_sexp_parse(&m, NULL, st, br, cut, MERKLE_SEXP_BACKREFS, NULL, &err);
+            merkle_status s =
+                merkle_sexp_parse(&m, NULL, st, br, cut, MERKLE_SEXP_BACKREFS, NULL, &err);
             assert_int_equal(s, MERKLE_ERR_FORMAT);
             assert_true(err.offset <= cut);
             assert_int_equal(merkle_sexp_store_count(st), before);
@@ -667,7 +682,8 @@ static void test_truncated_and_mutated(void **state)
             assert_int_equal(merkle_sexp_store_alloc(&s2), MERKLE_OK);
             merkle_sexp_node m;
             size_t used;
-            merkle_status s = merkle_sexp_parse(&m, &used, s2, mut, blen, MERKLE_SEXP_BACKREFS, NULL, NULL);
+            merkle_status s =
+                merkle_sexp_parse(&m, &used, s2, mut, blen, MERKLE_SEXP_BACKREFS, NULL, NULL);
             assert_true(s == MERKLE_OK || s == MERKLE_ERR_FORMAT || s == MERKLE_ERR_LIMIT);
             if (s == MERKLE_OK) {
                 uint8_t h1[32], h2[32];
@@ -694,8 +710,8 @@ static void test_store_clear_and_reuse(void **state)
     merkle_sexp_store *st = NULL;
     assert_int_equal(merkle_sexp_store_alloc(&st), MERKLE_OK);
     uint8_t h1[32], h2[32];
-    static const uint8_t a[] = {0xff, 0x83, 'f', 'o', 'o', 0x80};
-    static const uint8_t b[] = {0xff, 0x83, 'b', 'a', 'r', 0x80};
+    static const uint8_t a[] = { 0xff, 0x83, 'f', 'o', 'o', 0x80 };
+    static const uint8_t b[] = { 0xff, 0x83, 'b', 'a', 'r', 0x80 };
     merkle_sexp_node n = parse_ok(st, a, sizeof a, 0);
     assert_int_equal(merkle_sexp_tree_hash(h1, st, n), MERKLE_OK);
     merkle_sexp_store_clear(st);
@@ -746,7 +762,7 @@ static merkle_sexp_node ground_list(merkle_sexp_store *st, size_t n, unsigned bi
     assert_int_equal(merkle_sexp_atom_new(&list, st, NULL, 0), MERKLE_OK);
     uint64_t mask = ((uint64_t)1 << bits) - 1;
     for (size_t i = 0; i < n; i++) {
-        uint8_t msg[5] = {0x01};
+        uint8_t msg[5] = { 0x01 };
         uint8_t h[32];
         for (;;) {
             (*ctr)++;
@@ -796,8 +812,8 @@ static void test_hash_flooding(void **state)
     double k1, u1, k2, u2;
     flood_run(500, 11, &k1, &u1);
     flood_run(1000, 11, &k2, &u2);
-    printf("probes per lookup: n=500 keyed %.2f unkeyed %.1f; n=1000 keyed %.2f unkeyed %.1f\n",
-           k1, u1, k2, u2);
+    printf("probes per lookup: n=500 keyed %.2f unkeyed %.1f; n=1000 keyed %.2f unkeyed %.1f\n", k1,
+           u1, k2, u2);
     /* keyed: constant per lookup (linear total), whatever n */
     assert_true(k1 < 3.0);
     assert_true(k2 < 3.0);
@@ -814,9 +830,10 @@ static void test_hash_flooding(void **state)
 static void test_backref_equal_size_reference(void **state)
 {
     (void)state;
-    char hex[200] = {0}, *p = hex;
+    char hex[200] = { 0 }, *p = hex;
     for (int pos = 1, f = 1; pos <= 33; pos++)
-        p += (pos == 1 || pos == 17 || pos == 32) ? sprintf(p, "ff83616263") : sprintf(p, "ff%02x", f++);
+        p += (pos == 1 || pos == 17 || pos == 32) ? sprintf(p, "ff83616263")
+                                                  : sprintf(p, "ff%02x", f++);
     strcat(hex, "80");
     size_t len;
     uint8_t *in = tu_unhex(hex, &len);
@@ -844,8 +861,10 @@ static void test_backref_crosscheck_random(void **state)
     (void)state;
     tu_rng rng;
     tu_rng_seed(&rng, 18);
-    static const uint8_t words[6][3] = {{0}, {1}, {'a', 'b', 'c'}, {'x', 'y', 'z'}, {0x80}, {'q', 'q', 'q'}};
-    static const size_t wl[6] = {0, 1, 3, 3, 1, 3};
+    static const uint8_t words[6][3] = {
+        { 0 }, { 1 }, { 'a', 'b', 'c' }, { 'x', 'y', 'z' }, { 0x80 }, { 'q', 'q', 'q' }
+    };
+    static const size_t wl[6] = { 0, 1, 3, 3, 1, 3 };
     merkle__sexp_br_opts tot;
     memset(&tot, 0, sizeof tot);
     for (int it = 0; it < 1500; it++) {
@@ -862,11 +881,13 @@ static void test_backref_crosscheck_random(void **state)
             merkle_sexp_node x = pool[0]; /* pool[0] is nil */
             if (kind < 6) {
                 merkle_sexp_node l = pool[tu_rng_below(&rng, np)], r = pool[tu_rng_below(&rng, np)];
-                if (tu_rng_below(&rng, 3) == 0) l = pool[np - 1 - tu_rng_below(&rng, np < 4 ? np : 4)];
+                if (tu_rng_below(&rng, 3) == 0)
+                    l = pool[np - 1 - tu_rng_below(&rng, np < 4 ? np : 4)];
                 assert_int_equal(merkle_sexp_pair_new(&x, st, l, r), MERKLE_OK);
             } else if (kind < 8) { /* a short list of random nodes */
                 for (uint64_t k = 1 + tu_rng_below(&rng, 5); k; k--)
-                    assert_int_equal(merkle_sexp_pair_new(&x, st, pool[tu_rng_below(&rng, np)], x), MERKLE_OK);
+                    assert_int_equal(merkle_sexp_pair_new(&x, st, pool[tu_rng_below(&rng, np)], x),
+                                     MERKLE_OK);
             } else { /* the last k nodes as a list, newest first: what a parse stack looks like */
                 size_t k = 1 + (size_t)tu_rng_below(&rng, 6), start = np > k ? np - k : 0;
                 for (size_t j = start; j < np; j++)
@@ -878,7 +899,8 @@ static void test_backref_crosscheck_random(void **state)
         if (tu_rng_below(&rng, 2)) { /* a long top list: a deep stack */
             root = pool[0];
             for (uint64_t k = 2 + tu_rng_below(&rng, 20); k; k--)
-                assert_int_equal(merkle_sexp_pair_new(&root, st, pool[tu_rng_below(&rng, np)], root), MERKLE_OK);
+                assert_int_equal(
+                    merkle_sexp_pair_new(&root, st, pool[tu_rng_below(&rng, np)], root), MERKLE_OK);
         }
         merkle__sexp_br_opts o;
         memset(&o, 0, sizeof o);
@@ -886,10 +908,11 @@ static void test_backref_crosscheck_random(void **state)
         o.work_base = (uint64_t)1 << 40;
         uint8_t *out;
         size_t len;
-        assert_int_equal(merkle__sexp_serialize_backrefs(&out, &len, st, root, 0, &o, NULL), MERKLE_OK);
-        if (o.mismatches || o.internal_errors) fail_msg("tree %d: %llu mismatches, %llu internal errors", it,
-                                                        (unsigned long long)o.mismatches,
-                                                        (unsigned long long)o.internal_errors);
+        assert_int_equal(merkle__sexp_serialize_backrefs(&out, &len, st, root, 0, &o, NULL),
+                         MERKLE_OK);
+        if (o.mismatches || o.internal_errors)
+            fail_msg("tree %d: %llu mismatches, %llu internal errors", it,
+                     (unsigned long long)o.mismatches, (unsigned long long)o.internal_errors);
         assert_int_equal(o.budget_cuts, 0);
         tot.copy_searches += o.copy_searches;
         tot.copy_steps += o.copy_steps;
@@ -897,7 +920,8 @@ static void test_backref_crosscheck_random(void **state)
         free(out);
         merkle_sexp_store_free(st);
     }
-    printf("crosscheck: searches through copies %llu, steps from copies %llu, dead copy parents %llu\n",
+    printf("crosscheck: searches through copies %llu, steps from copies %llu, dead copy parents "
+           "%llu\n",
            (unsigned long long)tot.copy_searches, (unsigned long long)tot.copy_steps,
            (unsigned long long)tot.dead_copy_parents);
     assert_true(tot.copy_searches > 1000);
@@ -934,7 +958,7 @@ static void test_search_budget(void **state)
     (void)state;
     merkle_sexp_store *st = NULL;
     assert_int_equal(merkle_sexp_store_alloc(&st), MERKLE_OK);
-    static const uint8_t foo[] = {'f', 'o', 'o', 'o', 'o'};
+    static const uint8_t foo[] = { 'f', 'o', 'o', 'o', 'o' };
     merkle_sexp_node a, list;
     const int n = 3000;
     assert_int_equal(merkle_sexp_atom_new(&list, st, NULL, 0), MERKLE_OK);
@@ -961,8 +985,8 @@ static void test_search_budget(void **state)
     assert_int_equal(f.internal_errors, 0);
     assert_int_equal(rlen, flen);
     assert_memory_equal(rout, fout, rlen);
-    assert_true(r.search_steps > (uint64_t)n * n / 2);    /* quadratic */
-    assert_true(f.search_steps < (uint64_t)16 * 5 * n);  /* linear: 5 tokens per repeat */
+    assert_true(r.search_steps > (uint64_t)n * n / 2);  /* quadratic */
+    assert_true(f.search_steps < (uint64_t)16 * 5 * n); /* linear: 5 tokens per repeat */
     free(rout);
     free(fout);
     /* tiny budgets: cut in, output still valid */

@@ -76,7 +76,7 @@ static void ref_stream_root(merkle_hash_alg alg, merkle_profile prof, const uint
         leaves[i] = data + i * leaf_size;
         lens[i] = i + 1 < n ? leaf_size : len - i * leaf_size;
     }
-    leafset ls = {leaves, lens};
+    leafset ls = { leaves, lens };
     ref_mth(alg, &ls, 0, n, out);
     free(leaves);
     free(lens);
@@ -151,14 +151,17 @@ static void test_root_vectors(void **state)
             if (want->type == JSON_NULL) {
                 /* "no root": our rfc6962 profile answers H("") and reports the tree empty. */
                 assert_int_equal(n, 0);
-                tu_assert_hex(root, 32, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", id);
+                tu_assert_hex(root, 32,
+                              "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+                              id);
             } else {
                 tu_assert_hex(root, 32, want->str, id);
             }
             /* The streaming builder agrees, and reports emptiness. */
             merkle_tree t;
             assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, alg, 64), MERKLE_OK);
-            for (size_t k = 0; k < n; k++) assert_int_equal(merkle_tree_push_leaf(&t, leaves[k], lens[k]), MERKLE_OK);
+            for (size_t k = 0; k < n; k++)
+                assert_int_equal(merkle_tree_push_leaf(&t, leaves[k], lens[k]), MERKLE_OK);
             int empty = -1;
             uint8_t root2[32];
             assert_int_equal(merkle_tree_root(root2, &empty, &t), MERKLE_OK);
@@ -180,7 +183,8 @@ static void test_root_vectors(void **state)
                 /* Only a bad segment size is an error: it must be refused, never loop. */
                 assert_true(seg <= 0);
                 merkle_tree t;
-                assert_int_equal(merkle_tree_init(&t, prof, alg, seg < 0 ? 0 : (size_t)seg), MERKLE_ERR_ARG);
+                assert_int_equal(merkle_tree_init(&t, prof, alg, seg < 0 ? 0 : (size_t)seg),
+                                 MERKLE_ERR_ARG);
                 assert_int_equal(merkle_tree_root_bytes(root, prof, alg, 0, data, len),
                                  MERKLE_ERR_ARG);
             } else {
@@ -222,9 +226,11 @@ static void test_leaves_vs_reference(void **state)
     tu_rng_fill(&r, pool, MAXN * 40);
     const uint8_t **leaves = malloc(MAXN * sizeof *leaves);
     size_t *lens = malloc(MAXN * sizeof *lens);
-    size_t counts[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 127, 128, 129, 255, 256, 257, 383, 384, 1000, 4999, 5000};
+    size_t counts[] = { 0,   1,   2,   3,   4,   5,   7,   8,    9,    127,
+                        128, 129, 255, 256, 257, 383, 384, 1000, 4999, 5000 };
     for (size_t ci = 0; ci < sizeof counts / sizeof counts[0] + 30; ci++) {
-        size_t n = ci < sizeof counts / sizeof counts[0] ? counts[ci] : (size_t)tu_rng_below(&r, MAXN + 1);
+        size_t n =
+            ci < sizeof counts / sizeof counts[0] ? counts[ci] : (size_t)tu_rng_below(&r, MAXN + 1);
         for (size_t i = 0; i < n; i++) {
             lens[i] = (size_t)tu_rng_below(&r, 40);
             leaves[i] = pool + i * 40;
@@ -232,7 +238,7 @@ static void test_leaves_vs_reference(void **state)
         for (int a = 1; a <= 2; a++) {
             merkle_hash_alg alg = TU_TREE_HASH(a);
             uint8_t want[32], got[32];
-            leafset ls = {leaves, lens};
+            leafset ls = { leaves, lens };
             if (n)
                 ref_mth(alg, &ls, 0, n, want);
             else
@@ -267,11 +273,12 @@ static void test_stream_vs_reference(void **state)
     size_t maxlen = 300000;
     uint8_t *data = malloc(maxlen);
     tu_rng_fill(&r, data, maxlen);
-    size_t leaf_sizes[] = {1, 2, 3, 31, 32, 63, 64, 65, 100, 1024, 4096, 5000};
+    size_t leaf_sizes[] = { 1, 2, 3, 31, 32, 63, 64, 65, 100, 1024, 4096, 5000 };
     for (int iter = 0; iter < 60; iter++) {
         size_t ls = leaf_sizes[tu_rng_below(&r, sizeof leaf_sizes / sizeof leaf_sizes[0])];
         size_t max_leaves = ls == 1 ? 5000 : 5000;
-        size_t len = (size_t)tu_rng_below(&r, (ls * max_leaves < maxlen ? ls * max_leaves : maxlen) + 1);
+        size_t len =
+            (size_t)tu_rng_below(&r, (ls * max_leaves < maxlen ? ls * max_leaves : maxlen) + 1);
         if (iter < 4) len = (size_t)iter; /* 0..3 bytes */
         merkle_hash_alg alg = TU_TREE_HASH(1 + iter % 2);
         merkle_profile prof = iter % 3 == 0 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
@@ -294,7 +301,8 @@ static void test_stream_vs_reference(void **state)
                 }
                 if (k > len - off) k = len - off;
                 assert_int_equal(merkle_tree_write(&t, data + off, k), MERKLE_OK);
-                if (tu_rng_below(&r, 8) == 0) assert_int_equal(merkle_tree_write(&t, NULL, 0), MERKLE_OK);
+                if (tu_rng_below(&r, 8) == 0)
+                    assert_int_equal(merkle_tree_write(&t, NULL, 0), MERKLE_OK);
                 off += k;
             }
             assert_int_equal(merkle_tree_leaf_count(&t), (len + ls - 1) / ls);
@@ -311,12 +319,15 @@ static void test_errors(void **state)
 {
     (void)state;
     merkle_tree t;
-    uint8_t out[32], h[32] = {0};
-    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0), MERKLE_ERR_ARG);
-    assert_int_equal(merkle_tree_init(&t, (merkle_profile)0, MERKLE_HASH_SHA256, 64), MERKLE_ERR_ARG);
+    uint8_t out[32], h[32] = { 0 };
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 0),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_init(&t, (merkle_profile)0, MERKLE_HASH_SHA256, 64),
+                     MERKLE_ERR_ARG);
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_SIA, (merkle_hash_alg)99, 64),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_tree_init(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 64), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_init(NULL, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 64),
+                     MERKLE_ERR_ARG);
     assert_int_equal(
         merkle_tree_root_bytes(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256, 0, "abc", 3),
         MERKLE_ERR_ARG);
@@ -331,7 +342,8 @@ static void test_errors(void **state)
         MERKLE_ERR_ARG);
 
     /* A partial stream leaf blocks whole-leaf pushes; finish blocks everything. */
-    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 4), MERKLE_OK);
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 4),
+                     MERKLE_OK);
     assert_int_equal(merkle_tree_write(&t, "ab", 2), MERKLE_OK);
     assert_int_equal(merkle_tree_leaf_count(&t), 1);
     assert_int_equal(merkle_tree_push_leaf(&t, "x", 1), MERKLE_ERR_STATE);
@@ -350,10 +362,12 @@ static void test_errors(void **state)
     /* Empty roots. */
     assert_int_equal(merkle_tree_empty_root(out, MERKLE_PROFILE_SIA, MERKLE_HASH_BLAKE2B_256),
                      MERKLE_OK);
-    tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000", "sia empty");
+    tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000",
+                  "sia empty");
     assert_int_equal(merkle_tree_empty_root(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_BLAKE2B_256),
                      MERKLE_OK);
-    tu_assert_hex(out, 32, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8", "b2b empty");
+    tu_assert_hex(out, 32, "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8",
+                  "b2b empty");
     assert_int_equal(merkle_tree_empty_root(out, (merkle_profile)5, MERKLE_HASH_SHA256),
                      MERKLE_ERR_ARG);
 
@@ -382,11 +396,13 @@ static void test_count_overflow(void **state)
 {
     (void)state;
     merkle_tree t;
-    uint8_t h[32] = {1}, out[32];
-    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 8), MERKLE_OK);
+    uint8_t h[32] = { 1 }, out[32];
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 8),
+                     MERKLE_OK);
     memset(t.stack, 0xab, sizeof t.stack);
     t.count = UINT64_MAX - (MERKLE_TREE_CHUNK - 1); /* multiple of the chunk: 2^64 - 128 */
-    for (int i = 0; i < MERKLE_TREE_CHUNK - 2; i++) assert_int_equal(merkle_tree_push_leaf_hash(&t, h), MERKLE_OK);
+    for (int i = 0; i < MERKLE_TREE_CHUNK - 2; i++)
+        assert_int_equal(merkle_tree_push_leaf_hash(&t, h), MERKLE_OK);
     assert_int_equal(merkle_tree_leaf_count(&t), UINT64_MAX - 1);
     /* one more leaf fits (as a partial stream leaf), then nothing */
     assert_int_equal(merkle_tree_write(&t, "abc", 3), MERKLE_OK);
@@ -395,9 +411,11 @@ static void test_count_overflow(void **state)
     /* the root of a tree with 2^64 - 1 leaves is computable */
     assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_OK);
 
-    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 8), MERKLE_OK);
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 8),
+                     MERKLE_OK);
     t.count = UINT64_MAX - (MERKLE_TREE_CHUNK - 1);
-    for (int i = 0; i < MERKLE_TREE_CHUNK - 1; i++) assert_int_equal(merkle_tree_push_leaf(&t, "x", 1), MERKLE_OK);
+    for (int i = 0; i < MERKLE_TREE_CHUNK - 1; i++)
+        assert_int_equal(merkle_tree_push_leaf(&t, "x", 1), MERKLE_OK);
     assert_int_equal(merkle_tree_push_leaf(&t, "x", 1), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_tree_push_leaf_hash(&t, h), MERKLE_ERR_RANGE);
     assert_int_equal(merkle_tree_write(&t, "12345678", 8), MERKLE_ERR_RANGE);
@@ -412,7 +430,7 @@ int main(void)
     }
     printf("SHA-256 backend: %s\n", merkle_sha256_backend());
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_root_vectors),      cmocka_unit_test(test_leaves_vs_reference),
+        cmocka_unit_test(test_root_vectors),        cmocka_unit_test(test_leaves_vs_reference),
         cmocka_unit_test(test_stream_vs_reference), cmocka_unit_test(test_errors),
         cmocka_unit_test(test_count_overflow),
     };

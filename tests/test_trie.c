@@ -2,7 +2,8 @@
 /*
 ** Merkle radix trie: every merkledb node_id / trie_root / cb58 / uvarint vector; random key
 ** sets against a slow reference that rebuilds the trie from scratch with the canonical
-** shape of docs/formats.md section 2 (OpenSSL SHA-256, its own preimage encoder, no library code); random insertion
+** shape of docs/formats.md section 2 (OpenSSL SHA-256, its own preimage encoder, no library code);
+** random insertion
 ** orders and deletions; threaded hashing; proofs for present and absent keys and every
 ** single-byte alteration of them; error paths.
 */
@@ -51,7 +52,10 @@ static void rb_uvarint(rbuf *b, uint64_t v)
     } while (v);
 }
 
-static unsigned ref_bit(const uint8_t *k, size_t i) { return (k[i / 8] >> (7 - i % 8)) & 1; }
+static unsigned ref_bit(const uint8_t *k, size_t i)
+{
+    return (k[i / 8] >> (7 - i % 8)) & 1;
+}
 
 static unsigned ref_token(const uint8_t *k, size_t bit, unsigned ts)
 {
@@ -60,7 +64,8 @@ static unsigned ref_token(const uint8_t *k, size_t bit, unsigned ts)
     return t;
 }
 
-/* build(S, depth) of docs/formats.md section 2 (the canonical shape), hashing with OpenSSL. S non-empty, keys distinct. */
+/* build(S, depth) of docs/formats.md section 2 (the canonical shape), hashing with OpenSSL. S
+ * non-empty, keys distinct. */
 static void ref_build(const kv *const *s, size_t n, unsigned ts, uint8_t out[32])
 {
     size_t p = s[0]->klen * 8;
@@ -71,7 +76,7 @@ static void ref_build(const kv *const *s, size_t n, unsigned ts, uint8_t out[32]
         p = c;
     }
     p -= p % ts;
-    rbuf b = {0};
+    rbuf b = { 0 };
     unsigned bf = 1u << ts;
     const kv **grp = malloc(n * sizeof *grp);
     size_t nkids = 0;
@@ -112,7 +117,7 @@ static void ref_build(const kv *const *s, size_t n, unsigned ts, uint8_t out[32]
         rb_put(&b, &zero, 1);
     }
     rb_uvarint(&b, p);
-    uint8_t key[8] = {0};
+    uint8_t key[8] = { 0 };
     for (size_t i = 0; i < p; i++) key[i / 8] |= (uint8_t)(ref_bit(s[0]->k, i) << (7 - i % 8));
     rb_put(&b, key, (p + 7) / 8);
     SHA256(b.p, b.n, out);
@@ -157,8 +162,8 @@ static void test_uvarint_vectors(void **state)
     }
     json_free(doc);
     /* Non-canonical (redundant zero group) and overflowing varints are rejected. */
-    static const uint8_t redundant[] = {0x80, 0x00}, over[] = {0xff, 0xff, 0xff, 0xff, 0xff,
-                                                                0xff, 0xff, 0xff, 0xff, 0x02};
+    static const uint8_t redundant[] = { 0x80, 0x00 },
+                         over[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
     uint64_t x;
     size_t pos = 0;
     assert_int_equal(merkle__uvarint_get(&x, redundant, 2, &pos), -3);
@@ -224,8 +229,7 @@ static void test_cb58_vectors(void **state)
     for (size_t i = 0; s[i]; i++) {
         char save = s[i];
         s[i] = save == 'z' ? 'y' : 'z';
-        assert_int_not_equal(merkle_cb58_decode(out, sizeof out, &ol, s, strlen(s), &e),
-                             MERKLE_OK);
+        assert_int_not_equal(merkle_cb58_decode(out, sizeof out, &ol, s, strlen(s), &e), MERKLE_OK);
         s[i] = save;
     }
     assert_int_equal(merkle_cb58_decode(out, sizeof out, &ol, "0OIl", 4, &e), MERKLE_ERR_FORMAT);
@@ -233,7 +237,7 @@ static void test_cb58_vectors(void **state)
     assert_int_equal(merkle_cb58_decode(out, 31, &ol, s, strlen(s), &e), MERKLE_ERR_BUFFER);
     assert_int_equal(ol, 32);
     char small[10];
-    uint8_t zero32[32] = {0};
+    uint8_t zero32[32] = { 0 };
     assert_int_equal(merkle_cb58_encode(small, sizeof small, &ol, zero32, 32), MERKLE_ERR_BUFFER);
     assert_int_equal(ol, 37);
     assert_int_equal(merkle_trie_id_parse(out, "45PJLL", &e), MERKLE_ERR_FORMAT); /* 0 bytes */
@@ -281,7 +285,7 @@ static void test_node_id_vectors(void **state)
     }
     json_free(doc);
     /* Error paths. */
-    merkle_trie_child two[2] = {{3, {0}}, {3, {0}}};
+    merkle_trie_child two[2] = { { 3, { 0 } }, { 3, { 0 } } };
     uint8_t out[32], k = 0x0f;
     assert_int_equal(merkle_trie_hash_node(out, NULL, 0, 0, NULL, 0, two, 2), MERKLE_ERR_ARG);
     two[1].index = 256;
@@ -290,7 +294,10 @@ static void test_node_id_vectors(void **state)
     assert_int_equal(merkle_trie_hash_node(out, NULL, 8, 0, NULL, 0, NULL, 0), MERKLE_ERR_ARG);
 }
 
-static unsigned bf_of(const json *v) { return (unsigned)json_get(v, "branch_factor")->integer; }
+static unsigned bf_of(const json *v)
+{
+    return (unsigned)json_get(v, "branch_factor")->integer;
+}
 
 /* Load a trie_root vector's pairs (explicit kv or the uvarint generator). */
 static size_t vector_pairs(const json *v, uint8_t ***keys, size_t **klens, uint8_t ***vals,
@@ -438,7 +445,7 @@ static long model_find(const model *m, const uint8_t *k, size_t kl)
 static void random_key(tu_rng *r, uint8_t *k, size_t *kl)
 {
     /* Short keys from a tiny alphabet: many shared prefixes, prefixes of each other. */
-    static const uint8_t alpha[] = {0x00, 0x01, 0x0f, 0x10, 0x7f, 0x80, 0xf0, 0xff};
+    static const uint8_t alpha[] = { 0x00, 0x01, 0x0f, 0x10, 0x7f, 0x80, 0xf0, 0xff };
     *kl = (size_t)tu_rng_below(r, 5);
     for (size_t i = 0; i < *kl; i++) k[i] = alpha[tu_rng_below(r, sizeof alpha)];
 }
@@ -475,7 +482,7 @@ static void check_against_model(merkle_trie *t, const model *m, unsigned ts, uns
     assert_int_equal(merkle_trie_root(got, t, threads, NULL), MERKLE_OK);
     assert_memory_equal(got, want, 32);
     assert_int_equal(merkle_trie_size(t), m->n);
-    walk_ctx w = {m, 0, {0}, 0};
+    walk_ctx w = { m, 0, { 0 }, 0 };
     assert_int_equal(merkle_trie_foreach(t, walk_visit, &w), MERKLE_OK);
     assert_int_equal(w.seen, m->n);
     for (size_t i = 0; i < m->n; i++) {
@@ -493,14 +500,14 @@ static void check_against_model(merkle_trie *t, const model *m, unsigned ts, uns
 static void test_random_vs_reference(void **state)
 {
     (void)state;
-    static const unsigned bfs[] = {2, 4, 16, 256};
+    static const unsigned bfs[] = { 2, 4, 16, 256 };
     tu_rng r;
     tu_rng_seed(&r, 1234);
     for (int round = 0; round < 48; round++) {
         unsigned bf = bfs[round % 4], ts = bf == 2 ? 1 : bf == 4 ? 2 : bf == 16 ? 4 : 8;
         merkle_trie *t;
         assert_int_equal(merkle_trie_alloc(&t, bf), MERKLE_OK);
-        model m = {calloc(400, sizeof(kv)), 0};
+        model m = { calloc(400, sizeof(kv)), 0 };
         size_t ops = 20 + (size_t)tu_rng_below(&r, 200);
         for (size_t op = 0; op < ops; op++) {
             uint8_t k[8];
@@ -513,7 +520,7 @@ static void test_random_vs_reference(void **state)
                 assert_int_equal(found, i >= 0);
                 if (i >= 0) m.e[i] = m.e[--m.n];
             } else {
-                static const size_t lens[] = {0, 1, 5, 31, 32, 33, 47};
+                static const size_t lens[] = { 0, 1, 5, 31, 32, 33, 47 };
                 size_t vl = lens[tu_rng_below(&r, 7)];
                 uint8_t v[48];
                 tu_rng_fill(&r, v, vl);
@@ -536,7 +543,7 @@ static void test_random_vs_reference(void **state)
             m.e[i] = m.e[--m.n];
             if (m.n % 9 == 0) check_against_model(t, &m, ts, 2);
         }
-        uint8_t root[32], zero[32] = {0};
+        uint8_t root[32], zero[32] = { 0 };
         assert_int_equal(merkle_trie_root(root, t, 1, NULL), MERKLE_OK);
         assert_memory_equal(root, zero, 32);
         free(m.e);
@@ -558,8 +565,10 @@ static void test_threads_and_orders(void **state)
         merkle_trie *a, *b;
         assert_int_equal(merkle_trie_alloc(&a, bf), MERKLE_OK);
         assert_int_equal(merkle_trie_alloc(&b, bf), MERKLE_OK);
-        for (size_t i = 0; i < N; i++) assert_int_equal(merkle_trie_put(a, keys[i], 8, keys[i], 8), MERKLE_OK);
-        for (size_t i = N; i-- > 0;) assert_int_equal(merkle_trie_put(b, keys[i], 8, keys[i], 8), MERKLE_OK);
+        for (size_t i = 0; i < N; i++)
+            assert_int_equal(merkle_trie_put(a, keys[i], 8, keys[i], 8), MERKLE_OK);
+        for (size_t i = N; i-- > 0;)
+            assert_int_equal(merkle_trie_put(b, keys[i], 8, keys[i], 8), MERKLE_OK);
         uint8_t ra[32], rb[32];
         assert_int_equal(merkle_trie_root(ra, a, 4, NULL), MERKLE_OK);
         assert_int_equal(merkle_trie_root(rb, b, 1, NULL), MERKLE_OK);
@@ -638,7 +647,7 @@ static void check_proof(merkle_trie *t, const model *m, const uint8_t *k, size_t
 static void test_proofs(void **state)
 {
     (void)state;
-    static const unsigned bfs[] = {2, 4, 16, 256};
+    static const unsigned bfs[] = { 2, 4, 16, 256 };
     tu_rng r;
     tu_rng_seed(&r, 555);
     size_t accepted = 0, altered = 0, proofs = 0;
@@ -646,7 +655,7 @@ static void test_proofs(void **state)
         unsigned bf = bfs[round % 4];
         merkle_trie *t;
         assert_int_equal(merkle_trie_alloc(&t, bf), MERKLE_OK);
-        model m = {calloc(64, sizeof(kv)), 0};
+        model m = { calloc(64, sizeof(kv)), 0 };
         for (int j = 0; j < 3 + round * 3; j++) {
             uint8_t k[8];
             size_t kl;
@@ -665,7 +674,7 @@ static void test_proofs(void **state)
         if (round == 0) { /* the empty trie: every key is absent */
             merkle_trie *empty;
             assert_int_equal(merkle_trie_alloc(&empty, bf), MERKLE_OK);
-            model none = {NULL, 0};
+            model none = { NULL, 0 };
             check_proof(empty, &none, (const uint8_t *)"ab", 2, &accepted, &altered);
             merkle_trie_free(empty);
         }
@@ -685,15 +694,15 @@ static void test_proofs(void **state)
         free(m.e);
         merkle_trie_free(t);
     }
-    printf("proofs: %zu, altered proofs: %zu, altered but true statements accepted: %zu\n",
-           proofs, altered, accepted);
+    printf("proofs: %zu, altered proofs: %zu, altered but true statements accepted: %zu\n", proofs,
+           altered, accepted);
     assert_true(accepted * 20 < altered);
 }
 
 static void test_proof_format_errors(void **state)
 {
     (void)state;
-    uint8_t zero[32] = {0};
+    uint8_t zero[32] = { 0 };
     merkle_error e;
     static const uint8_t bad_magic[] = "XTRP\x01\x04\x00\x00\x00";
     assert_int_equal(merkle_trie_proof_verify(NULL, zero, bad_magic, 9, &e), MERKLE_ERR_FORMAT);
@@ -709,7 +718,7 @@ static void test_proof_format_errors(void **state)
     assert_int_equal(merkle_trie_proof_verify(&info, zero, empty, 9, &e), MERKLE_OK);
     assert_int_equal(info.present, 0);
     assert_int_equal(info.branch_factor, 16);
-    uint8_t one[32] = {1};
+    uint8_t one[32] = { 1 };
     assert_int_equal(merkle_trie_proof_verify(&info, one, empty, 9, &e), MERKLE_ERR_VERIFY);
     /* Present in an empty trie. */
     static const uint8_t liar[] = "MTRP\x01\x04\x01\x00\x00\x00";
@@ -748,10 +757,12 @@ static void test_api_errors(void **state)
     int found;
     size_t vl;
     uint8_t v[8];
-    assert_int_equal(merkle_trie_get(v, sizeof v, &vl, &found, t, (const uint8_t *)"k", 1), MERKLE_OK);
+    assert_int_equal(merkle_trie_get(v, sizeof v, &vl, &found, t, (const uint8_t *)"k", 1),
+                     MERKLE_OK);
     assert_true(found);
     assert_int_equal(vl, 0);
-    assert_int_equal(merkle_trie_get(v, sizeof v, &vl, &found, t, (const uint8_t *)"x", 1), MERKLE_OK);
+    assert_int_equal(merkle_trie_get(v, sizeof v, &vl, &found, t, (const uint8_t *)"x", 1),
+                     MERKLE_OK);
     assert_false(found);
     assert_int_equal(merkle_trie_get(v, 2, &vl, &found, t, NULL, 0), MERKLE_ERR_BUFFER);
     assert_true(found);
@@ -779,7 +790,7 @@ static void test_api_errors(void **state)
 static void test_put_batch(void **state)
 {
     (void)state;
-    static const unsigned bfs[] = {2, 4, 16, 256};
+    static const unsigned bfs[] = { 2, 4, 16, 256 };
     tu_rng r;
     tu_rng_seed(&r, 4242);
     for (int round = 0; round < 40; round++) {
@@ -788,7 +799,7 @@ static void test_put_batch(void **state)
         kv *items = calloc(n + 1, sizeof *items);
         const uint8_t **kp = calloc(n + 1, sizeof *kp), **vp = calloc(n + 1, sizeof *vp);
         size_t *kl = calloc(n + 1, sizeof *kl), *vl = calloc(n + 1, sizeof *vl);
-        model m = {calloc(n + 1, sizeof(kv)), 0};
+        model m = { calloc(n + 1, sizeof(kv)), 0 };
         for (size_t i = 0; i < n; i++) {
             if (round % 2) { /* long random keys: the radix sort's deep buckets */
                 items[i].klen = 1 + (size_t)tu_rng_below(&r, 8);
@@ -820,7 +831,7 @@ static void test_put_batch(void **state)
                 vl[i] = 1;
             }
         }
-        model m2 = {calloc(n + 1, sizeof(kv)), 0};
+        model m2 = { calloc(n + 1, sizeof(kv)), 0 };
         for (size_t i = 0; i < n; i++) {
             long j = model_find(&m2, items[i].k, items[i].klen);
             if (j < 0) j = (long)m2.n++;
@@ -888,8 +899,8 @@ static void test_put_batch(void **state)
     }
     merkle_trie *t;
     assert_int_equal(merkle_trie_alloc(&t, 16), MERKLE_OK);
-    const uint8_t *k1[1] = {NULL};
-    size_t l1[1] = {1}, z[1] = {0};
+    const uint8_t *k1[1] = { NULL };
+    size_t l1[1] = { 1 }, z[1] = { 0 };
     assert_int_equal(merkle_trie_put_batch(t, k1, l1, k1, z, 1, NULL), MERKLE_ERR_ARG);
     assert_int_equal(merkle_trie_put_batch(t, NULL, NULL, NULL, NULL, 1, NULL), MERKLE_ERR_ARG);
     assert_int_equal(merkle_trie_put_batch(t, NULL, NULL, NULL, NULL, 0, NULL), MERKLE_OK);
@@ -912,9 +923,11 @@ static void test_apply_text(void **state)
         merkle_trie_apply_text(&ops, t, text, sizeof text - 1, scratch, sizeof scratch, &e),
         MERKLE_OK);
     assert_int_equal(ops, 6);
-    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"key0", 4, (const uint8_t *)"value0", 6), MERKLE_OK);
+    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"key0", 4, (const uint8_t *)"value0", 6),
+                     MERKLE_OK);
     assert_int_equal(merkle_trie_put(u, NULL, 0, NULL, 0), MERKLE_OK);
-    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"\x01", 1, (const uint8_t *)"x", 1), MERKLE_OK);
+    assert_int_equal(merkle_trie_put(u, (const uint8_t *)"\x01", 1, (const uint8_t *)"x", 1),
+                     MERKLE_OK);
     uint8_t a[32], b[32];
     assert_int_equal(merkle_trie_root(a, t, 1, NULL), MERKLE_OK);
     assert_int_equal(merkle_trie_root(b, u, 1, NULL), MERKLE_OK);
@@ -925,16 +938,17 @@ static void test_apply_text(void **state)
         uint64_t line;
         const char *msg;
     } bad[] = {
-        {"put 00 01\nfrob 00\n", MERKLE_ERR_FORMAT, 2, "unknown operation 'frob'"},
-        {"put 00\n", MERKLE_ERR_FORMAT, 1, "put needs"},
-        {"\n\nput 00 01 02\n", MERKLE_ERR_FORMAT, 3, "put takes"},
-        {"del\n", MERKLE_ERR_FORMAT, 1, "del needs"},
-        {"del 00 01", MERKLE_ERR_FORMAT, 1, "del takes"},
-        {"put 0 01\n", MERKLE_ERR_FORMAT, 1, "invalid key"},
-        {"put 00 0x\n", MERKLE_ERR_FORMAT, 1, "invalid value"},
-        {"put 00 " "0000000000000000000000000000000000000000000000000000000000000000"
-         "0000000000000000000000000000000000000000000000000000000000000000\n",
-         MERKLE_ERR_BUFFER, 1, "scratch"},
+        { "put 00 01\nfrob 00\n", MERKLE_ERR_FORMAT, 2, "unknown operation 'frob'" },
+        { "put 00\n", MERKLE_ERR_FORMAT, 1, "put needs" },
+        { "\n\nput 00 01 02\n", MERKLE_ERR_FORMAT, 3, "put takes" },
+        { "del\n", MERKLE_ERR_FORMAT, 1, "del needs" },
+        { "del 00 01", MERKLE_ERR_FORMAT, 1, "del takes" },
+        { "put 0 01\n", MERKLE_ERR_FORMAT, 1, "invalid key" },
+        { "put 00 0x\n", MERKLE_ERR_FORMAT, 1, "invalid value" },
+        { "put 00 "
+          "0000000000000000000000000000000000000000000000000000000000000000"
+          "0000000000000000000000000000000000000000000000000000000000000000\n",
+          MERKLE_ERR_BUFFER, 1, "scratch" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(merkle_trie_apply_text(&ops, t, bad[i].text, strlen(bad[i].text), scratch,
@@ -1164,12 +1178,18 @@ static void test_incremental(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_uvarint_vectors),    cmocka_unit_test(test_cb58_vectors),
-        cmocka_unit_test(test_node_id_vectors),    cmocka_unit_test(test_trie_root_vectors),
-        cmocka_unit_test(test_random_vs_reference), cmocka_unit_test(test_threads_and_orders),
-        cmocka_unit_test(test_proofs),             cmocka_unit_test(test_proof_format_errors),
-        cmocka_unit_test(test_api_errors),         cmocka_unit_test(test_put_batch),
-        cmocka_unit_test(test_apply_text),         cmocka_unit_test(test_incremental),
+        cmocka_unit_test(test_uvarint_vectors),
+        cmocka_unit_test(test_cb58_vectors),
+        cmocka_unit_test(test_node_id_vectors),
+        cmocka_unit_test(test_trie_root_vectors),
+        cmocka_unit_test(test_random_vs_reference),
+        cmocka_unit_test(test_threads_and_orders),
+        cmocka_unit_test(test_proofs),
+        cmocka_unit_test(test_proof_format_errors),
+        cmocka_unit_test(test_api_errors),
+        cmocka_unit_test(test_put_batch),
+        cmocka_unit_test(test_apply_text),
+        cmocka_unit_test(test_incremental),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

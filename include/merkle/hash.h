@@ -45,7 +45,7 @@ MERKLE_API const char *merkle_hash_alg_name(merkle_hash_alg alg);
 
 /* ------------------------------------------------------------------ SHA-256 */
 
-#define MERKLE_SHA256_LEN 32
+#define MERKLE_SHA256_LEN   32
 #define MERKLE_SHA256_BLOCK 64
 
 /* Streaming SHA-256 state. Plain data: put it on the stack, copy it to fork a hash. */
@@ -80,9 +80,8 @@ MERKLE_API merkle_status merkle_sha256_batch_strided(uint8_t *out, const uint8_t
 ** Batch SHA-256 by pointer: out[32*i ..) = SHA-256(prefix || msgs[i][0..len)) for i < n.
 ** Same rules as merkle_sha256_batch_strided.
 */
-MERKLE_API merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix,
-                                             size_t prefix_len, const uint8_t *const *msgs,
-                                             size_t len, size_t n);
+MERKLE_API merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
+                                             const uint8_t *const *msgs, size_t len, size_t n);
 
 /*
 ** Name of the SHA-256 backend in use. Selects it if needed. A forced backend has its own
@@ -96,7 +95,8 @@ MERKLE_API const char *merkle_sha256_backend(void);
 /*
 ** Select a SHA-256 backend by name for this process (NULL or "auto": the calibrated
 ** automatic choice). MERKLE_ERR_UNSUPPORTED when this CPU lacks it, MERKLE_ERR_ARG for a name
-** this build does not know. The same rules hold for every kernel family (src/hash/dispatch.h). The chosen backend is self-tested
+** this build does not know. The same rules hold for every kernel family (src/hash/dispatch.h). The
+** chosen backend is self-tested
 ** against known answers first; a backend that fails is refused (MERKLE_ERR_VERIFY).
 ** Not thread-safe with respect to concurrent hashing: call it before starting threads.
 */
@@ -180,8 +180,8 @@ MERKLE_API merkle_status merkle_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_a
 /* Batch digest with alg (strided), as merkle_sha256_batch_strided. */
 MERKLE_API merkle_status merkle_hash_batch_strided(uint8_t *out, merkle_hash_alg alg,
                                                    const uint8_t *prefix, size_t prefix_len,
-                                                   const uint8_t *base, size_t stride,
-                                                   size_t len, size_t n);
+                                                   const uint8_t *base, size_t stride, size_t len,
+                                                   size_t n);
 
 #ifdef __cplusplus
 }

@@ -104,9 +104,9 @@ enum {
 ** Errors: MERKLE_ERR_ARG (bad alg/length, NULL).
 */
 MERKLE_API merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len,
-                                                     merkle_manifest_alg alg,
-                                                     const uint8_t *digest, size_t digest_len,
-                                                     const char *name, unsigned flags);
+                                                     merkle_manifest_alg alg, const uint8_t *digest,
+                                                     size_t digest_len, const char *name,
+                                                     unsigned flags);
 
 /*
 ** A whole parsed manifest. ALLOCATES: free with merkle_manifest_free. Malformed lines are
@@ -118,7 +118,7 @@ typedef struct merkle_manifest {
     uint64_t *bad_lines;
     size_t bad_count;
     uint64_t lines; /* lines read */
-    char *storage_;  /* private */
+    char *storage_; /* private */
 } merkle_manifest;
 
 /*
@@ -136,7 +136,8 @@ MERKLE_API void merkle_manifest_free(merkle_manifest *m);
 
 /*
 ** Digest of a whole open file descriptor, read to EOF through a 64 KiB stack buffer.
-** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (err->sys_errno), MERKLE_ERR_ARG.
+** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (err->sys_errno),
+** MERKLE_ERR_ARG.
 */
 MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg,
                                                    size_t digest_len, int fd, uint64_t *size,
@@ -144,8 +145,7 @@ MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest
 
 /* One-shot digest of a buffer. MERKLE_ERR_ARG for a bad algorithm or length. */
 MERKLE_API merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg,
-                                                size_t digest_len, const void *data,
-                                                size_t len);
+                                                size_t digest_len, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ validation cache */
 
@@ -184,8 +184,7 @@ MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, me
 ** MERKLE_ERR_IO (err->sys_errno; EPERM when the old file's owner cannot be kept); the old
 ** file is then left untouched.
 */
-MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path,
-                                            merkle_error *err);
+MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_error *err);
 
 /* Number of entries. */
 MERKLE_API size_t merkle_vcache_count(const merkle_vcache *c);
@@ -209,8 +208,7 @@ MERKLE_API void merkle_file_id_from_stat(merkle_file_id *out, const struct stat 
 ** otherwise. Thread-safe.
 */
 MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
-                                    merkle_manifest_alg alg, const uint8_t *expected,
-                                    size_t len);
+                                    merkle_manifest_alg alg, const uint8_t *expected, size_t len);
 
 /*
 ** Record that name with identity id hashed to digest (call only for files that verified
@@ -261,11 +259,11 @@ typedef void (*merkle_check_result_fn)(void *ctx, size_t index, const merkle_che
 #define MERKLE_CHECK_OPTS_VERSION 1
 
 typedef struct merkle_check_opts {
-    uint32_t version;       /* MERKLE_CHECK_OPTS_VERSION, set by merkle_check_opts_init */
-    int dirfd;              /* names are relative to this (AT_FDCWD for the cwd) */
-    unsigned threads;       /* 0 = one per online CPU */
-    merkle_vcache *cache;   /* optional: skip unchanged verified files, record new OKs */
-    int dash_is_stdin;      /* a name "-" means standard input (coreutils) */
+    uint32_t version;     /* MERKLE_CHECK_OPTS_VERSION, set by merkle_check_opts_init */
+    int dirfd;            /* names are relative to this (AT_FDCWD for the cwd) */
+    unsigned threads;     /* 0 = one per online CPU */
+    merkle_vcache *cache; /* optional: skip unchanged verified files, record new OKs */
+    int dash_is_stdin;    /* a name "-" means standard input (coreutils) */
     merkle_check_progress_fn progress;
     void *progress_ctx;
     merkle_check_result_fn on_result; /* optional, see merkle_check_result_fn */
@@ -274,7 +272,10 @@ typedef struct merkle_check_opts {
 
 #ifdef AT_FDCWD
 /* Static initialiser with the defaults (needs <fcntl.h> before this header). */
-#define MERKLE_CHECK_OPTS_INIT {MERKLE_CHECK_OPTS_VERSION, AT_FDCWD, 0, 0, 0, 0, 0, 0, 0}
+#define MERKLE_CHECK_OPTS_INIT                                                                     \
+    {                                                                                              \
+        MERKLE_CHECK_OPTS_VERSION, AT_FDCWD, 0, 0, 0, 0, 0, 0, 0                                   \
+    }
 #endif
 
 /* Defaults for `version` (pass MERKLE_CHECK_OPTS_VERSION): everything zero, dirfd = AT_FDCWD,
@@ -291,8 +292,7 @@ MERKLE_API merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t v
 */
 MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
                                                const merkle_manifest_entry *entries, size_t n,
-                                               const merkle_check_opts *opts,
-                                               merkle_error *err);
+                                               const merkle_check_opts *opts, merkle_error *err);
 
 /*
 ** Digest n named files (results[i].digest, status OK, MISSING or ERROR) with threads.
@@ -350,19 +350,22 @@ typedef struct merkle_audit_counts {
 #define MERKLE_AUDIT_OPTS_VERSION 1
 
 typedef struct merkle_audit_opts {
-    uint32_t version;             /* MERKLE_AUDIT_OPTS_VERSION, set by merkle_audit_opts_init */
-    unsigned threads;             /* 0 = one per online CPU */
-    const merkle_file_id *skip;   /* optional: leave the file with this dev and ino out of
-                                  ** the walk (the manifest itself, when it lies in the tree) */
+    uint32_t version;               /* MERKLE_AUDIT_OPTS_VERSION, set by merkle_audit_opts_init */
+    unsigned threads;               /* 0 = one per online CPU */
+    const merkle_file_id *skip;     /* optional: leave the file with this dev and ino out of
+                                    ** the walk (the manifest itself, when it lies in the tree) */
     merkle_audit_event_fn on_event; /* optional: every finding, in report order */
     void *event_ctx;
-    merkle_audit_stage_fn on_stage; /* optional, see merkle_audit_stage */
+    merkle_audit_stage_fn on_stage;    /* optional, see merkle_audit_stage */
     merkle_check_progress_fn progress; /* optional, as in merkle_check_opts, per stage */
-    void *progress_ctx;           /* for on_stage and progress */
+    void *progress_ctx;                /* for on_stage and progress */
 } merkle_audit_opts;
 
 /* Static initialiser with the defaults. */
-#define MERKLE_AUDIT_OPTS_INIT {MERKLE_AUDIT_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0}
+#define MERKLE_AUDIT_OPTS_INIT                                                                     \
+    {                                                                                              \
+        MERKLE_AUDIT_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0                                             \
+    }
 
 /* Defaults for `version` (pass MERKLE_AUDIT_OPTS_VERSION): everything zero. MERKLE_ERR_ARG for
 ** a NULL o or a version this library does not know. */
@@ -383,9 +386,9 @@ MERKLE_API merkle_status merkle_audit_opts_init(merkle_audit_opts *o, uint32_t v
 ** event has been delivered after a failure except WALK_ERROR.
 ** Thread safety: reentrant; uses opts->threads worker threads while hashing.
 */
-MERKLE_API merkle_status merkle_manifest_audit(merkle_audit_counts *counts, const merkle_manifest *m,
-                                               int dirfd, const merkle_audit_opts *opts,
-                                               merkle_error *err);
+MERKLE_API merkle_status merkle_manifest_audit(merkle_audit_counts *counts,
+                                               const merkle_manifest *m, int dirfd,
+                                               const merkle_audit_opts *opts, merkle_error *err);
 
 /* ------------------------------------------------------------------ verified reads */
 
@@ -399,8 +402,7 @@ typedef struct merkle_vbuf merkle_vbuf;
 ** MERKLE_ERR_FORMAT.
 */
 MERKLE_API merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m,
-                                              int dirfd, size_t byte_budget,
-                                              merkle_error *err);
+                                              int dirfd, size_t byte_budget, merkle_error *err);
 /* Free the reader. Buffers still held by the caller stay valid until released. */
 MERKLE_API void merkle_vreader_free(merkle_vreader *r);
 

@@ -11,11 +11,11 @@
 
 #include "merkle/common.h"
 #include "merkle/hash.h"
-#include "merkle/tree.h"
-#include "merkle/shape.h"
+#include "merkle/manifest.h"
 #include "merkle/proof.h"
 #include "merkle/sexp.h"
+#include "merkle/shape.h"
+#include "merkle/tree.h"
 #include "merkle/trie.h"
-#include "merkle/manifest.h"
 
 #endif

@@ -177,8 +177,8 @@ typedef struct merkle_compact_range {
     uint32_t version;
     merkle_hash_alg hash;
     uint64_t begin, end;
-    uint32_t count;                                   /* entries in hashes[] */
-    uint8_t heights[MERKLE_COMPACT_MAX];              /* entry i covers 2^heights[i] leaves */
+    uint32_t count;                      /* entries in hashes[] */
+    uint8_t heights[MERKLE_COMPACT_MAX]; /* entry i covers 2^heights[i] leaves */
     uint8_t hashes[MERKLE_COMPACT_MAX][MERKLE_HASH_LEN];
 } merkle_compact_range;
 
@@ -243,18 +243,18 @@ typedef struct merkle_prover {
     merkle_proof_kind kind;
     merkle_hash_alg hash;
     size_t leaf_size;
-    uint64_t start, end;       /* target range [start, end) (one leaf: end = start + 1) */
-    uint64_t old_size;         /* consistency */
-    uint64_t count;            /* leaves in stack (multiple of the chunk) */
-    uint64_t pending;          /* leaf hashes in level[] */
+    uint64_t start, end; /* target range [start, end) (one leaf: end = start + 1) */
+    uint64_t old_size;   /* consistency */
+    uint64_t count;      /* leaves in stack (multiple of the chunk) */
+    uint64_t pending;    /* leaf hashes in level[] */
     uint64_t partial_len;
-    uint64_t next_right;       /* start of the next right-hand block to capture */
+    uint64_t next_right; /* start of the next right-hand block to capture */
     int finished;
     int have_left, have_inner, have_leaf;
     uint32_t nleft, nright;
     merkle_hasher leaf;
     uint8_t leaf_hash[MERKLE_HASH_LEN];
-    uint8_t inner[MERKLE_HASH_LEN];        /* consistency: root of the old tree's last block */
+    uint8_t inner[MERKLE_HASH_LEN]; /* consistency: root of the old tree's last block */
     uint8_t left[MERKLE_MAX_DEPTH][MERKLE_HASH_LEN];
     uint8_t right[MERKLE_MAX_DEPTH + 1][MERKLE_HASH_LEN];
     uint8_t stack[MERKLE_MAX_DEPTH][MERKLE_HASH_LEN];
@@ -269,8 +269,8 @@ typedef struct merkle_prover {
 ** a range, old size 0). Never allocates.
 */
 MERKLE_API merkle_status merkle_prover_init(merkle_prover *p, merkle_proof_kind kind,
-                                            merkle_hash_alg hash, size_t leaf_size,
-                                            uint64_t a, uint64_t b);
+                                            merkle_hash_alg hash, size_t leaf_size, uint64_t a,
+                                            uint64_t b);
 
 /* Append one leaf / one leaf hash / stream bytes, as merkle_tree_push_leaf,
 ** merkle_tree_push_leaf_hash and merkle_tree_write. Errors as those. */
@@ -292,13 +292,13 @@ typedef struct merkle_proof {
     merkle_proof_kind kind;
     merkle_profile profile;
     merkle_hash_alg hash;
-    uint64_t tree_size;  /* n; the new size of a consistency proof */
-    uint64_t index;      /* inclusion: leaf index; range: start; consistency: old size */
-    uint64_t end;        /* range: end (exclusive); inclusion: index + 1; consistency: 0 */
-    uint64_t leaf_size;  /* leaf size of the stream it was built from; 0 for a leaf list.
-                         ** Advisory (not covered by the proof): it tells a verifier how to
-                         ** cut a range's bytes into leaves. */
-    uint32_t flags;      /* MERKLE_PROOF_HAS_* */
+    uint64_t tree_size; /* n; the new size of a consistency proof */
+    uint64_t index;     /* inclusion: leaf index; range: start; consistency: old size */
+    uint64_t end;       /* range: end (exclusive); inclusion: index + 1; consistency: 0 */
+    uint64_t leaf_size; /* leaf size of the stream it was built from; 0 for a leaf list.
+                        ** Advisory (not covered by the proof): it tells a verifier how to
+                        ** cut a range's bytes into leaves. */
+    uint32_t flags;     /* MERKLE_PROOF_HAS_* */
     uint8_t root[MERKLE_HASH_LEN];      /* tree root (new root for consistency) */
     uint8_t old_root[MERKLE_HASH_LEN];  /* consistency */
     uint8_t leaf_hash[MERKLE_HASH_LEN]; /* inclusion */
@@ -306,10 +306,10 @@ typedef struct merkle_proof {
     uint8_t path[MERKLE_PROOF_MAX_PATH][MERKLE_HASH_LEN];
 } merkle_proof;
 
-#define MERKLE_PROOF_HAS_ROOT 1u
-#define MERKLE_PROOF_HAS_OLD_ROOT 2u
+#define MERKLE_PROOF_HAS_ROOT      1u
+#define MERKLE_PROOF_HAS_OLD_ROOT  2u
 #define MERKLE_PROOF_HAS_LEAF_HASH 4u
-#define MERKLE_PROOF_VERSION 1u
+#define MERKLE_PROOF_VERSION       1u
 
 /*
 ** Finish: write the proof into *out (kind, hash, sizes, root, leaf hash, path; profile is
@@ -350,10 +350,8 @@ MERKLE_API merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merk
 ** needed input is missing. Allocates nothing. The Sia profile verifies exactly like rfc6962
 ** (the leaf hash being H(0x00 || segment)).
 */
-MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p,
-                                             const uint8_t *root,
-                                             const uint8_t *old_root,
-                                             const uint8_t *leaf_hash,
+MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
+                                             const uint8_t *old_root, const uint8_t *leaf_hash,
                                              const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
                                              merkle_error *err);
 
@@ -376,7 +374,8 @@ MERKLE_API merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *o
 
 /*
 ** Decode a binary proof. Structural checks only: magic, version, known kind/profile/hash,
-** known flags only, end == index + 1 for an inclusion proof and 0 for a consistency proof, path_len <= MERKLE_PROOF_MAX_PATH, leaf length <= MERKLE_PROOF_MAX_LEAF,
+** known flags only, end == index + 1 for an inclusion proof and 0 for a consistency proof, path_len
+*<= MERKLE_PROOF_MAX_PATH, leaf length <= MERKLE_PROOF_MAX_LEAF,
 ** no truncation and no trailing bytes. Whether the sizes, index and path length fit
 ** together is the verifier's business (merkle_proof_verify fails such a proof), so that a
 ** wrong proof is reported as "does not verify" rather than "unreadable". *leaf / *leaf_len
@@ -407,12 +406,11 @@ MERKLE_API merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out
 ** reported as MERKLE_ERR_VERIFY (err->message says which). A root of another length
 ** stands for itself (stored as SHA-256(0x02 || bytes), which no tree hash equals): it only
 ** matches the same bytes, as when transparency-dev compares the roots of two equal sizes.
-** Every other defect is MERKLE_ERR_FORMAT. As for merkle_proof_decode, sizes and lengths are checked by the
-** verifier, not here.
+** Every other defect is MERKLE_ERR_FORMAT. As for merkle_proof_decode, sizes and lengths are
+** checked by the verifier, not here.
 */
-MERKLE_API merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf,
-                                                size_t leaf_cap, size_t *leaf_len,
-                                                const char *json, size_t len,
+MERKLE_API merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t leaf_cap,
+                                                size_t *leaf_len, const char *json, size_t len,
                                                 merkle_error *err);
 
 #ifdef __cplusplus

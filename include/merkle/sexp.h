@@ -127,9 +127,8 @@ MERKLE_API merkle_status merkle_sexp_pair(merkle_sexp_node *left, merkle_sexp_no
 ** MERKLE_ERR_NOMEM. On failure the store is left as it was before the call.
 */
 MERKLE_API merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
-                                           merkle_sexp_store *store, const uint8_t *in,
-                                           size_t len, unsigned flags,
-                                           const merkle_sexp_limits *limits,
+                                           merkle_sexp_store *store, const uint8_t *in, size_t len,
+                                           unsigned flags, const merkle_sexp_limits *limits,
                                            merkle_error *err);
 
 /*
@@ -165,8 +164,8 @@ MERKLE_API merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t 
 ** Back-reference serialization of node, in a buffer this function allocates (*out, release it
 ** with merkle_sexp_buffer_free) of length *out_len. Deterministic; decodes (B.3) to the same
 ** tree; never longer than the canonical serialization. It is the clvm_rs HEAD encoder
-** (ReadCacheLookup, docs/formats.md section 3) over hash-consed node identities: its output equals clvm_rs
-** HEAD's byte for byte, except that the total path-search work is bounded (256 steps per
+** (ReadCacheLookup, docs/formats.md section 3) over hash-consed node identities: its output equals
+** clvm_rs HEAD's byte for byte, except that the total path-search work is bounded (256 steps per
 ** node plus 2^22): inputs built to make that search quadratic get fewer back references
 ** past the bound instead of quadratic time. All tables are keyed with a per-process random
 ** secret and use full 32-byte equality. max_out bounds the output (0: no bound besides
@@ -176,8 +175,7 @@ MERKLE_API merkle_status merkle_sexp_serialize(uint8_t *out, size_t cap, size_t 
 MERKLE_API merkle_status merkle_sexp_serialize_backrefs_alloc(uint8_t **out, size_t *out_len,
                                                               merkle_sexp_store *store,
                                                               merkle_sexp_node node,
-                                                              uint64_t max_out,
-                                                              merkle_error *err);
+                                                              uint64_t max_out, merkle_error *err);
 
 /* Release a buffer returned by a merkle_sexp_*_alloc function. NULL is a no-op. */
 MERKLE_API void merkle_sexp_buffer_free(uint8_t *buf);

@@ -41,7 +41,7 @@ typedef enum merkle_profile {
 
 /* Default leaf size of a byte stream for the rfc6962 profile (sia: 64). */
 #define MERKLE_RFC6962_DEFAULT_LEAF_SIZE 4096
-#define MERKLE_SIA_SEGMENT_SIZE 64
+#define MERKLE_SIA_SEGMENT_SIZE          64
 
 /* Leaf hashes buffered before a chunk is reduced level by level (a power of two). */
 #define MERKLE_TREE_CHUNK 128
@@ -72,15 +72,15 @@ MERKLE_API merkle_status merkle_tree_node_hash(uint8_t out[MERKLE_HASH_LEN], mer
 
 /* Streaming builder. All fields are private; use the functions below. */
 typedef struct merkle_tree {
-    uint32_t version;         /* layout version, set by init */
+    uint32_t version; /* layout version, set by init */
     merkle_profile profile;
     merkle_hash_alg hash;
-    size_t leaf_size;         /* leaf size for merkle_tree_write, > 0 */
-    uint64_t count;           /* leaves in `stack` (a multiple of MERKLE_TREE_CHUNK) */
-    uint64_t pending;         /* leaf hashes in `level` not yet reduced */
-    uint64_t partial_len;     /* bytes of the current partial stream leaf absorbed in `leaf` */
+    size_t leaf_size;     /* leaf size for merkle_tree_write, > 0 */
+    uint64_t count;       /* leaves in `stack` (a multiple of MERKLE_TREE_CHUNK) */
+    uint64_t pending;     /* leaf hashes in `level` not yet reduced */
+    uint64_t partial_len; /* bytes of the current partial stream leaf absorbed in `leaf` */
     int finished;
-    merkle_hasher leaf;       /* H(0x00 || partial leaf) in progress */
+    merkle_hasher leaf;                               /* H(0x00 || partial leaf) in progress */
     uint8_t stack[MERKLE_MAX_DEPTH][MERKLE_HASH_LEN]; /* stack[h]: root of a 2^h subtree */
     uint8_t level[MERKLE_TREE_CHUNK][MERKLE_HASH_LEN];
     uint8_t scratch[MERKLE_TREE_CHUNK / 2][MERKLE_HASH_LEN];

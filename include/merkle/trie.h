@@ -29,7 +29,7 @@ extern "C" {
 /* Length of a node ID (SHA-256). */
 #define MERKLE_TRIE_ID_LEN 32
 /* Largest key and value accepted by put, in bytes (node key lengths are 32-bit bit counts). */
-#define MERKLE_TRIE_MAX_KEY ((size_t)1 << 28)
+#define MERKLE_TRIE_MAX_KEY   ((size_t)1 << 28)
 #define MERKLE_TRIE_MAX_VALUE ((size_t)0xffffffffu)
 /* cb58 strings of an ID: 50 characters at most (plus NUL). */
 #define MERKLE_CB58_ID_MAX 51
@@ -74,13 +74,13 @@ MERKLE_API merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, siz
 ** sorted pass that hashes every node as soon as it is complete, with good memory locality,
 ** so the following merkle_trie_root has nothing left to do. Into a non-empty trie the pairs
 ** are put in key order, each key's path fetched into cache ahead of its put: a commit of many
-** changes is cheaper as one batch than as single puts. Errors: MERKLE_ERR_ARG, MERKLE_ERR_RANGE (checked for every item
+** changes is cheaper as one batch than as single puts. Errors: MERKLE_ERR_ARG, MERKLE_ERR_RANGE
+** (checked for every item
 ** before anything changes), MERKLE_ERR_NOMEM (an empty trie stays empty; a non-empty trie
 ** may hold a key-ordered prefix of the batch).
 */
 MERKLE_API merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
-                                               const size_t *key_lens,
-                                               const uint8_t *const *values,
+                                               const size_t *key_lens, const uint8_t *const *values,
                                                const size_t *value_lens, size_t n,
                                                merkle_error *err);
 
@@ -97,9 +97,8 @@ MERKLE_API merkle_status merkle_trie_delete(int *found, merkle_trie *t, const ui
 ** cap is 0); otherwise MERKLE_ERR_BUFFER is returned (with *found and *value_len set).
 ** Errors: MERKLE_ERR_ARG, MERKLE_ERR_BUFFER.
 */
-MERKLE_API merkle_status merkle_trie_get(uint8_t *value, size_t cap, size_t *value_len,
-                                         int *found, const merkle_trie *t, const uint8_t *key,
-                                         size_t key_len);
+MERKLE_API merkle_status merkle_trie_get(uint8_t *value, size_t cap, size_t *value_len, int *found,
+                                         const merkle_trie *t, const uint8_t *key, size_t key_len);
 
 /*
 ** Visitor for merkle_trie_foreach: key and value point into the trie and stay valid for the
@@ -140,8 +139,8 @@ MERKLE_API merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, c
 ** Root ID of the trie (32 zero bytes when empty). Hashes the nodes changed since the last
 ** call, children before parents, level by level; with threads > 1, each level (or, after
 ** deletes, independent changed subtrees) is shared out among up to `threads` threads (0 is
-** taken as 1), all joined before returning. Allocates temporary lists. Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (the trie stays consistent;
-** call again). err may be NULL.
+** taken as 1), all joined before returning. Allocates temporary lists. Errors: MERKLE_ERR_ARG,
+** MERKLE_ERR_NOMEM (the trie stays consistent; call again). err may be NULL.
 */
 MERKLE_API merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
                                           unsigned threads, merkle_error *err);
@@ -159,11 +158,10 @@ typedef struct merkle_trie_child {
 ** ascending index order, n <= 256. Allocates nothing. Errors: MERKLE_ERR_ARG (NULL with a
 ** non-zero length, unsorted or out-of-range index, nonzero key padding).
 */
-MERKLE_API merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN],
-                                               const uint8_t *key, size_t key_bits,
-                                               int has_value, const uint8_t *value,
-                                               size_t value_len,
-                                               const merkle_trie_child *children, size_t n);
+MERKLE_API merkle_status merkle_trie_hash_node(uint8_t out[MERKLE_TRIE_ID_LEN], const uint8_t *key,
+                                               size_t key_bits, int has_value, const uint8_t *value,
+                                               size_t value_len, const merkle_trie_child *children,
+                                               size_t n);
 
 /*
 ** Proof that key is present (with its value) or absent, for the trie's current root: the
@@ -182,12 +180,12 @@ MERKLE_API merkle_status merkle_trie_prove(uint8_t *out, size_t cap, size_t *out
 /* What a verified proof states. Pointers point into the proof buffer passed to verify. */
 typedef struct merkle_trie_proof_info {
     unsigned branch_factor;
-    int present;          /* 1: key is in the trie with value; 0: key is absent */
-    const uint8_t *key;   /* the key the proof is about */
+    int present;        /* 1: key is in the trie with value; 0: key is absent */
+    const uint8_t *key; /* the key the proof is about */
     size_t key_len;
     const uint8_t *value; /* present only; may be non-NULL with value_len 0 */
     size_t value_len;
-    size_t nodes;         /* nodes on the path */
+    size_t nodes; /* nodes on the path */
 } merkle_trie_proof_info;
 
 /*

@@ -24,8 +24,8 @@
 
 static PyObject *fallback_root;
 static PyObject *fallback_trie_put;
-static PyObject *str_t;     /* "_t": the c_void_p a Trie keeps its merkle_trie * in */
-static PyObject *str_value; /* "value" of that c_void_p */
+static PyObject *str_t;      /* "_t": the c_void_p a Trie keeps its merkle_trie * in */
+static PyObject *str_value;  /* "value" of that c_void_p */
 static PyObject *kw_root[4]; /* leaf_size, profile, hash, threads */
 
 /* Inputs at least this long are hashed with the GIL released (ctypes releases it always). */
@@ -70,11 +70,10 @@ static int hash_arg(PyObject *o, merkle_hash_alg *out)
     return 0;
 }
 
-static PyObject *sp_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                         PyObject *kwnames)
+static PyObject *sp_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     (void)self;
-    PyObject *opt[4] = {NULL, NULL, NULL, NULL}; /* leaf_size, profile, hash, threads */
+    PyObject *opt[4] = { NULL, NULL, NULL, NULL }; /* leaf_size, profile, hash, threads */
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     if (nargs < 1 || nargs > 5) goto slow;
     for (Py_ssize_t i = 1; i < nargs; i++) opt[i - 1] = args[i];
@@ -204,22 +203,29 @@ static PyObject *sp_instancemethod(PyObject *self, PyObject *f)
 }
 
 static PyMethodDef methods[] = {
-    {"root", (PyCFunction)(void (*)(void))sp_root, METH_FASTCALL | METH_KEYWORDS,
-     "root(data, leaf_size=None, profile='rfc6962', hash=None, threads=None) -> bytes"},
-    {"trie_put", (PyCFunction)(void (*)(void))sp_trie_put, METH_FASTCALL | METH_KEYWORDS,
-     "trie_put(trie, key, value): merkle.Trie.put"},
-    {"set_fallbacks", sp_set_fallbacks, METH_VARARGS,
-     "set_fallbacks(root, trie_put): the Python implementations for every other case"},
-    {"instancemethod", sp_instancemethod, METH_O, "bind a builtin function like a method"},
-    {NULL, NULL, 0, NULL}};
+    { "root", (PyCFunction)(void (*)(void))sp_root, METH_FASTCALL | METH_KEYWORDS,
+      "root(data, leaf_size=None, profile='rfc6962', hash=None, threads=None) -> bytes" },
+    { "trie_put", (PyCFunction)(void (*)(void))sp_trie_put, METH_FASTCALL | METH_KEYWORDS,
+      "trie_put(trie, key, value): merkle.Trie.put" },
+    { "set_fallbacks", sp_set_fallbacks, METH_VARARGS,
+      "set_fallbacks(root, trie_put): the Python implementations for every other case" },
+    { "instancemethod", sp_instancemethod, METH_O, "bind a builtin function like a method" },
+    { NULL, NULL, 0, NULL }
+};
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "merkle._speedups",
-                                    "Compiled fast paths of merkle (see _speedups.c).", -1,
-                                    methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = { PyModuleDef_HEAD_INIT,
+                                     "merkle._speedups",
+                                     "Compiled fast paths of merkle (see _speedups.c).",
+                                     -1,
+                                     methods,
+                                     NULL,
+                                     NULL,
+                                     NULL,
+                                     NULL };
 
 PyMODINIT_FUNC PyInit__speedups(void)
 {
-    static const char *const names[4] = {"leaf_size", "profile", "hash", "threads"};
+    static const char *const names[4] = { "leaf_size", "profile", "hash", "threads" };
     for (int i = 0; i < 4; i++)
         if (!(kw_root[i] = PyUnicode_InternFromString(names[i]))) return NULL;
     if (!(str_t = PyUnicode_InternFromString("_t"))) return NULL;

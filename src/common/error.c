@@ -40,8 +40,8 @@ static void set_message(merkle_error *err, const char *fmt, va_list ap)
     }
 }
 
-merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line,
-                           uint64_t offset, const char *fmt, ...)
+merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line, uint64_t offset,
+                           const char *fmt, ...)
 {
     if (err) {
         err->status = status;

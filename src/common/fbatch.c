@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #define RING_ENTRIES (2 * MERKLE__FBATCH_MAX) /* a read and a close per file */
-#define TAG_CLOSE ((uint64_t)1 << 32)
+#define TAG_CLOSE    ((uint64_t)1 << 32)
 
 void merkle__fbatch_init(merkle__fbatch *b, size_t slot_cap, int oflags)
 {
@@ -91,8 +91,10 @@ static void reopen(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
 {
     x->len = 0;
     x->fd = open_sync(b, dirfd, x->path);
-    if (x->fd < 0) x->err = errno;
-    else stat_item(b, x);
+    if (x->fd < 0)
+        x->err = errno;
+    else
+        stat_item(b, x);
 }
 
 /* Read an open, stat'ed item that fits, and close it. */
@@ -104,9 +106,12 @@ static void read_whole(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
     while (k < 0 && errno == EINTR);
     close(x->fd);
     x->fd = -1;
-    if (k < 0) x->err = errno;
-    else if ((size_t)k == want) x->len = want;
-    else reopen(b, dirfd, x);
+    if (k < 0)
+        x->err = errno;
+    else if ((size_t)k == want)
+        x->len = want;
+    else
+        reopen(b, dirfd, x);
 }
 
 static void load_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n)
@@ -148,7 +153,7 @@ static void on_read(void *p, uint64_t tag, int32_t res)
 static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_item *it, size_t n)
 {
     int32_t res[MERKLE__FBATCH_MAX];
-    ring_ctx c = {it, res, 0};
+    ring_ctx c = { it, res, 0 };
     const int used = b->oflags; /* open_sync may drop O_NOATIME for the next batches */
     for (size_t i = 0; i < n; i++) {
         it[i].err = -1;

@@ -12,11 +12,11 @@
 
 #if defined(__GNUC__)
 #define MERKLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
-#define MERKLE_LIKELY(x) __builtin_expect(!!(x), 1)
-#define MERKLE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MERKLE_LIKELY(x)    __builtin_expect(!!(x), 1)
+#define MERKLE_UNLIKELY(x)  __builtin_expect(!!(x), 0)
 #else
 #define MERKLE_PRINTF(f, a)
-#define MERKLE_LIKELY(x) (x)
+#define MERKLE_LIKELY(x)   (x)
 #define MERKLE_UNLIKELY(x) (x)
 #endif
 
@@ -36,8 +36,8 @@ _Noreturn void merkle__assert_fail(const char *cond, const char *file, int line)
 ** Fill *err (if not NULL) with status, line, offset and a printf-style message, and return
 ** status, so that callers can write `return merkle__fail(err, MERKLE_ERR_FORMAT, ...)`.
 */
-merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line,
-                           uint64_t offset, const char *fmt, ...) MERKLE_PRINTF(5, 6);
+merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line, uint64_t offset,
+                           const char *fmt, ...) MERKLE_PRINTF(5, 6);
 
 /* Same, recording errno as sys_errno. */
 merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *fmt, ...)
@@ -46,7 +46,7 @@ merkle_status merkle__fail_errno(merkle_error *err, int sys_errno, const char *f
 /* clang-tidy's analyzer (scripts/lint.sh) does not look into error.c: tell it what they return,
 ** or it follows paths where a failure returns MERKLE_OK. */
 #define merkle__fail(err, status, ...) (merkle__fail(err, status, __VA_ARGS__), (status))
-#define merkle__fail_errno(...) (merkle__fail_errno(__VA_ARGS__), MERKLE_ERR_IO)
+#define merkle__fail_errno(...)        (merkle__fail_errno(__VA_ARGS__), MERKLE_ERR_IO)
 #endif
 
 /*
@@ -104,8 +104,7 @@ int merkle__realloc_n(void *pptr, size_t n, size_t elem);
 /* Big/little-endian loads and stores. */
 static inline uint32_t merkle__load_be32(const uint8_t *p)
 {
-    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
-           (uint32_t)p[3];
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
 }
 static inline void merkle__store_be32(uint8_t *p, uint32_t v)
 {

@@ -29,8 +29,8 @@
 
 /* ------------------------------------------------------------ engine choice */
 
-#define TRIAL_BATCHES 9 /* timed batches per engine before deciding, after one warm-up each */
-#define URING_MARGIN 0.92 /* io_uring is kept only when clearly cheaper */
+#define TRIAL_BATCHES 9    /* timed batches per engine before deciding, after one warm-up each */
+#define URING_MARGIN  0.92 /* io_uring is kept only when clearly cheaper */
 
 typedef struct trial {
     atomic_int decision; /* -1 undecided, 0 sync, 1 uring */
@@ -41,11 +41,11 @@ typedef struct trial {
 } trial;
 
 static trial g_trial[MERKLE__IO_KINDS] = {
-    {-1, 0, PTHREAD_MUTEX_INITIALIZER, {0, 0}, {{0}}},
-    {-1, 0, PTHREAD_MUTEX_INITIALIZER, {0, 0}, {{0}}},
+    { -1, 0, PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, { { 0 } } },
+    { -1, 0, PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, { { 0 } } },
 };
-static atomic_int g_mode = -1;     /* -1 unread, 0 sync, 1 uring, 2 auto */
-static atomic_int g_disabled = 0;  /* io_uring unusable in this process */
+static atomic_int g_mode = -1;    /* -1 unread, 0 sync, 1 uring, 2 auto */
+static atomic_int g_disabled = 0; /* io_uring unusable in this process */
 
 static int mode(void)
 {
@@ -53,13 +53,18 @@ static int mode(void)
     if (m >= 0) return m;
     const char *s = getenv("MERKLE_IO");
     m = 2;
-    if (s && strcmp(s, "sync") == 0) m = 0;
-    else if (s && strcmp(s, "uring") == 0) m = 1;
+    if (s && strcmp(s, "sync") == 0)
+        m = 0;
+    else if (s && strcmp(s, "uring") == 0)
+        m = 1;
     atomic_store_explicit(&g_mode, m, memory_order_release);
     return m;
 }
 
-void merkle__io_disable(void) { atomic_store(&g_disabled, 1); }
+void merkle__io_disable(void)
+{
+    atomic_store(&g_disabled, 1);
+}
 
 void merkle__io_reset(void)
 {
@@ -118,7 +123,8 @@ void merkle__io_report(merkle__io_kind k, int uring, size_t files, uint64_t ns)
             atomic_store_explicit(&t->decision, d, memory_order_release);
             const char *dbg = getenv("MERKLE_IO_DEBUG");
             if (dbg && *dbg && *dbg != '0')
-                fprintf(stderr, "merkle: io %s: system calls %.2f us/file, io_uring %.2f us/file: %s\n",
+                fprintf(stderr,
+                        "merkle: io %s: system calls %.2f us/file, io_uring %.2f us/file: %s\n",
                         k == MERKLE__IO_STAT ? "stat" : "open+read", s / 1000.0, u / 1000.0,
                         d ? "io_uring" : "system calls");
         }
@@ -180,8 +186,8 @@ static int probe_ok(int fd)
     struct io_uring_probe *p = calloc(1, len);
     if (!p) return 0;
     int ok = sys_register(fd, IORING_REGISTER_PROBE, p, 256) == 0;
-    static const unsigned need[] = {IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE,
-                                    IORING_OP_STATX};
+    static const unsigned need[] = { IORING_OP_OPENAT, IORING_OP_READ, IORING_OP_CLOSE,
+                                     IORING_OP_STATX };
     for (size_t i = 0; ok && i < sizeof need / sizeof need[0]; i++)
         ok = need[i] <= p->last_op && (p->ops[need[i]].flags & IO_URING_OP_SUPPORTED);
     free(p);
@@ -192,7 +198,8 @@ void merkle__ring_close(merkle__ring *r)
 {
     if (!r) return;
     if (r->sqes && r->sqes != MAP_FAILED) munmap(r->sqes, r->sqes_len);
-    if (r->cq_map && r->cq_map != MAP_FAILED && r->cq_map != r->sq_map) munmap(r->cq_map, r->cq_map_len);
+    if (r->cq_map && r->cq_map != MAP_FAILED && r->cq_map != r->sq_map)
+        munmap(r->cq_map, r->cq_map_len);
     if (r->sq_map && r->sq_map != MAP_FAILED) munmap(r->sq_map, r->sq_map_len);
     if (r->fd >= 0) close(r->fd);
     free(r);
@@ -268,7 +275,10 @@ fail:
     return NULL;
 }
 
-unsigned merkle__ring_space(const merkle__ring *r) { return r->entries - r->queued; }
+unsigned merkle__ring_space(const merkle__ring *r)
+{
+    return r->entries - r->queued;
+}
 
 static struct io_uring_sqe *next_sqe(merkle__ring *r)
 {
@@ -294,8 +304,8 @@ int merkle__ring_openat(merkle__ring *r, int dirfd, const char *path, int flags,
     return 0;
 }
 
-int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off,
-                      uint64_t tag, int link)
+int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off, uint64_t tag,
+                      int link)
 {
     struct io_uring_sqe *s = next_sqe(r);
     if (!s) return -1;
@@ -339,7 +349,8 @@ int merkle__ring_run(merkle__ring *r, void (*each)(void *ctx, uint64_t tag, int3
     unsigned n = r->queued;
     if (n == 0) return 0;
     if (r->fault) {
-        for (unsigned i = 0; i < n; i++) r->sqes[(r->sq_local_tail - n + i) & *r->sq_mask].opcode = 0xff;
+        for (unsigned i = 0; i < n; i++)
+            r->sqes[(r->sq_local_tail - n + i) & *r->sq_mask].opcode = 0xff;
         r->fault = 0;
     }
     __atomic_store_n(r->sq_tail, r->sq_local_tail, __ATOMIC_RELEASE);
@@ -399,7 +410,10 @@ void merkle__statx_to_stat(struct stat *st, const void *stx)
     st->st_ctim.tv_nsec = x->stx_ctime.tv_nsec;
 }
 
-size_t merkle__statx_size(void) { return sizeof(struct statx); }
+size_t merkle__statx_size(void)
+{
+    return sizeof(struct statx);
+}
 
 #else /* no io_uring here: every caller takes the system-call path */
 
@@ -409,7 +423,10 @@ merkle__ring *merkle__ring_open(unsigned entries)
     merkle__io_disable();
     return NULL;
 }
-void merkle__ring_close(merkle__ring *r) { (void)r; }
+void merkle__ring_close(merkle__ring *r)
+{
+    (void)r;
+}
 unsigned merkle__ring_space(const merkle__ring *r)
 {
     (void)r;
@@ -420,8 +437,8 @@ int merkle__ring_openat(merkle__ring *r, int dirfd, const char *path, int flags,
     (void)r, (void)dirfd, (void)path, (void)flags, (void)tag;
     return -1;
 }
-int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off,
-                      uint64_t tag, int link)
+int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off, uint64_t tag,
+                      int link)
 {
     (void)r, (void)fd, (void)buf, (void)len, (void)off, (void)tag, (void)link;
     return -1;
@@ -447,6 +464,9 @@ void merkle__statx_to_stat(struct stat *st, const void *stx)
     (void)stx;
     memset(st, 0, sizeof *st);
 }
-size_t merkle__statx_size(void) { return 256; }
+size_t merkle__statx_size(void)
+{
+    return 256;
+}
 
 #endif

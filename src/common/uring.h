@@ -38,8 +38,8 @@ unsigned merkle__ring_space(const merkle__ring *r);
 /* Queue one operation (nothing is submitted yet). link: the next queued operation runs only
 ** after this one, whatever its result (IOSQE_IO_HARDLINK). 0, or -1 when the ring is full. */
 int merkle__ring_openat(merkle__ring *r, int dirfd, const char *path, int flags, uint64_t tag);
-int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off,
-                      uint64_t tag, int link);
+int merkle__ring_read(merkle__ring *r, int fd, void *buf, unsigned len, uint64_t off, uint64_t tag,
+                      int link);
 int merkle__ring_close_fd(merkle__ring *r, int fd, uint64_t tag);
 /* statx(dirfd, path, flags, STATX_BASIC_STATS) into *out (a struct statx). */
 int merkle__ring_statx(merkle__ring *r, int dirfd, const char *path, int flags, void *out,

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "hash/dispatch.h"
 #include "hash/blake2b_impl.h"
+#include "hash/dispatch.h"
 
 _Static_assert(sizeof(crypto_generichash_state) <= sizeof(((merkle_blake2b *)0)->opaque),
                "merkle_blake2b too small for libsodium's state");
@@ -32,7 +32,8 @@ merkle_status merkle_blake2b_init(merkle_blake2b *ctx, size_t out_len)
     pthread_once(&g_sodium_once, sodium_setup);
     memset(ctx, 0, sizeof *ctx);
     ctx->out_len = (uint32_t)out_len;
-    if (crypto_generichash_init((crypto_generichash_state *)(void *)ctx->opaque, NULL, 0, out_len) != 0)
+    if (crypto_generichash_init((crypto_generichash_state *)(void *)ctx->opaque, NULL, 0,
+                                out_len) != 0)
         return MERKLE_ERR_ARG;
     return MERKLE_OK;
 }
@@ -57,13 +58,13 @@ void merkle_blake2b_256(uint8_t out[MERKLE_BLAKE2B_256_LEN], const void *data, s
 
 /* ------------------------------------------------------------------ batch */
 
-const uint64_t merkle__blake2b_IV[8] = {0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
-                                        0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
-                                        0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
-                                        0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+const uint64_t merkle__blake2b_IV[8] = { 0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL,
+                                         0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+                                         0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL,
+                                         0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL };
 
-static void batch_sodium(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                         const uint8_t *prefix, size_t prefix_len, size_t len)
+static void batch_sodium(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
+                         size_t prefix_len, size_t len)
 {
     pthread_once(&g_sodium_once, sodium_setup);
     for (size_t i = 0; i < n; i++) {
@@ -80,7 +81,7 @@ static int always(void)
     return 1;
 }
 
-const merkle__blake2b_impl merkle__blake2b_sodium = {"sodium", always, batch_sodium, 1};
+const merkle__blake2b_impl merkle__blake2b_sodium = { "sodium", always, batch_sodium, 1 };
 
 static const merkle__blake2b_impl *const g_b2_all[] = {
 #ifdef MERKLE_HAVE_X86
@@ -101,7 +102,7 @@ static int b2_self_test(const merkle__blake2b_impl *impl)
 {
     uint8_t msg[17 * 300], got[17 * 32], want[17 * 32];
     const uint8_t *ptrs[17];
-    static const size_t lens[] = {0, 64, 127, 300};
+    static const size_t lens[] = { 0, 64, 127, 300 };
     for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 7 + 3);
     for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
         for (size_t i = 0; i < 17; i++) ptrs[i] = msg + i * lens[l];
@@ -153,7 +154,7 @@ static int fam_self_test(size_t i)
 {
     return b2_self_test(g_b2_all[i]);
 }
-static const merkle__kernel_family g_family = {N_B2, fam_name, fam_available, fam_self_test};
+static const merkle__kernel_family g_family = { N_B2, fam_name, fam_available, fam_self_test };
 
 /* Per-message costs measured at the choice: a ragged remainder of a wide kernel goes to
 ** libsodium when rem * sodium < one padded group of the wide kernel. */

@@ -9,21 +9,19 @@
 #include "hash/blake2b_impl.h"
 #include "hash/lanes.h"
 
-#define V __m256i
+#define V           __m256i
 #define V_ADD(a, b) _mm256_add_epi64(a, b)
 #define V_XOR(a, b) _mm256_xor_si256(a, b)
-#define V_SET1(x) _mm256_set1_epi64x((long long)(x))
-#define V_ROR32(x) _mm256_shuffle_epi32(x, 0xB1)
-#define V_ROR24(x)                                                                             \
-    _mm256_shuffle_epi8(x, _mm256_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9,    \
-                                            10, 3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, \
-                                            9, 10))
-#define V_ROR16(x)                                                                             \
-    _mm256_shuffle_epi8(x, _mm256_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8,   \
-                                            9, 2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, \
-                                            8, 9))
-#define V_ROR63(x) _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64(x, 63))
-#define V_OR(a, b) _mm256_or_si256(a, b)
+#define V_SET1(x)   _mm256_set1_epi64x((long long)(x))
+#define V_ROR32(x)  _mm256_shuffle_epi32(x, 0xB1)
+#define V_ROR24(x)                                                                                 \
+    _mm256_shuffle_epi8(x, _mm256_setr_epi8(3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10,  \
+                                            3, 4, 5, 6, 7, 0, 1, 2, 11, 12, 13, 14, 15, 8, 9, 10))
+#define V_ROR16(x)                                                                                 \
+    _mm256_shuffle_epi8(x, _mm256_setr_epi8(2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9,  \
+                                            2, 3, 4, 5, 6, 7, 0, 1, 10, 11, 12, 13, 14, 15, 8, 9))
+#define V_ROR63(x)    _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64(x, 63))
+#define V_OR(a, b)    _mm256_or_si256(a, b)
 #define V_SHL64(x, n) _mm256_slli_epi64(x, n)
 #define V_SHR64(x, n) _mm256_srli_epi64(x, n)
 
@@ -76,4 +74,4 @@ static int available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX2) != 0;
 }
 
-const merkle__blake2b_impl merkle__blake2b_avx2 = {"avx2", available, batch_avx2, 4};
+const merkle__blake2b_impl merkle__blake2b_avx2 = { "avx2", available, batch_avx2, 4 };

@@ -8,15 +8,15 @@
 #include "hash/blake2b_impl.h"
 #include "hash/lanes.h"
 
-#define V __m512i
-#define V_ADD(a, b) _mm512_add_epi64(a, b)
-#define V_XOR(a, b) _mm512_xor_si512(a, b)
-#define V_SET1(x) _mm512_set1_epi64((long long)(x))
-#define V_ROR32(x) _mm512_ror_epi64(x, 32)
-#define V_ROR24(x) _mm512_ror_epi64(x, 24)
-#define V_ROR16(x) _mm512_ror_epi64(x, 16)
-#define V_ROR63(x) _mm512_ror_epi64(x, 63)
-#define V_OR(a, b) _mm512_or_si512(a, b)
+#define V             __m512i
+#define V_ADD(a, b)   _mm512_add_epi64(a, b)
+#define V_XOR(a, b)   _mm512_xor_si512(a, b)
+#define V_SET1(x)     _mm512_set1_epi64((long long)(x))
+#define V_ROR32(x)    _mm512_ror_epi64(x, 32)
+#define V_ROR24(x)    _mm512_ror_epi64(x, 24)
+#define V_ROR16(x)    _mm512_ror_epi64(x, 16)
+#define V_ROR63(x)    _mm512_ror_epi64(x, 63)
+#define V_OR(a, b)    _mm512_or_si512(a, b)
 #define V_SHL64(x, n) _mm512_slli_epi64(x, n)
 #define V_SHR64(x, n) _mm512_srli_epi64(x, n)
 
@@ -69,8 +69,8 @@ static void blocks8(void *st, const uint8_t *const *ptrs, size_t nblocks, uint64
     b2_blocks((V *)st, ptrs, nblocks, counter, last);
 }
 
-static void batch_avx512(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                         const uint8_t *prefix, size_t prefix_len, size_t len)
+static void batch_avx512(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
+                         size_t prefix_len, size_t len)
 {
     b2_batch(8, blocks8, out, msgs, n, prefix, prefix_len, len);
 }
@@ -80,4 +80,4 @@ static int available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX512) != 0;
 }
 
-const merkle__blake2b_impl merkle__blake2b_avx512 = {"avx512", available, batch_avx512, 8};
+const merkle__blake2b_impl merkle__blake2b_avx512 = { "avx512", available, batch_avx512, 8 };

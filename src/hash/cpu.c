@@ -28,8 +28,7 @@ static unsigned detect(void)
         if (((b >> 5) & 1) && ymm_ok) f |= MERKLE_CPU_AVX2;
         if (((b >> 8) & 1)) f |= MERKLE_CPU_BMI2;
         if (((b >> 29) & 1)) f |= MERKLE_CPU_SHA;
-        if (((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm_ok)
-            f |= MERKLE_CPU_AVX512;
+        if (((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm_ok) f |= MERKLE_CPU_AVX512;
     }
     return f;
 }

@@ -23,10 +23,10 @@
 #include "merkle/common.h"
 
 typedef struct merkle__kernel_family {
-    size_t n;                       /* kernels compiled in, in preference order */
-    const char *(*name)(size_t i);  /* kernel i's name */
-    int (*available)(size_t i);     /* kernel i runs on this CPU */
-    int (*self_test)(size_t i);     /* kernel i agrees with the reference */
+    size_t n;                      /* kernels compiled in, in preference order */
+    const char *(*name)(size_t i); /* kernel i's name */
+    int (*available)(size_t i);    /* kernel i runs on this CPU */
+    int (*self_test)(size_t i);    /* kernel i agrees with the reference */
 } merkle__kernel_family;
 
 /* The kernel the environment variable `var` forces: its index, or -1 (automatic). */

@@ -43,9 +43,7 @@ merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg)
         h->alg = alg;
         merkle_sha256_init(&h->u.sha256);
         return MERKLE_OK;
-    case MERKLE_HASH_BLAKE2B_256:
-        h->alg = alg;
-        return merkle_blake2b_init(&h->u.blake2b, 32);
+    case MERKLE_HASH_BLAKE2B_256: h->alg = alg; return merkle_blake2b_init(&h->u.blake2b, 32);
     case MERKLE_HASH_KECCAK256:
         h->alg = alg;
         merkle_keccak256_init(&h->u.keccak256);

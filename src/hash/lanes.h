@@ -95,9 +95,8 @@ static inline void merkle__sha256_lane_build(uint8_t *buf, const merkle__sha256_
 ** scratch: L * MERKLE__SHA256_SCRATCH bytes.
 */
 static inline void merkle__sha256_lanes_run(size_t L, merkle__lanes_fn fn, void *state,
-                                            uint8_t *scratch, const uint8_t *const *msgs,
-                                            size_t k, const uint8_t *prefix, size_t p,
-                                            size_t len)
+                                            uint8_t *scratch, const uint8_t *const *msgs, size_t k,
+                                            const uint8_t *prefix, size_t p, size_t len)
 {
     merkle__sha256_plan pl;
     const uint8_t *ptrs[16];
@@ -113,7 +112,8 @@ static inline void merkle__sha256_lanes_run(size_t L, merkle__lanes_fn fn, void 
         for (size_t i = 0; i < L; i++) ptrs[i] = msgs[i < k ? i : 0] + 64 * pl.direct_first - p;
         fn(state, ptrs, pl.tail_first - pl.direct_first);
     }
-    for (size_t i = 0; i < L; i++) ptrs[i] = scratch + (i < k ? i : 0) * MERKLE__SHA256_SCRATCH + 64;
+    for (size_t i = 0; i < L; i++)
+        ptrs[i] = scratch + (i < k ? i : 0) * MERKLE__SHA256_SCRATCH + 64;
     fn(state, ptrs, pl.nblocks - pl.tail_first);
 }
 

@@ -18,14 +18,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/fbatch.h"
 #include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
-#include "common/fbatch.h"
 
 /* ------------------------------------------------------------------ scalar MD5 */
 
-static const uint32_t md5_iv[4] = {0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u};
+static const uint32_t md5_iv[4] = { 0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u };
 
 static inline uint32_t rol32(uint32_t x, unsigned n)
 {
@@ -34,14 +34,13 @@ static inline uint32_t rol32(uint32_t x, unsigned n)
 
 static inline uint32_t load_le32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-#define MD5_F(b, c, d) ((d) ^ ((b) & ((c) ^ (d))))
-#define MD5_G(b, c, d) ((c) ^ ((d) & ((b) ^ (c))))
-#define MD5_H(b, c, d) ((b) ^ (c) ^ (d))
-#define MD5_I(b, c, d) ((c) ^ ((b) | ~(d)))
+#define MD5_F(b, c, d)                   ((d) ^ ((b) & ((c) ^ (d))))
+#define MD5_G(b, c, d)                   ((c) ^ ((d) & ((b) ^ (c))))
+#define MD5_H(b, c, d)                   ((b) ^ (c) ^ (d))
+#define MD5_I(b, c, d)                   ((c) ^ ((b) | ~(d)))
 #define MD5_STEP(f, a, b, c, d, m, k, s) (a) = (b) + rol32((a) + f((b), (c), (d)) + (m) + (k), (s))
 
 void merkle__md5_compress(uint32_t state[4], const uint8_t *p, size_t nblocks)
@@ -131,7 +130,7 @@ void merkle__md5_compress(uint32_t state[4], const uint8_t *p, size_t nblocks)
 }
 
 #define MD5_K_ENTRY(f, a, b, c, d, g, k, s, i) k,
-const uint32_t merkle__md5_K[64] = {MERKLE__MD5_STEPS(MD5_K_ENTRY)};
+const uint32_t merkle__md5_K[64] = { MERKLE__MD5_STEPS(MD5_K_ENTRY) };
 
 /* Write the MD5 padding for a message of total_len bytes whose last tail_len = total_len % 64
 ** bytes are already at p[0..tail_len); returns the number of bytes written after them
@@ -157,7 +156,7 @@ static void store_digest(uint8_t out[16], const uint32_t v[4])
 
 void merkle__md5(uint8_t out[16], const void *data, size_t len)
 {
-    uint32_t v[4] = {md5_iv[0], md5_iv[1], md5_iv[2], md5_iv[3]};
+    uint32_t v[4] = { md5_iv[0], md5_iv[1], md5_iv[2], md5_iv[3] };
     const uint8_t *p = data;
     size_t full = len / 64;
     if (full) merkle__md5_compress(v, p, full);
@@ -181,7 +180,7 @@ void merkle__md5_mb_lane_final(merkle__md5_mb *st, unsigned lane, const uint8_t 
     for (int w = 0; w < 4; w++) v[w] = st->s[w][lane];
     size_t full = tail_len / 64;
     if (full) merkle__md5_compress(v, tail, full);
-    uint8_t last[128] = {0};
+    uint8_t last[128] = { 0 };
     size_t rest = tail_len % 64;
     if (rest) memcpy(last, tail + 64 * full, rest);
     /* rest == total_len % 64 when the caller keeps the contract (whole blocks before the
@@ -200,7 +199,7 @@ static void portable_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE
 {
     for (unsigned l = 0; l < MERKLE_MD5_MB_MAX_LANES; l++) {
         if (!data[l]) continue;
-        uint32_t v[4] = {st->s[0][l], st->s[1][l], st->s[2][l], st->s[3][l]};
+        uint32_t v[4] = { st->s[0][l], st->s[1][l], st->s[2][l], st->s[3][l] };
         merkle__md5_compress(v, data[l], nblocks);
         for (int w = 0; w < 4; w++) st->s[w][l] = v[w];
     }
@@ -211,8 +210,8 @@ static int portable_available(void)
     return 1;
 }
 
-const merkle__md5_mb_impl merkle__md5_mb_portable = {"portable", 1, portable_available,
-                                                     portable_blocks};
+const merkle__md5_mb_impl merkle__md5_mb_portable = { "portable", 1, portable_available,
+                                                      portable_blocks };
 
 /* ------------------------------------------------------------------ dispatch */
 
@@ -234,7 +233,7 @@ static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static int self_test(const merkle__md5_mb_impl *impl)
 {
     uint8_t msg[MERKLE_MD5_MB_MAX_LANES][128];
-    const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+    const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };
     merkle__md5_mb st;
     for (unsigned l = 0; l < MERKLE_MD5_MB_MAX_LANES; l++) {
         for (unsigned i = 0; i < 128; i++) msg[l][i] = (uint8_t)(i * 13u + l * 71u + 1u);
@@ -243,7 +242,7 @@ static int self_test(const merkle__md5_mb_impl *impl)
     }
     impl->blocks(&st, ptr, 2);
     for (unsigned l = 0; l < impl->lanes; l++) {
-        uint32_t v[4] = {md5_iv[0], md5_iv[1], md5_iv[2], md5_iv[3]};
+        uint32_t v[4] = { md5_iv[0], md5_iv[1], md5_iv[2], md5_iv[3] };
         if (l != 3) merkle__md5_compress(v, msg[l], 2);
         for (int w = 0; w < 4; w++)
             if (st.s[w][l] != v[w]) return 0;
@@ -271,7 +270,7 @@ static int fam_self_test(size_t i)
 {
     return self_test(g_all[i]);
 }
-static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
+static const merkle__kernel_family g_family = { N_IMPLS, fam_name, fam_available, fam_self_test };
 
 /* Automatic choice: the widest kernel that runs here and passes its self-test. */
 static const merkle__md5_mb_impl *automatic(void)
@@ -284,8 +283,7 @@ static const merkle__md5_mb_impl *automatic(void)
 static void choose(void)
 {
     long forced = merkle__dispatch_env(&g_family, "MERKLE_MD5_BACKEND");
-    atomic_store_explicit(&g_impl, forced >= 0 ? g_all[forced] : automatic(),
-                          memory_order_release);
+    atomic_store_explicit(&g_impl, forced >= 0 ? g_all[forced] : automatic(), memory_order_release);
 }
 
 const merkle__md5_mb_impl *merkle__md5_mb_get(void)
@@ -310,11 +308,11 @@ merkle_status merkle__md5_mb_set(const char *name)
 /* ------------------------------------------------------------------ file engine */
 
 #define MB_DEFAULT_LANE_BUF ((size_t)64 * 1024) /* 16 lanes: 1 MiB, stays in L2 */
-#define MB_SLACK 4096 /* behind each lane buffer: room for the in-place padding (<= 72 bytes) */
-#define MB_FADVISE_MIN ((uint64_t)1 << 20)
-#define MB_POOL MERKLE_MD5_MB_MAX_LANES /* files opened ahead, largest started first */
-#define MB_SLOT ((size_t)32 * 1024)     /* files up to this size may be read whole ahead */
-#define MB_PRELOADED INT_MAX            /* lane fd of a file read whole ahead (no descriptor) */
+#define MB_SLACK            4096 /* behind each lane buffer: room for the in-place padding (<= 72 bytes) */
+#define MB_FADVISE_MIN      ((uint64_t)1 << 20)
+#define MB_POOL             MERKLE_MD5_MB_MAX_LANES /* files opened ahead, largest started first */
+#define MB_SLOT             ((size_t)32 * 1024) /* files up to this size may be read whole ahead */
+#define MB_PRELOADED        INT_MAX /* lane fd of a file read whole ahead (no descriptor) */
 
 typedef struct mb_lane {
     int fd;         /* -1: lane idle */
@@ -328,10 +326,10 @@ typedef struct mb_lane {
 } mb_lane;
 
 typedef struct mb_pending {
-    int fd;          /* MB_PRELOADED: the contents are in slot */
+    int fd; /* MB_PRELOADED: the contents are in slot */
     size_t index;
     struct stat st;
-    unsigned slot;   /* with MB_PRELOADED */
+    unsigned slot; /* with MB_PRELOADED */
     size_t len;
 } mb_pending;
 
@@ -357,13 +355,13 @@ struct merkle__md5_mb_engine {
     mb_pending pool[MB_POOL];
     /* Batched opens and reads of small files (common/fbatch.h), when chosen at run time. */
     merkle__fbatch fb;
-    uint8_t *slots;                  /* MB_POOL slots of MB_SLOT + 1 bytes, on first use */
+    uint8_t *slots; /* MB_POOL slots of MB_SLOT + 1 bytes, on first use */
     unsigned free_slot[MB_POOL];
     unsigned nfree;
-    size_t ndeferred;                /* files whose open ran out of descriptors in a batch */
+    size_t ndeferred; /* files whose open ran out of descriptors in a batch */
     size_t deferred_index[MERKLE__FBATCH_MAX];
     const char *deferred_path[MERKLE__FBATCH_MAX];
-    size_t nlater;                   /* not regular files of a batch: opened one by one */
+    size_t nlater; /* not regular files of a batch: opened one by one */
     size_t later_index[MB_POOL];
     const char *later_path[MB_POOL];
 };
@@ -609,7 +607,7 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
         size_t avail = ln->end - ln->off;
         if (avail >= 64) return;
         if (ln->padded) { /* avail == 0: the padding block went through the kernel */
-            uint32_t v[4] = {e->st.s[0][l], e->st.s[1][l], e->st.s[2][l], e->st.s[3][l]};
+            uint32_t v[4] = { e->st.s[0][l], e->st.s[1][l], e->st.s[2][l], e->st.s[3][l] };
             uint8_t digest[16];
             store_digest(digest, v);
             lane_stop(e, ln);
@@ -657,8 +655,7 @@ void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small)
 }
 
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
-                                        merkle__mb_next_fn next, merkle__mb_done_fn done,
-                                        void *ctx)
+                                        merkle__mb_next_fn next, merkle__mb_done_fn done, void *ctx)
 {
     if (!e || !next || !done) return MERKLE_ERR_ARG;
     const merkle__md5_mb_impl *impl = e->impl;
@@ -677,7 +674,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
     e->fb.oflags = e->oflags;
     for (unsigned l = 0; l < lanes; l++) lane_start(e, l);
     for (;;) {
-        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = {0};
+        const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };
         size_t k = SIZE_MAX;
         unsigned live = 0;
         for (unsigned l = 0; l < lanes; l++) {
@@ -695,7 +692,8 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
             live++;
         }
         if (live == 0) {
-            if (e->have_retry || e->ndeferred || e->nlater || e->npool) continue; /* cannot loop forever: see mb_fill_pool */
+            if (e->have_retry || e->ndeferred || e->nlater || e->npool)
+                continue; /* cannot loop forever: see mb_fill_pool */
             break;
         }
         /* One stream left: the scalar code beats a SIMD kernel running one lane. */
@@ -748,7 +746,7 @@ merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *e, int dirfd,
     if (!e) return MERKLE_ERR_ARG;
     if (n == 0) return MERKLE_OK;
     if (!paths || !done) return MERKLE_ERR_ARG;
-    mb_list_run r = {{paths, n, 0}, done, ctx};
+    mb_list_run r = { { paths, n, 0 }, done, ctx };
     merkle__mb_bytes_fn bytes = e->bytes; /* its ctx would be ours, not the caller's */
     e->bytes = NULL;
     merkle_status s = merkle__md5_mb_engine_run(e, dirfd, list_run_next, list_run_done, &r);
@@ -756,9 +754,9 @@ merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *e, int dirfd,
     return s;
 }
 
-merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf,
-                                      int dirfd, const char *const *paths, size_t n,
-                                      merkle__mb_done_fn done, void *ctx)
+merkle_status merkle__md5_mb_files_ex(const merkle__md5_mb_impl *impl, size_t lane_buf, int dirfd,
+                                      const char *const *paths, size_t n, merkle__mb_done_fn done,
+                                      void *ctx)
 {
     if (n == 0) return MERKLE_OK;
     if (!paths || !done) return MERKLE_ERR_ARG;

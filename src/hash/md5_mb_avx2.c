@@ -42,27 +42,27 @@ static inline void transpose8(__m256i r[8])
 #define OFF_G(x, c, d) _mm256_add_epi32(x, _mm256_andnot_si256(d, c))
 #define OFF_H(x, c, d) (x)
 #define OFF_I(x, c, d) (x)
-#define ON_F(b, c, d) _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)))
-#define ON_G(b, c, d) _mm256_and_si256(b, d)
-#define ON_H(b, c, d) _mm256_xor_si256(b, _mm256_xor_si256(c, d))
-#define ON_I(b, c, d) _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones)))
-#define V_ROL(x, s) _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - (s)))
+#define ON_F(b, c, d)  _mm256_xor_si256(d, _mm256_and_si256(b, _mm256_xor_si256(c, d)))
+#define ON_G(b, c, d)  _mm256_and_si256(b, d)
+#define ON_H(b, c, d)  _mm256_xor_si256(b, _mm256_xor_si256(c, d))
+#define ON_I(b, c, d)  _mm256_xor_si256(c, _mm256_or_si256(b, _mm256_xor_si256(d, ones)))
+#define V_ROL(x, s)    _mm256_or_si256(_mm256_slli_epi32(x, s), _mm256_srli_epi32(x, 32 - (s)))
 
 /* K from memory, and the off-chain sum pinned before the on-chain part is added (see
 ** md5_mb_avx512.c: the compiler would otherwise reassociate the adds). */
-#define STEP(f, a, b, c, d, g, k, s, i)                                                       \
-    {                                                                                         \
-        __m256i x_ = _mm256_add_epi32(a, _mm256_add_epi32(m[g], K[i]));                       \
-        x_ = OFF_##f(x_, c, d);                                                               \
-        __asm__("" : "+x"(x_));                                                               \
-        x_ = _mm256_add_epi32(x_, ON_##f(b, c, d));                                           \
-        a = _mm256_add_epi32(b, V_ROL(x_, s));                                                \
+#define STEP(f, a, b, c, d, g, k, s, i)                                                            \
+    {                                                                                              \
+        __m256i x_ = _mm256_add_epi32(a, _mm256_add_epi32(m[g], K[i]));                            \
+        x_ = OFF_##f(x_, c, d);                                                                    \
+        __asm__("" : "+x"(x_));                                                                    \
+        x_ = _mm256_add_epi32(x_, ON_##f(b, c, d));                                                \
+        a = _mm256_add_epi32(b, V_ROL(x_, s));                                                     \
     }
 
 static void avx2_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE_MD5_MB_MAX_LANES],
                         size_t nblocks)
 {
-    static const uint8_t zero[64] __attribute__((aligned(64))) = {0};
+    static const uint8_t zero[64] __attribute__((aligned(64))) = { 0 };
     const uint8_t *p[8];
     size_t step[8];
     unsigned live = 0;
@@ -117,4 +117,4 @@ static int avx2_available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX2) != 0;
 }
 
-const merkle__md5_mb_impl merkle__md5_mb_avx2 = {"avx2", 8, avx2_available, avx2_blocks};
+const merkle__md5_mb_impl merkle__md5_mb_avx2 = { "avx2", 8, avx2_available, avx2_blocks };

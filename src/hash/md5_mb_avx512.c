@@ -48,18 +48,18 @@ static inline void transpose16(__m512i r[16])
 ** pins the association a + (M + K) before the function value is added: left alone, the
 ** compiler adds M to f(b, c, d) first, which puts one more add on the b -> a critical path
 ** (five cycles per step instead of four). */
-#define STEP(f, a, b, c, d, g, k, s, i)                                                       \
-    {                                                                                         \
-        __m512i x_ = _mm512_add_epi32(a, _mm512_add_epi32(m[g], K[i]));                       \
-        __asm__("" : "+v"(x_));                                                               \
-        x_ = _mm512_add_epi32(x_, _mm512_ternarylogic_epi32(b, c, d, TL_##f));                \
-        a = _mm512_add_epi32(b, _mm512_rol_epi32(x_, s));                                     \
+#define STEP(f, a, b, c, d, g, k, s, i)                                                            \
+    {                                                                                              \
+        __m512i x_ = _mm512_add_epi32(a, _mm512_add_epi32(m[g], K[i]));                            \
+        __asm__("" : "+v"(x_));                                                                    \
+        x_ = _mm512_add_epi32(x_, _mm512_ternarylogic_epi32(b, c, d, TL_##f));                     \
+        a = _mm512_add_epi32(b, _mm512_rol_epi32(x_, s));                                          \
     }
 
 static void avx512_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE_MD5_MB_MAX_LANES],
                           size_t nblocks)
 {
-    static const uint8_t zero[64] __attribute__((aligned(64))) = {0};
+    static const uint8_t zero[64] __attribute__((aligned(64))) = { 0 };
     const uint8_t *p[16];
     size_t step[16];
     unsigned live = 0;
@@ -106,5 +106,4 @@ static int avx512_available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX512) != 0;
 }
 
-const merkle__md5_mb_impl merkle__md5_mb_avx512 = {"avx512", 16, avx512_available,
-                                                   avx512_blocks};
+const merkle__md5_mb_impl merkle__md5_mb_avx512 = { "avx512", 16, avx512_available, avx512_blocks };

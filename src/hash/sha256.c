@@ -19,8 +19,8 @@
 /* Preference order when calibration cannot decide (and the order of the backend list). */
 static const merkle__sha256_impl *const g_all[] = {
 #ifdef MERKLE_HAVE_X86
-    &merkle__sha256_shani4, &merkle__sha256_shani2, &merkle__sha256_avx512,
-    &merkle__sha256_shani,  &merkle__sha256_avx2,
+    &merkle__sha256_shani4,   &merkle__sha256_shani2, &merkle__sha256_avx512,
+    &merkle__sha256_shani,    &merkle__sha256_avx2,
 #endif
     &merkle__sha256_portable,
 };
@@ -47,18 +47,18 @@ static char g_auto_name[48];
 ** (prefix + 447 bits: the 896-bit FIPS message cut after its first byte) of 17 lanes. */
 static int self_test(const merkle__sha256_impl *impl)
 {
-    static const uint8_t abc[32] = {0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
-                                    0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
-                                    0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
-                                    0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad};
-    static const uint8_t empty[32] = {0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
-                                      0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
-                                      0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c,
-                                      0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55};
-    static const uint8_t m896_hash[32] = {0xcf, 0x5b, 0x16, 0xa7, 0x78, 0xaf, 0x83, 0x80,
-                                          0x03, 0x6c, 0xe5, 0x9e, 0x7b, 0x04, 0x92, 0x37,
-                                          0x0b, 0x24, 0x9b, 0x11, 0xe8, 0xf0, 0x7a, 0x51,
-                                          0xaf, 0xac, 0x45, 0x03, 0x7a, 0xfe, 0xe9, 0xd1};
+    static const uint8_t abc[32] = { 0xba, 0x78, 0x16, 0xbf, 0x8f, 0x01, 0xcf, 0xea,
+                                     0x41, 0x41, 0x40, 0xde, 0x5d, 0xae, 0x22, 0x23,
+                                     0xb0, 0x03, 0x61, 0xa3, 0x96, 0x17, 0x7a, 0x9c,
+                                     0xb4, 0x10, 0xff, 0x61, 0xf2, 0x00, 0x15, 0xad };
+    static const uint8_t empty[32] = { 0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
+                                       0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+                                       0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c,
+                                       0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55 };
+    static const uint8_t m896_hash[32] = { 0xcf, 0x5b, 0x16, 0xa7, 0x78, 0xaf, 0x83, 0x80,
+                                           0x03, 0x6c, 0xe5, 0x9e, 0x7b, 0x04, 0x92, 0x37,
+                                           0x0b, 0x24, 0x9b, 0x11, 0xe8, 0xf0, 0x7a, 0x51,
+                                           0xaf, 0xac, 0x45, 0x03, 0x7a, 0xfe, 0xe9, 0xd1 };
     static const char m896[] = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmno"
                                "ijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
     uint8_t out[19 * 32];
@@ -92,7 +92,7 @@ static int fam_available(size_t i)
     return g_all[i]->available();
 }
 static int fam_self_test(size_t i);
-static const merkle__kernel_family g_family = {N_IMPLS, fam_name, fam_available, fam_self_test};
+static const merkle__kernel_family g_family = { N_IMPLS, fam_name, fam_available, fam_self_test };
 
 static double now_ns(void)
 {
@@ -353,8 +353,7 @@ merkle_status merkle_sha256_batch(uint8_t *out, const uint8_t *prefix, size_t pr
 }
 
 merkle_status merkle_sha256_batch_strided(uint8_t *out, const uint8_t *prefix, size_t prefix_len,
-                                          const uint8_t *base, size_t stride, size_t len,
-                                          size_t n)
+                                          const uint8_t *base, size_t stride, size_t len, size_t n)
 {
     if (n == 0) return MERKLE_OK;
     if (!out || prefix_len > 64 || (prefix_len && !prefix) || (!base && (len || stride)))

@@ -7,16 +7,16 @@
 
 #include "hash/lanes.h"
 
-#define V __m256i
-#define V_ADD(a, b) _mm256_add_epi32(a, b)
-#define V_SET1(x) _mm256_set1_epi32((int)(x))
-#define V_ROR(x, n) _mm256_or_si256(_mm256_srli_epi32(x, n), _mm256_slli_epi32(x, 32 - (n)))
-#define V_SHR(x, n) _mm256_srli_epi32(x, n)
-#define V_SHL(x, n) _mm256_slli_epi32(x, n)
-#define V_OR(a, b) _mm256_or_si256(a, b)
+#define V               __m256i
+#define V_ADD(a, b)     _mm256_add_epi32(a, b)
+#define V_SET1(x)       _mm256_set1_epi32((int)(x))
+#define V_ROR(x, n)     _mm256_or_si256(_mm256_srli_epi32(x, n), _mm256_slli_epi32(x, 32 - (n)))
+#define V_SHR(x, n)     _mm256_srli_epi32(x, n)
+#define V_SHL(x, n)     _mm256_slli_epi32(x, n)
+#define V_OR(a, b)      _mm256_or_si256(a, b)
 #define V_XOR3(a, b, c) _mm256_xor_si256(_mm256_xor_si256(a, b), c)
-#define V_CH(e, f, g) _mm256_xor_si256(_mm256_and_si256(e, _mm256_xor_si256(f, g)), g)
-#define V_MAJ(a, b, c)                                                                         \
+#define V_CH(e, f, g)   _mm256_xor_si256(_mm256_and_si256(e, _mm256_xor_si256(f, g)), g)
+#define V_MAJ(a, b, c)                                                                             \
     _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, _mm256_or_si256(a, b)))
 
 /* 8x8 transpose of 32-bit words by swap stages d = 4, 2, 1 (see sha256_avx512.c). */
@@ -42,13 +42,13 @@ static inline void transpose8(V r[8])
 
 static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t off)
 {
-    const V bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12,
-                                    13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    const V bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13,
+                                    14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
     V lo[8], hi[8];
     for (int i = 0; i < 8; i++) {
         lo[i] = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(ptrs[i] + off)), bswap);
-        hi[i] = _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(ptrs[i] + off + 32)),
-                                    bswap);
+        hi[i] =
+            _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(ptrs[i] + off + 32)), bswap);
     }
     transpose8(lo);
     transpose8(hi);
@@ -59,9 +59,9 @@ static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t o
 }
 
 #define S_LANES 8
-#define V_STORE_BE(p, v)                                                                          \
-    _mm256_store_si256((__m256i *)(p),                                                         \
-                       _mm256_shuffle_epi8(v, _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, \
+#define V_STORE_BE(p, v)                                                                           \
+    _mm256_store_si256((__m256i *)(p),                                                             \
+                       _mm256_shuffle_epi8(v, _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5,  \
                                                               6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, \
                                                               9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3)))
 #include "hash/sha256_simd.h"
@@ -71,5 +71,5 @@ static int available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX2) != 0;
 }
 
-const merkle__sha256_impl merkle__sha256_avx2 = {"avx2", available, merkle__sha256_compress_portable,
-                                                 simd_batch, 8};
+const merkle__sha256_impl merkle__sha256_avx2 = { "avx2", available,
+                                                  merkle__sha256_compress_portable, simd_batch, 8 };

@@ -8,16 +8,16 @@
 
 #include "hash/lanes.h"
 
-#define V __m512i
-#define V_ADD(a, b) _mm512_add_epi32(a, b)
-#define V_SET1(x) _mm512_set1_epi32((int)(x))
-#define V_ROR(x, n) _mm512_ror_epi32(x, n)
-#define V_SHR(x, n) _mm512_srli_epi32(x, n)
-#define V_SHL(x, n) _mm512_slli_epi32(x, n)
-#define V_OR(a, b) _mm512_or_si512(a, b)
+#define V               __m512i
+#define V_ADD(a, b)     _mm512_add_epi32(a, b)
+#define V_SET1(x)       _mm512_set1_epi32((int)(x))
+#define V_ROR(x, n)     _mm512_ror_epi32(x, n)
+#define V_SHR(x, n)     _mm512_srli_epi32(x, n)
+#define V_SHL(x, n)     _mm512_slli_epi32(x, n)
+#define V_OR(a, b)      _mm512_or_si512(a, b)
 #define V_XOR3(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0x96)
-#define V_CH(e, f, g) _mm512_ternarylogic_epi32(e, f, g, 0xCA)
-#define V_MAJ(a, b, c) _mm512_ternarylogic_epi32(a, b, c, 0xE8)
+#define V_CH(e, f, g)   _mm512_ternarylogic_epi32(e, f, g, 0xCA)
+#define V_MAJ(a, b, c)  _mm512_ternarylogic_epi32(a, b, c, 0xE8)
 
 /*
 ** Transpose: after the stage with distance d, row i and row i+d (bit d of i clear) have
@@ -56,10 +56,10 @@ static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t o
 }
 
 #define S_LANES 16
-#define V_STORE_BE(p, v)                                                                          \
-    _mm512_store_si512((void *)(p),                                                            \
-                       _mm512_shuffle_epi8(v, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b,           \
-                                                                0x04050607, 0x00010203)))
+#define V_STORE_BE(p, v)                                                                           \
+    _mm512_store_si512(                                                                            \
+        (void *)(p),                                                                               \
+        _mm512_shuffle_epi8(v, _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203)))
 #include "hash/sha256_simd.h"
 
 static int available(void)
@@ -67,5 +67,6 @@ static int available(void)
     return (merkle__cpu_features() & MERKLE_CPU_AVX512) != 0;
 }
 
-const merkle__sha256_impl merkle__sha256_avx512 = {"avx512", available, merkle__sha256_compress_portable,
-                                                   simd_batch, 16};
+const merkle__sha256_impl merkle__sha256_avx512 = { "avx512", available,
+                                                    merkle__sha256_compress_portable, simd_batch,
+                                                    16 };

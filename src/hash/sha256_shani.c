@@ -49,7 +49,8 @@ static void compress_shani(uint32_t state[8], const uint8_t *blocks, size_t nblo
                 m = _mm_sha256msg2_epu32(m, w[(g + 3) & 3]);
             }
             w[g & 3] = m;
-            __m128i k = _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&merkle__sha256_K[4 * g]));
+            __m128i k =
+                _mm_add_epi32(m, _mm_loadu_si128((const __m128i *)&merkle__sha256_K[4 * g]));
             cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
             abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0E));
         }
@@ -156,14 +157,14 @@ static void batch_shani(uint8_t *out, const uint8_t *const *msgs, size_t n, cons
     merkle__sha256_batch_generic(compress_shani, out, msgs, n, prefix, prefix_len, len);
 }
 
-static void batch_shani2(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                         const uint8_t *prefix, size_t prefix_len, size_t len)
+static void batch_shani2(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
+                         size_t prefix_len, size_t len)
 {
     batch_multi(out, msgs, n, prefix, prefix_len, len, 2, blocks2);
 }
 
-static void batch_shani4(uint8_t *out, const uint8_t *const *msgs, size_t n,
-                         const uint8_t *prefix, size_t prefix_len, size_t len)
+static void batch_shani4(uint8_t *out, const uint8_t *const *msgs, size_t n, const uint8_t *prefix,
+                         size_t prefix_len, size_t len)
 {
     batch_multi(out, msgs, n, prefix, prefix_len, len, 4, blocks4);
 }
@@ -174,8 +175,9 @@ static int available(void)
     return (merkle__cpu_features() & need) == need;
 }
 
-const merkle__sha256_impl merkle__sha256_shani = {"shani", available, compress_shani, batch_shani, 1};
-const merkle__sha256_impl merkle__sha256_shani2 = {"shani2", available, compress_shani,
-                                                   batch_shani2, 2};
-const merkle__sha256_impl merkle__sha256_shani4 = {"shani4", available, compress_shani,
-                                                   batch_shani4, 4};
+const merkle__sha256_impl merkle__sha256_shani = { "shani", available, compress_shani, batch_shani,
+                                                   1 };
+const merkle__sha256_impl merkle__sha256_shani2 = { "shani2", available, compress_shani,
+                                                    batch_shani2, 2 };
+const merkle__sha256_impl merkle__sha256_shani4 = { "shani4", available, compress_shani,
+                                                    batch_shani4, 4 };

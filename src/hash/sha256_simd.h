@@ -29,30 +29,30 @@
 #define S_SSIG1(x) V_XOR3(V_ROR(x, 17), V_ROR(x, 19), V_SHR(x, 10))
 
 /* One round; the caller rotates the roles of a..h instead of moving values. */
-#define S_ROUND(a, b, c, d, e, f, g, h, wk)                                                     \
-    do {                                                                                       \
-        V t1_ = V_ADD(V_ADD(h, S_BSIG1(e)), V_ADD(V_CH(e, f, g), wk));                         \
-        d = V_ADD(d, t1_);                                                                     \
-        h = V_ADD(t1_, V_ADD(S_BSIG0(a), V_MAJ(a, b, c)));                                     \
+#define S_ROUND(a, b, c, d, e, f, g, h, wk)                                                        \
+    do {                                                                                           \
+        V t1_ = V_ADD(V_ADD(h, S_BSIG1(e)), V_ADD(V_CH(e, f, g), wk));                             \
+        d = V_ADD(d, t1_);                                                                         \
+        h = V_ADD(t1_, V_ADD(S_BSIG0(a), V_MAJ(a, b, c)));                                         \
     } while (0)
 
-#define S_EIGHT(t0, WK)                                                                        \
-    do {                                                                                       \
-        S_ROUND(a, b, c, d, e, f, g, h, WK(t0 + 0));                                           \
-        S_ROUND(h, a, b, c, d, e, f, g, WK(t0 + 1));                                           \
-        S_ROUND(g, h, a, b, c, d, e, f, WK(t0 + 2));                                           \
-        S_ROUND(f, g, h, a, b, c, d, e, WK(t0 + 3));                                           \
-        S_ROUND(e, f, g, h, a, b, c, d, WK(t0 + 4));                                           \
-        S_ROUND(d, e, f, g, h, a, b, c, WK(t0 + 5));                                           \
-        S_ROUND(c, d, e, f, g, h, a, b, WK(t0 + 6));                                           \
-        S_ROUND(b, c, d, e, f, g, h, a, WK(t0 + 7));                                           \
+#define S_EIGHT(t0, WK)                                                                            \
+    do {                                                                                           \
+        S_ROUND(a, b, c, d, e, f, g, h, WK(t0 + 0));                                               \
+        S_ROUND(h, a, b, c, d, e, f, g, WK(t0 + 1));                                               \
+        S_ROUND(g, h, a, b, c, d, e, f, WK(t0 + 2));                                               \
+        S_ROUND(f, g, h, a, b, c, d, e, WK(t0 + 3));                                               \
+        S_ROUND(e, f, g, h, a, b, c, d, WK(t0 + 4));                                               \
+        S_ROUND(d, e, f, g, h, a, b, c, WK(t0 + 5));                                               \
+        S_ROUND(c, d, e, f, g, h, a, b, WK(t0 + 6));                                               \
+        S_ROUND(b, c, d, e, f, g, h, a, WK(t0 + 7));                                               \
     } while (0)
 
 /* W[t] + K[t] for the first 16 rounds, then with the schedule computed in place. */
 #define S_WK_LOAD(t) V_ADD(w[t], V_SET1(merkle__sha256_K[t]))
-#define S_WK_SCHED(t)                                                                          \
-    (w[(t)&15] = V_ADD(V_ADD(w[(t)&15], S_SSIG0(w[((t) + 1) & 15])),                           \
-                       V_ADD(w[((t) + 9) & 15], S_SSIG1(w[((t) + 14) & 15]))),                 \
+#define S_WK_SCHED(t)                                                                              \
+    (w[(t)&15] = V_ADD(V_ADD(w[(t)&15], S_SSIG0(w[((t) + 1) & 15])),                               \
+                       V_ADD(w[((t) + 9) & 15], S_SSIG1(w[((t) + 14) & 15]))),                     \
      V_ADD(w[(t)&15], V_SET1(merkle__sha256_K[t])))
 
 /* One compression of the block whose words are w (clobbered: the schedule runs in place). */

@@ -84,8 +84,8 @@ static int walk(int dirfd, const char *rel, namelist *out, const merkle_file_id 
         } else if (S_ISDIR(st.st_mode)) {
             int e = walk(dirfd, path, out, skip);
             if (e && !first_err) first_err = e;
-        } else if (S_ISREG(st.st_mode) &&
-                   !(skip && (uint64_t)st.st_dev == skip->dev && (uint64_t)st.st_ino == skip->ino)) {
+        } else if (S_ISREG(st.st_mode) && !(skip && (uint64_t)st.st_dev == skip->dev &&
+                                            (uint64_t)st.st_ino == skip->ino)) {
             if (nl_push(out, path, pl + nl) != 0 && !first_err) first_err = ENOMEM;
         }
         free(path);
@@ -211,7 +211,7 @@ static void emit(const merkle_audit_opts *o, merkle_audit_kind kind, const char 
                  const char *to, size_t entry, int sys_errno)
 {
     if (!o->on_event) return;
-    merkle_audit_event ev = {kind, name, to, entry, sys_errno};
+    merkle_audit_event ev = { kind, name, to, entry, sys_errno };
     o->on_event(o->event_ctx, &ev);
 }
 

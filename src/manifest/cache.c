@@ -10,6 +10,7 @@
 **             u8 alg, u8 digest_len, digest, [32-byte HMAC-SHA-256 of the entry so far] }
 **   32-byte SHA-256 of everything before it (detects truncation and corruption)
 */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -27,9 +27,9 @@
 #include "common/internal.h"
 #include "manifest/manifest_impl.h"
 
-#define MAGIC "MRKLVC01"
-#define HDR_LEN 24
-#define FIXED_LEN (4 + 6 * 8 + 2)
+#define MAGIC       "MRKLVC01"
+#define HDR_LEN     24
+#define FIXED_LEN   (4 + 6 * 8 + 2)
 #define ARENA_CHUNK (64 * 1024)
 
 /*
@@ -75,11 +75,12 @@ struct merkle_vcache {
     size_t mapped;      /* entries [0, mapped) are in map (built lazily, see find) */
     uint8_t *blob;      /* loaded file image that loaded records live in */
     arena_chunk *arena; /* records written by record (newest chunk first) */
-    int keyed; /* entries carry an HMAC under the application's key */
-    /* HMAC-SHA-256 (RFC 2104) of that key, precomputed (the key itself is not kept): the contexts after the key's ipad and
-    ** opad blocks, so that an entry's MAC costs the compressions of its own bytes and one of
-    ** the outer hash, with the SHA-NI code (it was libsodium's portable HMAC, keyed again per
-    ** entry: 2.7x the time of a whole unkeyed cached check). */
+    int keyed;          /* entries carry an HMAC under the application's key */
+    /* HMAC-SHA-256 (RFC 2104) of that key, precomputed (the key itself is not kept): the
+    ** contexts after the key's ipad and opad blocks, so that an entry's MAC costs the
+    ** compressions of its own bytes and one of the outer hash, with the SHA-NI code (it was
+    ** libsodium's portable HMAC, keyed again per entry: 2.7x the time of a whole unkeyed
+    ** cached check). */
     merkle_sha256 mac_in, mac_out;
     int dirty;        /* changed since load/save: save rewrites the file only then */
     char *saved_path; /* the file last loaded (cleanly) or saved */
@@ -108,7 +109,7 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
     if (!c) return MERKLE_ERR_NOMEM;
     if (key_len) {
         c->keyed = 1;
-        uint8_t k[64] = {0}, pad[64];
+        uint8_t k[64] = { 0 }, pad[64];
         if (key_len > 64)
             merkle_sha256_hash(k, key, key_len);
         else
@@ -662,13 +663,14 @@ static uint64_t get64(const uint8_t **p)
 ** Parse a cache image (buf, len) into out (zeroed by the caller; its entries point into buf).
 ** Entries whose HMAC fails under c's key are counted in *rej. NULL, or why it is bad.
 */
-static const char *parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,
-                               merkle_vcache *out, size_t *rej, merkle_status *s)
+static const char *parse_image(const merkle_vcache *c, uint8_t *buf, size_t len, merkle_vcache *out,
+                               size_t *rej, merkle_status *s)
 {
     if (len < HDR_LEN + 32) return "truncated";
     uint8_t sum[32];
     merkle_sha256_hash(sum, buf, len - 32);
-    if (!merkle_ct_equal(sum, buf + len - 32, 32)) return "checksum mismatch (truncated or corrupt)";
+    if (!merkle_ct_equal(sum, buf + len - 32, 32))
+        return "checksum mismatch (truncated or corrupt)";
     if (memcmp(buf, MAGIC, 8) != 0) return "an older format: it will be replaced";
     const uint8_t *p = buf + 8;
     uint64_t flags = get64(&p);
@@ -679,7 +681,7 @@ static const char *parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,
     for (uint64_t k = 0; k < count; k++) {
         uint8_t *rec = buf + (p - buf);
         if ((size_t)(end - p) < FIXED_LEN) return "truncated entry";
-        uint8_t n8[8] = {0};
+        uint8_t n8[8] = { 0 };
         memcpy(n8, p, 4);
         size_t nl = (size_t)merkle__load_le64(n8);
         if ((size_t)(end - p) - FIXED_LEN < nl) return "truncated entry";
@@ -796,7 +798,8 @@ merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache
     memset(&tmp, 0, sizeof tmp);
     merkle__strmap_init(&tmp.map);
     size_t rej = 0;
-    const char *why = len != (size_t)st.st_size ? "truncated" : parse_image(c, buf, len, &tmp, &rej, &s);
+    const char *why =
+        len != (size_t)st.st_size ? "truncated" : parse_image(c, buf, len, &tmp, &rej, &s);
     pthread_mutex_lock(&c->lock);
     int was_empty = c->n == 0;
     if (was_empty) {

@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common/internal.h"
 #include "common/fbatch.h"
+#include "common/internal.h"
 #include "common/uring.h"
 #include "manifest/manifest_impl.h"
 
@@ -28,11 +28,11 @@
 #endif
 #endif
 
-#define READ_BUF (256 * 1024)
-#define PROBE_BATCH 64    /* cache lookups per lock */
-#define CACHE_CHUNK 256   /* files a thread takes at a time in the cache pass */
-#define FB_BATCH 16       /* small non-MD5 files opened and read at once */
-#define FB_SLOT (32 * 1024) /* ... when at most this large */
+#define READ_BUF    (256 * 1024)
+#define PROBE_BATCH 64          /* cache lookups per lock */
+#define CACHE_CHUNK 256         /* files a thread takes at a time in the cache pass */
+#define FB_BATCH    16          /* small non-MD5 files opened and read at once */
+#define FB_SLOT     (32 * 1024) /* ... when at most this large */
 
 typedef struct job {
     const char *name;
@@ -194,7 +194,7 @@ static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m, int
     int done = 0;
     if (uring && sd->ring && merkle__statx_size() <= 256) {
         unsigned char stx[PROBE_BATCH][256];
-        statx_batch b = {pr, which, stx, 0};
+        statx_batch b = { pr, which, stx, 0 };
         for (size_t q = 0; q < k; q++)
             merkle__ring_statx(sd->ring, dirfd, pr[which[q]].name, 0, stx[q], q);
         done = merkle__ring_run(sd->ring, on_statx, &b) == 0 && !b.einval;
@@ -258,8 +258,8 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
 static void *cache_main(void *arg)
 {
     engine *e = arg;
-    statdir sd = {NULL, 0, 0, -1, NULL, 0};
-    tally t = {0, 0, 0};
+    statdir sd = { NULL, 0, 0, -1, NULL, 0 };
+    tally t = { 0, 0, 0 };
     for (;;) {
         size_t a = atomic_fetch_add(&e->next, e->chunk);
         if (a >= e->n) break;
@@ -415,7 +415,8 @@ typedef struct mb_ctx {
     const size_t *idx;
 } mb_ctx;
 
-static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest, const struct stat *st)
+static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest,
+                    const struct stat *st)
 {
     mb_ctx *c = ctx;
     size_t i = c->idx[k];
@@ -427,10 +428,10 @@ static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest, c
 static void hash_md5_batch(worker *w, size_t k)
 {
 #ifdef MERKLE_HAVE_MD5_MB
-    mb_ctx c = {w, w->md5_idx};
+    mb_ctx c = { w, w->md5_idx };
     if (merkle__md5_mb_files(w->e->opts->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK) return;
-    /* The engine refused the batch as a whole (allocation): fall back per file. Files it
-    ** already reported are reported again with the same outcome, which is harmless. */
+        /* The engine refused the batch as a whole (allocation): fall back per file. Files it
+        ** already reported are reported again with the same outcome, which is harmless. */
 #endif
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
 }
@@ -457,7 +458,8 @@ static int pull_next(void *ctx, size_t *index, const char **path)
     }
 }
 
-static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest, const struct stat *st)
+static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest,
+                      const struct stat *st)
 {
     worker *w = ctx;
     uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
@@ -516,7 +518,8 @@ static void *worker_main(void *arg)
 #ifdef MERKLE_HAVE_MD5_MB
     if (w->eng) {
         merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
-        if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
+        if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) ==
+            MERKLE_OK) {
             progress(e, &w->t, 0, 1);
             return NULL;
         }
@@ -620,7 +623,8 @@ static void hash_stdin(const job *j, merkle_check_result *r)
     uint64_t size = 0;
     merkle_error err;
     memset(r, 0, sizeof *r);
-    if (merkle_manifest_digest_fd(r->digest, j->alg, j->dlen, STDIN_FILENO, &size, &err) != MERKLE_OK) {
+    if (merkle_manifest_digest_fd(r->digest, j->alg, j->dlen, STDIN_FILENO, &size, &err) !=
+        MERKLE_OK) {
         r->status = MERKLE_CHECK_ERROR;
         r->sys_errno = err.sys_errno ? err.sys_errno : EIO;
         return;

@@ -35,7 +35,7 @@ static pthread_once_t evp_once = PTHREAD_ONCE_INIT;
 
 static void evp_load(void)
 {
-    static const char *const names[] = {"libcrypto.so.3", "libcrypto.so"};
+    static const char *const names[] = { "libcrypto.so.3", "libcrypto.so" };
     void *h = NULL;
     for (size_t i = 0; i < sizeof names / sizeof names[0] && h == NULL; i++)
         h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
@@ -76,7 +76,9 @@ merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_manifest_alg alg, 
     case MERKLE_MANIFEST_SHA1:
     case MERKLE_MANIFEST_SHA512:
         if (!evp_ready()) return MERKLE_ERR_UNSUPPORTED;
-        md = alg == MERKLE_MANIFEST_MD5 ? evp.md5() : alg == MERKLE_MANIFEST_SHA1 ? evp.sha1() : evp.sha512();
+        md = alg == MERKLE_MANIFEST_MD5    ? evp.md5()
+             : alg == MERKLE_MANIFEST_SHA1 ? evp.sha1()
+                                           : evp.sha512();
         break;
     case MERKLE_MANIFEST_SHA256: merkle_sha256_init(&d->u.sha256); return MERKLE_OK;
     case MERKLE_MANIFEST_BLAKE2B: return merkle_blake2b_init(&d->u.blake2b, len);

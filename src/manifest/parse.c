@@ -20,12 +20,8 @@ static const struct {
     const char *tag;
     size_t len;
 } k_algs[] = {
-    {NULL, NULL, 0},
-    {"md5", "MD5", 16},
-    {"sha1", "SHA1", 20},
-    {"sha256", "SHA256", 32},
-    {"sha512", "SHA512", 64},
-    {"blake2b", "BLAKE2b", 64},
+    { NULL, NULL, 0 },          { "md5", "MD5", 16 },       { "sha1", "SHA1", 20 },
+    { "sha256", "SHA256", 32 }, { "sha512", "SHA512", 64 }, { "blake2b", "BLAKE2b", 64 },
 };
 
 static int alg_valid(merkle_manifest_alg alg)
@@ -77,7 +73,6 @@ static int is_white(char c)
     return c == ' ' || c == '\t';
 }
 
-
 /* coreutils filename_unescape: "\\\\", "\\n", "\\r" only; a NUL or a lone trailing
 ** backslash is invalid. Unescapes s[0..n) in place and NUL-terminates. Returns new length or
 ** (size_t)-1. */
@@ -88,10 +83,14 @@ static size_t unescape(char *s, size_t n)
         if (s[i] == '\\') {
             if (i == n - 1) return (size_t)-1;
             i++;
-            if (s[i] == 'n') *dst++ = '\n';
-            else if (s[i] == 'r') *dst++ = '\r';
-            else if (s[i] == '\\') *dst++ = '\\';
-            else return (size_t)-1;
+            if (s[i] == 'n')
+                *dst++ = '\n';
+            else if (s[i] == 'r')
+                *dst++ = '\r';
+            else if (s[i] == '\\')
+                *dst++ = '\\';
+            else
+                return (size_t)-1;
         } else if (s[i] == '\0') {
             return (size_t)-1;
         } else {
@@ -109,12 +108,14 @@ static const uint16_t k_hexhi[256] = {
     ['0'] = 0x100, ['1'] = 0x110, ['2'] = 0x120, ['3'] = 0x130, ['4'] = 0x140, ['5'] = 0x150,
     ['6'] = 0x160, ['7'] = 0x170, ['8'] = 0x180, ['9'] = 0x190, ['a'] = 0x1a0, ['b'] = 0x1b0,
     ['c'] = 0x1c0, ['d'] = 0x1d0, ['e'] = 0x1e0, ['f'] = 0x1f0, ['A'] = 0x1a0, ['B'] = 0x1b0,
-    ['C'] = 0x1c0, ['D'] = 0x1d0, ['E'] = 0x1e0, ['F'] = 0x1f0};
+    ['C'] = 0x1c0, ['D'] = 0x1d0, ['E'] = 0x1e0, ['F'] = 0x1f0
+};
 static const uint16_t k_hexlo[256] = {
     ['0'] = 0x200, ['1'] = 0x201, ['2'] = 0x202, ['3'] = 0x203, ['4'] = 0x204, ['5'] = 0x205,
     ['6'] = 0x206, ['7'] = 0x207, ['8'] = 0x208, ['9'] = 0x209, ['a'] = 0x20a, ['b'] = 0x20b,
     ['c'] = 0x20c, ['d'] = 0x20d, ['e'] = 0x20e, ['f'] = 0x20f, ['A'] = 0x20a, ['B'] = 0x20b,
-    ['C'] = 0x20c, ['D'] = 0x20d, ['E'] = 0x20e, ['F'] = 0x20f};
+    ['C'] = 0x20c, ['D'] = 0x20d, ['E'] = 0x20e, ['F'] = 0x20f
+};
 
 /* Exactly hex_len (even) hex digits at s followed by the end of the line (NUL); avail is
 ** what the line holds from s on. Decodes into d (which may be written even when the digits
@@ -153,7 +154,9 @@ static int parse_len(const char *s, size_t *adv, uintmax_t *val)
     return 1;
 }
 
-#define BAD() return merkle__fail(err, MERKLE_ERR_FORMAT, line_no, 0, "line %" PRIu64 ": improperly formatted checksum line", line_no)
+#define BAD()                                                                                      \
+    return merkle__fail(err, MERKLE_ERR_FORMAT, line_no, 0,                                        \
+                        "line %" PRIu64 ": improperly formatted checksum line", line_no)
 
 merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_manifest_parser *p,
                                          char *line, size_t len, uint64_t line_no,
@@ -189,8 +192,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
                 size_t adv;
                 uintmax_t bits;
                 j++;
-                if (!parse_len(line + j, &adv, &bits) || bits == 0 || bits > 512 || bits % 8)
-                    BAD();
+                if (!parse_len(line + j, &adv, &bits) || bits == 0 || bits > 512 || bits % 8) BAD();
                 j += adv;
                 hex_len = (size_t)bits / 4;
             }

@@ -23,7 +23,7 @@ struct merkle_vbuf {
     size_t len;
     merkle_file_id id;
     int64_t verified_ns;
-    size_t entry;                   /* index in the reader's entries */
+    size_t entry;                    /* index in the reader's entries */
     struct merkle_vbuf *prev, *next; /* LRU list (most recent at head), reader-locked */
 };
 
@@ -74,8 +74,8 @@ merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *
         size_t idx;
         if (merkle__strmap_get(&r->map, src->name, src->name_len, &idx)) {
             merkle_vreader_free(r);
-            return merkle__fail(error, MERKLE_ERR_FORMAT, src->line, 0,
-                                "line %llu: duplicate name", (unsigned long long)src->line);
+            return merkle__fail(error, MERKLE_ERR_FORMAT, src->line, 0, "line %llu: duplicate name",
+                                (unsigned long long)src->line);
         }
         v->name = malloc(src->name_len + 1);
         if (!v->name) goto nomem;
@@ -96,10 +96,14 @@ nomem:
 
 static void lru_unlink(merkle_vreader *r, merkle_vbuf *b)
 {
-    if (b->prev) b->prev->next = b->next;
-    else r->head = b->next;
-    if (b->next) b->next->prev = b->prev;
-    else r->tail = b->prev;
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        r->head = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    else
+        r->tail = b->prev;
     b->prev = b->next = NULL;
 }
 
@@ -237,8 +241,8 @@ merkle_status merkle_vreader_read(const uint8_t **data, size_t *len, merkle_vbuf
         pthread_mutex_lock(&r->lock);
         drop_cached(r, i);
         pthread_mutex_unlock(&r->lock);
-        return merkle__fail(error, MERKLE_ERR_VERIFY, 0, 0, "%s: contents do not match the manifest",
-                            name);
+        return merkle__fail(error, MERKLE_ERR_VERIFY, 0, 0,
+                            "%s: contents do not match the manifest", name);
     }
     merkle_vbuf *b = calloc(1, sizeof *b);
     if (!b) {

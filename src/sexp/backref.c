@@ -46,11 +46,11 @@
 
 #include "sexp/sexp_impl.h"
 
-#define NONE UINT32_MAX
-#define INF UINT64_MAX
-#define SIDE_BIT 0x80000000u
+#define NONE      UINT32_MAX
+#define INF       UINT64_MAX
+#define SIDE_BIT  0x80000000u
 #define MAX_PROBE 48
-#define MIN_SL 4
+#define MIN_SL    4
 
 typedef struct table {
     uint32_t *slot; /* id + 1, 0 = empty */
@@ -194,8 +194,8 @@ static int new_id(enc *e, uint32_t l, uint32_t r, uint32_t *out)
     if (n >= NONE - 1 || n >= SIDE_BIT) return -1;
     if (n == e->ids_cap) { /* parallel arrays: one capacity */
         size_t cap = merkle__grow_cap(e->ids_cap, n + 1, sizeof(uint32_t));
-        uint32_t **a32[10] = {&e->idl, &e->idr, &e->count, &e->first, &e->rec, &e->spine_at,
-                              &e->fpar, &e->head, &e->tail, &e->seen};
+        uint32_t **a32[10] = { &e->idl,      &e->idr,  &e->count, &e->first, &e->rec,
+                               &e->spine_at, &e->fpar, &e->head,  &e->tail,  &e->seen };
         if (cap == 0) return -1;
         for (int k = 0; k < (e->reference ? 10 : 7); k++)
             if (merkle__realloc_n(a32[k], cap, sizeof(uint32_t)) != 0) return -1;
@@ -249,8 +249,7 @@ static merkle_status intern_atom(enc *e, const uint8_t *h, uint32_t *out)
             if (table_rebuild(e, t, 0, 64 - t->shift + 1)) return MERKLE_ERR_NOMEM;
             continue;
         }
-        if (merkle__grow(&e->ahash, &e->ahash_cap, e->nahash + 1, 32))
-            return MERKLE_ERR_NOMEM;
+        if (merkle__grow(&e->ahash, &e->ahash_cap, e->nahash + 1, 32)) return MERKLE_ERR_NOMEM;
         memcpy(e->ahash + 32 * e->nahash, h, 32);
         uint32_t id;
         if (new_id(e, NONE, (uint32_t)e->nahash, &id)) return MERKLE_ERR_NOMEM;
@@ -355,7 +354,7 @@ static merkle_status new_walk(enc *e, uint32_t x, uint32_t *out)
     }
     if (n == e->w_cap) { /* parallel arrays: one capacity */
         size_t cap = merkle__grow_cap(e->w_cap, n + 1, sizeof(uint32_t));
-        uint32_t **arrs[5] = {&e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_next};
+        uint32_t **arrs[5] = { &e->w_id, &e->w_par, &e->uf_par, &e->uf_off, &e->w_next };
         if (cap == 0) return MERKLE_ERR_NOMEM;
         for (int k = 0; k < 5; k++)
             if (merkle__realloc_n(arrs[k], cap, sizeof(uint32_t)) != 0) return MERKLE_ERR_NOMEM;
@@ -430,7 +429,7 @@ static merkle_status mark_copy(enc *e, uint32_t b)
     while (n) {
         uint32_t p = e->ms[--n];
         if (e->idl[p] == NONE) continue;
-        uint32_t ch[2] = {e->idl[p], e->idr[p]};
+        uint32_t ch[2] = { e->idl[p], e->idr[p] };
         for (int k = 0; k < 2; k++) {
             uint32_t c = ch[k];
             if (k == 1 && c == ch[0]) break;
@@ -641,7 +640,7 @@ static merkle_status u_add(enc *e, size_t *nu, uint32_t x, uint64_t t, uint64_t 
     if (i >= NONE - 1) return MERKLE_ERR_NOMEM;
     if (i == e->u_cap) { /* parallel arrays: one capacity */
         size_t cap = merkle__grow_cap(e->u_cap, i + 1, sizeof(uint64_t));
-        uint32_t **a32[4] = {&e->u, &e->ut, &e->udeg, &e->uchild};
+        uint32_t **a32[4] = { &e->u, &e->ut, &e->udeg, &e->uchild };
         if (cap == 0) return MERKLE_ERR_NOMEM;
         for (int k = 0; k < 4; k++)
             if (merkle__realloc_n(a32[k], cap, sizeof(uint32_t)) != 0) return MERKLE_ERR_NOMEM;
@@ -757,7 +756,7 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
                 from = 2;
         }
         if (e->cut) return MERKLE_OK;
-        if (bp == NONE) { /* cannot happen: every step has a parent one level closer */
+        if (bp == NONE) {              /* cannot happen: every step has a parent one level closer */
             MERKLE_ASSERT(bp != NONE); /* indexed search: no parent one level closer */
             e->o->internal_errors++;
             return MERKLE_OK;
@@ -808,8 +807,7 @@ static merkle_status bfs_reserve(enc *e, size_t need)
 {
     if (need <= e->b_cap) return MERKLE_OK;
     size_t c1 = e->b_cap, c2 = e->b_cap2, c3 = e->b_cap3;
-    if (merkle__grow(&e->bnode, &c1, need, 4) ||
-        merkle__grow(&e->bprev, &c2, need, 4) ||
+    if (merkle__grow(&e->bnode, &c1, need, 4) || merkle__grow(&e->bprev, &c2, need, 4) ||
         merkle__grow(&e->bside, &c3, need, 1))
         return MERKLE_ERR_NOMEM;
     e->b_cap = c1 < c2 ? (c1 < c3 ? c1 : c3) : (c2 < c3 ? c2 : c3);
@@ -912,8 +910,7 @@ static merkle_status emit(enc *e, const uint8_t *data, size_t n, merkle_error *e
                             "back-reference serialization exceeds the output limit (%llu "
                             "bytes)",
                             (unsigned long long)e->max_out);
-    if (merkle__grow(&e->out, &e->out_cap, e->nout + n, 1))
-        return MERKLE_ERR_NOMEM;
+    if (merkle__grow(&e->out, &e->out_cap, e->nout + n, 1)) return MERKLE_ERR_NOMEM;
     memcpy(e->out + e->nout, data, n);
     e->nout += n;
     return MERKLE_OK;
@@ -933,12 +930,14 @@ static merkle_status emit_atom(enc *e, const uint8_t *data, uint64_t len, merkle
 
 static void enc_free(enc *e)
 {
-    void *ps[] = {e->count, e->head, e->tail, e->seen, e->idl, e->idr, e->rec, e->spine_at,
-                  e->fpar, e->first, e->inside, e->ahash, e->ent_parent, e->ent_next,
-                  e->atab.slot, e->ptab.slot, e->w_id, e->w_par, e->uf_par, e->uf_off,
-                  e->w_next, e->spine, e->top, e->fp_parent, e->fp_next, e->u, e->ut,
-                  e->udeg, e->uchild, e->uval, e->kq, e->qm_key, e->qm_idx, e->qm_st, e->ec,
-                  e->en, e->ms, e->ties, e->bits, e->bnode, e->bprev, e->bside, e->path, e->cand};
+    void *ps[] = { e->count,      e->head,     e->tail,      e->seen,      e->idl,    e->idr,
+                   e->rec,        e->spine_at, e->fpar,      e->first,     e->inside, e->ahash,
+                   e->ent_parent, e->ent_next, e->atab.slot, e->ptab.slot, e->w_id,   e->w_par,
+                   e->uf_par,     e->uf_off,   e->w_next,    e->spine,     e->top,    e->fp_parent,
+                   e->fp_next,    e->u,        e->ut,        e->udeg,      e->uchild, e->uval,
+                   e->kq,         e->qm_key,   e->qm_idx,    e->qm_st,     e->ec,     e->en,
+                   e->ms,         e->ties,     e->bits,      e->bnode,     e->bprev,  e->bside,
+                   e->path,       e->cand };
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) free(ps[i]);
 }
 
@@ -949,10 +948,9 @@ static size_t log2_for(size_t n)
     return l;
 }
 
-merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
-                                              merkle_sexp_store *st, merkle_sexp_node node,
-                                              uint64_t max_out, merkle__sexp_br_opts *opts,
-                                              merkle_error *error)
+merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len, merkle_sexp_store *st,
+                                              merkle_sexp_node node, uint64_t max_out,
+                                              merkle__sexp_br_opts *opts, merkle_error *error)
 {
     if (!out || !out_len || !st || !merkle__sexp_valid(st, node))
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "serialize: bad argument");
@@ -972,9 +970,9 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     e.budget = opts->work_base ? opts->work_base : MERKLE__SEXP_BR_WORK_BASE;
 
     merkle_status s = merkle__sexp_memo_reserve(st);
-    uint32_t *pid = NULL;  /* id of each reachable pair */
-    uint64_t *psl = NULL;  /* serialized length of each pair */
-    uint8_t *mark = NULL;  /* reachable pairs */
+    uint32_t *pid = NULL; /* id of each reachable pair */
+    uint64_t *psl = NULL; /* serialized length of each pair */
+    uint8_t *mark = NULL; /* reachable pairs */
     uint32_t *wstack = NULL, *ops = NULL;
     size_t nw = 0, w_cap = 0, nops = 0, ops_cap = 0;
     if (s) goto out;
@@ -1003,7 +1001,8 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
         if ((s = merkle__sexp_pair_lengths(&psl, st, node)) != MERKLE_OK) goto out;
         s = MERKLE_ERR_NOMEM;
     }
-    if (table_init(&e.atab, log2_for(reach / 2 + 16)) || table_init(&e.ptab, log2_for(2 * reach + 16)))
+    if (table_init(&e.atab, log2_for(reach / 2 + 16)) ||
+        table_init(&e.ptab, log2_for(2 * reach + 16)))
         goto out;
     table_key(&e, &e.atab, 0);
     table_key(&e, &e.ptab, 1);
@@ -1040,9 +1039,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
     /* The encoder walk (ser_br.rs node_to_stream_backrefs). ops: NONE = Parse, else Cons of
     ** the pair with that id. */
     s = MERKLE_ERR_NOMEM;
-    if (merkle__grow(&wstack, &w_cap, 64, 4) ||
-        merkle__grow(&ops, &ops_cap, 64, 4))
-        goto out;
+    if (merkle__grow(&wstack, &w_cap, 64, 4) || merkle__grow(&ops, &ops_cap, 64, 4)) goto out;
     nw = 0;
     wstack[nw++] = node;
     ops[nops++] = NONE;
@@ -1058,8 +1055,7 @@ merkle_status merkle__sexp_serialize_backrefs(uint8_t **out, size_t *out_len,
             alen = st->atoms[2 * ai + 1];
             adata = merkle__sexp_atom_data(st, ai);
             sl = merkle__sexp_atom_ser_len(alen, alen ? adata[0] : 0);
-            if ((s = intern_atom(&e, merkle__sexp_atom_hash(st, ai), &id)) != MERKLE_OK)
-                goto out;
+            if ((s = intern_atom(&e, merkle__sexp_atom_hash(st, ai), &id)) != MERKLE_OK) goto out;
         } else {
             /* pid[] is set for every marked pair, and the walk only reaches marked ones */
             id = pid[x]; // NOLINT(clang-analyzer-core.uninitialized.Assign)
@@ -1120,9 +1116,8 @@ out:
 }
 
 merkle_status merkle_sexp_serialize_backrefs_alloc(uint8_t **out, size_t *out_len,
-                                                   merkle_sexp_store *store,
-                                                   merkle_sexp_node node, uint64_t max_out,
-                                                   merkle_error *error)
+                                                   merkle_sexp_store *store, merkle_sexp_node node,
+                                                   uint64_t max_out, merkle_error *error)
 {
     return merkle__sexp_serialize_backrefs(out, out_len, store, node, max_out, NULL, error);
 }

@@ -86,11 +86,10 @@ static merkle_status read_atom(parser *p, const uint8_t **data, uint64_t *n, con
                             "atom length %llu too large in %s at byte offset %zu",
                             (unsigned long long)size, what, at);
     if (p->flags & MERKLE_SEXP_STRICT) {
-        static const uint64_t min_for[6] = {0, 0, 0x40, 0x2000, 0x100000, 0x8000000};
+        static const uint64_t min_for[6] = { 0, 0, 0x40, 0x2000, 0x100000, 0x8000000 };
         if (size < min_for[ones])
             return merkle__fail(p->err, MERKLE_ERR_FORMAT, 0, at,
-                                "non-canonical atom encoding in %s at byte offset %zu", what,
-                                at);
+                                "non-canonical atom encoding in %s at byte offset %zu", what, at);
     }
     if (size > p->lim.max_atom)
         return merkle__fail(p->err, MERKLE_ERR_LIMIT, 0, at,
@@ -145,8 +144,7 @@ static merkle_status stack_list(parser *p, long i, merkle_sexp_node *out, size_t
             rest = p->list[k - 1];
         }
         if ((s = count_node(p, at)) != MERKLE_OK) return s;
-        if ((s = merkle_sexp_pair_new(&p->list[k], p->st, p->vals[k], rest)) != MERKLE_OK)
-            return s;
+        if ((s = merkle_sexp_pair_new(&p->list[k], p->st, p->vals[k], rest)) != MERKLE_OK) return s;
         p->list_valid = k + 1;
     }
     *out = p->list[i];
@@ -189,8 +187,7 @@ static merkle_status resolve(parser *p, const uint8_t *path, size_t n, size_t at
             } else {
                 if (node & MERKLE__SEXP_ATOM_BIT)
                     return merkle__fail(p->err, MERKLE_ERR_FORMAT, 0, at,
-                                        "back reference at byte offset %zu walks into an atom",
-                                        at);
+                                        "back reference at byte offset %zu walks into an atom", at);
                 node = st->pairs[2 * (size_t)node + bit];
             }
         }
@@ -200,10 +197,9 @@ static merkle_status resolve(parser *p, const uint8_t *path, size_t n, size_t at
     return MERKLE_OK;
 }
 
-merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
-                                merkle_sexp_store *store, const uint8_t *in, size_t len,
-                                unsigned flags, const merkle_sexp_limits *limits,
-                                merkle_error *error)
+merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed, merkle_sexp_store *store,
+                                const uint8_t *in, size_t len, unsigned flags,
+                                const merkle_sexp_limits *limits, merkle_error *error)
 {
     if (!out || !store || (!in && len))
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "sexp parse: NULL argument");

@@ -82,8 +82,7 @@ merkle_status merkle_sexp_pair_new(merkle_sexp_node *out, merkle_sexp_store *st,
     if (!out || !st || !merkle__sexp_valid(st, left) || !merkle__sexp_valid(st, right))
         return MERKLE_ERR_ARG;
     if (st->natoms + st->npairs >= MERKLE_SEXP_MAX_NODES) return MERKLE_ERR_RANGE;
-    if (merkle__grow(&st->pairs, &st->pairs_cap, st->npairs + 1, 8))
-        return MERKLE_ERR_NOMEM;
+    if (merkle__grow(&st->pairs, &st->pairs_cap, st->npairs + 1, 8)) return MERKLE_ERR_NOMEM;
     st->pairs[2 * st->npairs] = left;
     st->pairs[2 * st->npairs + 1] = right;
     *out = (merkle_sexp_node)st->npairs;
@@ -190,8 +189,8 @@ static void secret_init(void)
     if (got < sizeof buf) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t mix[4] = {(uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec, (uint64_t)getpid(),
-                           (uint64_t)(uintptr_t)&got};
+        uint64_t mix[4] = { (uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec, (uint64_t)getpid(),
+                            (uint64_t)(uintptr_t)&got };
         merkle__sexp_sha_tagged(buf, 0, (const uint8_t *)mix, sizeof mix);
     }
     for (int i = 0; i < 4; i++) g_secret[i] = merkle__load_le64(buf + 8 * i);

@@ -228,8 +228,8 @@ merkle_status merkle__sexp_pair_lengths(uint64_t **out, const merkle_sexp_store 
         uint64_t part[2];
         for (int side = 0; side < 2; side++) {
             merkle_sexp_node c = st->pairs[2 * i + (size_t)side];
-            part[side] = (c & MERKLE__SEXP_ATOM_BIT) ? atom_ser_len(st, c & ~MERKLE__SEXP_ATOM_BIT)
-                                                    : sl[c];
+            part[side] =
+                (c & MERKLE__SEXP_ATOM_BIT) ? atom_ser_len(st, c & ~MERKLE__SEXP_ATOM_BIT) : sl[c];
         }
         sl[i] = sat_add3(1, part[0], part[1]);
     }

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/internal.h"
 #include "merkle/shape.h"
 #include "tree/tree_impl.h"
-#include "common/internal.h"
 
 #define MAX_FIELDS 64
 
@@ -78,7 +78,6 @@ static int parse_types(field *f, size_t *nf, const char *types)
     *nf = n;
     return 0;
 }
-
 
 /* 0x-hex into out (exactly want bytes unless want == SIZE_MAX); returns the length or -1. */
 static long parse_hex(uint8_t *out, size_t cap, const char *v, size_t len)

@@ -16,8 +16,8 @@
 #include "tree/tree_impl.h"
 
 #define PIECE_TARGET_BYTES (4u << 20) /* a piece is about this much input */
-#define READ_BUF_BYTES (1u << 20)     /* per-thread read buffer */
-#define WINDOW_PER_THREAD 8           /* pieces in flight per thread */
+#define READ_BUF_BYTES     (1u << 20) /* per-thread read buffer */
+#define WINDOW_PER_THREAD  8          /* pieces in flight per thread */
 
 typedef struct job {
     merkle_profile profile;
@@ -27,7 +27,7 @@ typedef struct job {
     merkle_read_at_fn read_at; /* NULL: mem is the input */
     void *ctx;
     const uint8_t *mem;
-    uint64_t piece_bytes; /* P * leaf_size */
+    uint64_t piece_bytes;  /* P * leaf_size */
     uint64_t piece_target; /* wanted piece size in bytes */
 
     /* current window: pieces [base, base + count) */
@@ -78,8 +78,7 @@ static void *worker(void *arg)
     pthread_mutex_lock(&j->mu);
     if (j->read_at && !buf && j->error == MERKLE_OK) j->error = MERKLE_ERR_NOMEM;
     for (;;) {
-        while (!j->stop && (j->next >= j->base + j->count))
-            pthread_cond_wait(&j->cv_work, &j->mu);
+        while (!j->stop && (j->next >= j->base + j->count)) pthread_cond_wait(&j->cv_work, &j->mu);
         if (j->stop) break;
         uint64_t piece = j->next++;
         merkle_status s = MERKLE_OK;

@@ -13,9 +13,9 @@
 #include "tree/proof_impl.h"
 
 #define HDR_LEN 43u
-static const uint8_t k_magic[4] = {'M', 'R', 'K', 'P'};
-#define KNOWN_FLAGS                                                                            \
-    (MERKLE_PROOF_HAS_ROOT | MERKLE_PROOF_HAS_OLD_ROOT | MERKLE_PROOF_HAS_LEAF_HASH |          \
+static const uint8_t k_magic[4] = { 'M', 'R', 'K', 'P' };
+#define KNOWN_FLAGS                                                                                \
+    (MERKLE_PROOF_HAS_ROOT | MERKLE_PROOF_HAS_OLD_ROOT | MERKLE_PROOF_HAS_LEAF_HASH |              \
      MERKLE_PROOF_HAS_LEAF)
 
 typedef unsigned long long ull;
@@ -29,7 +29,6 @@ static const char *kind_name(merkle_proof_kind k)
     }
     return NULL;
 }
-
 
 /* The binary format's hash byte (docs/formats.md): 1 SHA-256, 2 BLAKE2b-256, 7 Keccak-256,
 ** fixed by the format, independent of the merkle_hash_alg values. 0 for none. */
@@ -96,11 +95,11 @@ static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
 
 merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                   const uint8_t *old_root, const uint8_t *leaf_hash,
-                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
-                                  merkle_error *err)
+                                  const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], merkle_error *err)
 {
     if (!p) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof");
-    if (!merkle_hash_alg_name(p->hash) || !kind_name(p->kind) || p->path_len > MERKLE_PROOF_MAX_PATH)
+    if (!merkle_hash_alg_name(p->hash) || !kind_name(p->kind) ||
+        p->path_len > MERKLE_PROOF_MAX_PATH)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid proof object");
     const uint8_t *rt = root ? root : (p->flags & MERKLE_PROOF_HAS_ROOT) ? p->root : NULL;
     if (!rt) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no root to verify against");
@@ -110,14 +109,14 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
     if (!merkle__profile_classic(p->profile)) return shaped_verify(p, rt, leaf_hash, err);
     switch (p->kind) {
     case MERKLE_PROOF_INCLUSION: {
-        const uint8_t *lh = leaf_hash ? leaf_hash
+        const uint8_t *lh = leaf_hash                                 ? leaf_hash
                             : (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) ? p->leaf_hash
                                                                       : NULL;
         if (!lh) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no leaf hash to verify");
         if (p->index >= n)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
-                                "leaf index %llu is out of range for tree size %llu",
-                                (ull)p->index, (ull)n);
+                                "leaf index %llu is out of range for tree size %llu", (ull)p->index,
+                                (ull)n);
         size_t want = merkle_proof_inclusion_path_len(p->index, n);
         if (p->path_len != want)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
@@ -125,11 +124,12 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                 p->path_len, (ull)p->index, (ull)n, want);
         s = merkle_proof_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
-            return merkle__fail(err, s, 0, 0, "root mismatch: the leaf and path do not give the root");
+            return merkle__fail(err, s, 0, 0,
+                                "root mismatch: the leaf and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
     }
     case MERKLE_PROOF_CONSISTENCY: {
-        const uint8_t *ort = old_root ? old_root
+        const uint8_t *ort = old_root                                 ? old_root
                              : (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) ? p->old_root
                                                                       : NULL;
         if (!ort) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no old root to verify against");
@@ -147,7 +147,8 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                 (ull)m, (ull)n, want);
         s = merkle_proof_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len);
         if (s == MERKLE_ERR_VERIFY)
-            return merkle__fail(err, s, 0, 0, "root mismatch: the path does not link the two roots");
+            return merkle__fail(err, s, 0, 0,
+                                "root mismatch: the path does not link the two roots");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
     }
     case MERKLE_PROOF_RANGE: {
@@ -156,7 +157,8 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                 "range [%llu, %llu) is not a non-empty range of a tree of %llu",
                                 (ull)p->index, (ull)p->end, (ull)n);
         if (!leaf_hashes)
-            return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "a range proof needs the range's leaves");
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
+                                "a range proof needs the range's leaves");
         size_t want = merkle_proof_range_path_len(p->index, p->end, n);
         if (p->path_len != want)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
@@ -165,7 +167,8 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
         s = merkle_proof_range_verify(p->hash, rt, n, p->index, p->end, leaf_hashes, path,
                                       p->path_len);
         if (s == MERKLE_ERR_VERIFY)
-            return merkle__fail(err, s, 0, 0, "root mismatch: the leaves and path do not give the root");
+            return merkle__fail(err, s, 0, 0,
+                                "root mismatch: the leaves and path do not give the root");
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
     }
     }
@@ -179,13 +182,12 @@ static uint64_t load_be64(const uint8_t *b)
     return ((uint64_t)merkle__load_be32(b) << 32) | merkle__load_be32(b + 4);
 }
 
-merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
-                                  const merkle_proof *p, const uint8_t *leaf, size_t leaf_len)
+merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len, const merkle_proof *p,
+                                  const uint8_t *leaf, size_t leaf_len)
 {
     if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
-    if (!kind_name(p->kind) || !merkle_profile_name(p->profile) ||
-        !merkle_hash_alg_name(p->hash) || p->path_len > MERKLE_PROOF_MAX_PATH ||
-        (p->flags & ~(uint32_t)KNOWN_FLAGS) ||
+    if (!kind_name(p->kind) || !merkle_profile_name(p->profile) || !merkle_hash_alg_name(p->hash) ||
+        p->path_len > MERKLE_PROOF_MAX_PATH || (p->flags & ~(uint32_t)KNOWN_FLAGS) ||
         leaf_len > MERKLE_PROOF_MAX_LEAF)
         return MERKLE_ERR_ARG;
     uint32_t flags = (p->flags & ~MERKLE_PROOF_HAS_LEAF) | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
@@ -211,7 +213,8 @@ merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
     w[41] = (uint8_t)(p->path_len >> 8);
     w[42] = (uint8_t)p->path_len;
     w += HDR_LEN;
-    if (flags & MERKLE_PROOF_HAS_ROOT) w = (uint8_t *)memcpy(w, p->root, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
+    if (flags & MERKLE_PROOF_HAS_ROOT)
+        w = (uint8_t *)memcpy(w, p->root, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_OLD_ROOT)
         w = (uint8_t *)memcpy(w, p->old_root, MERKLE_HASH_LEN) + MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_LEAF_HASH)
@@ -232,7 +235,8 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
     if (leaf) *leaf = NULL;
     if (leaf_len) *leaf_len = 0;
     if (len < 4 || memcmp(buf, k_magic, 4) != 0)
-        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "not a binary merkle proof (no MRKP magic)");
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0,
+                            "not a binary merkle proof (no MRKP magic)");
     if (len < HDR_LEN)
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated header: %zu of %u bytes",
                             len, HDR_LEN);
@@ -265,9 +269,9 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 41, "path of %zu hashes (at most %d)", np,
                             MERKLE_PROOF_MAX_PATH);
     size_t off = HDR_LEN;
-    uint8_t *dst[3] = {p->root, p->old_root, p->leaf_hash};
-    const uint32_t bits[3] = {MERKLE_PROOF_HAS_ROOT, MERKLE_PROOF_HAS_OLD_ROOT,
-                              MERKLE_PROOF_HAS_LEAF_HASH};
+    uint8_t *dst[3] = { p->root, p->old_root, p->leaf_hash };
+    const uint32_t bits[3] = { MERKLE_PROOF_HAS_ROOT, MERKLE_PROOF_HAS_OLD_ROOT,
+                               MERKLE_PROOF_HAS_LEAF_HASH };
     for (int i = 0; i < 3; i++) {
         if (!(flags & bits[i])) continue;
         if (len - off < MERKLE_HASH_LEN)
@@ -282,15 +286,16 @@ merkle_status merkle_proof_decode(merkle_proof *p, const uint8_t **leaf, size_t 
     p->path_len = np;
     off += np * MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_LEAF) {
-        if (len - off < 4) return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated leaf length");
+        if (len - off < 4)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated leaf length");
         uint32_t ll = merkle__load_be32(buf + off);
         off += 4;
         if (ll > MERKLE_PROOF_MAX_LEAF)
             return merkle__fail(err, MERKLE_ERR_FORMAT, 0, off - 4, "leaf of %u bytes is too large",
                                 ll);
         if (len - off < ll)
-            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len, "truncated leaf: %u bytes announced",
-                                ll);
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 0, len,
+                                "truncated leaf: %u bytes announced", ll);
         if (leaf) *leaf = buf + off;
         if (leaf_len) *leaf_len = ll;
         off += ll;
@@ -321,7 +326,7 @@ static void put_hex(sbuf *b, const uint8_t *d, size_t n)
     static const char digits[] = "0123456789abcdef";
     merkle__sink_put(b, "\"", 1);
     for (size_t i = 0; i < n; i++) {
-        char two[2] = {digits[d[i] >> 4], digits[d[i] & 15]};
+        char two[2] = { digits[d[i] >> 4], digits[d[i] & 15] };
         merkle__sink_put(b, two, 2);
     }
     merkle__sink_put(b, "\"", 1);
@@ -363,10 +368,11 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
     const char *kn = kind_name(p->kind), *pn = merkle_profile_name(p->profile),
                *hn = merkle_hash_alg_name(p->hash);
     if (!kn || !pn || !hn || p->path_len > MERKLE_PROOF_MAX_PATH) return MERKLE_ERR_ARG;
-    sbuf b = {out, cap, 0};
+    sbuf b = { out, cap, 0 };
     putf(&b, "{\n  \"type\": \"%s\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n", kn, pn, hn);
     if (p->kind == MERKLE_PROOF_CONSISTENCY) {
-        putf(&b, "  \"old_size\": %llu,\n  \"new_size\": %llu,\n", (ull)p->index, (ull)p->tree_size);
+        putf(&b, "  \"old_size\": %llu,\n  \"new_size\": %llu,\n", (ull)p->index,
+             (ull)p->tree_size);
         if (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) {
             merkle__sink_puts(&b, "  \"old_root\": ");
             put_hex(&b, p->old_root, MERKLE_HASH_LEN);
@@ -422,7 +428,7 @@ typedef struct jp {
     const char *s;
     size_t len, pos;
     merkle_error *err;
-    merkle_status bad_len;    /* MERKLE_ERR_VERIFY once a hash of the wrong length was seen */
+    merkle_status bad_len; /* MERKLE_ERR_VERIFY once a hash of the wrong length was seen */
     char bad_len_msg[120];
 } jp;
 
@@ -466,7 +472,8 @@ static merkle_status jstring(jp *j, const char **a, size_t *n)
                 if (j->len - j->pos < 6) break;
                 for (int i = 2; i < 6; i++) {
                     char h = j->s[j->pos + (size_t)i];
-                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')))
+                    if (!((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') ||
+                          (h >= 'A' && h <= 'F')))
                         return jfail(j, "bad \\u escape");
                 }
                 j->pos += 6;
@@ -517,9 +524,9 @@ static merkle_status jnumber_skip(jp *j)
     size_t st = j->pos;
     if (j->pos < j->len && j->s[j->pos] == '-') j->pos++;
     size_t digits = 0;
-    while (j->pos < j->len && ((j->s[j->pos] >= '0' && j->s[j->pos] <= '9') || j->s[j->pos] == '.' ||
-                               j->s[j->pos] == 'e' || j->s[j->pos] == 'E' || j->s[j->pos] == '+' ||
-                               j->s[j->pos] == '-')) {
+    while (j->pos < j->len && ((j->s[j->pos] >= '0' && j->s[j->pos] <= '9') ||
+                               j->s[j->pos] == '.' || j->s[j->pos] == 'e' || j->s[j->pos] == 'E' ||
+                               j->s[j->pos] == '+' || j->s[j->pos] == '-')) {
         j->pos++;
         digits++;
     }
@@ -587,8 +594,8 @@ static merkle_status jhex(jp *j, uint8_t *out, size_t cap, size_t *n, const char
     }
     if (len % 2) {
         j->pos = at;
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex (odd length)",
-                            what);
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at,
+                            "proof JSON: %s is not hex (odd length)", what);
     }
     if (len / 2 > cap) {
         /* Valid hex that does not fit: verify it still is hex, then report the length. */
@@ -643,9 +650,20 @@ static merkle_status jhash(jp *j, uint8_t out[MERKLE_HASH_LEN], const char *what
 }
 
 enum {
-    F_TYPE = 1 << 0, F_PROFILE = 1 << 1, F_HASH = 1 << 2, F_SIZE = 1 << 3, F_INDEX = 1 << 4,
-    F_START = 1 << 5, F_END = 1 << 6, F_OLD = 1 << 7, F_LEAFSIZE = 1 << 8, F_LEAF = 1 << 9,
-    F_LEAFHASH = 1 << 10, F_ROOT = 1 << 11, F_OLDROOT = 1 << 12, F_PATH = 1 << 13
+    F_TYPE = 1 << 0,
+    F_PROFILE = 1 << 1,
+    F_HASH = 1 << 2,
+    F_SIZE = 1 << 3,
+    F_INDEX = 1 << 4,
+    F_START = 1 << 5,
+    F_END = 1 << 6,
+    F_OLD = 1 << 7,
+    F_LEAFSIZE = 1 << 8,
+    F_LEAF = 1 << 9,
+    F_LEAFHASH = 1 << 10,
+    F_ROOT = 1 << 11,
+    F_OLDROOT = 1 << 12,
+    F_PATH = 1 << 13
 };
 
 static int key_is(const char *a, size_t n, const char *k)
@@ -660,7 +678,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
     if (!p || (!json && len) || (!leaf_buf && leaf_cap))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof or input");
     if (leaf_len) *leaf_len = 0;
-    jp j = {json, len, 0, err, MERKLE_OK, {0}};
+    jp j = { json, len, 0, err, MERKLE_OK, { 0 } };
     memset(p, 0, offsetof(merkle_proof, path));
     p->version = MERKLE_PROOF_VERSION;
     p->path_len = 0;
@@ -681,23 +699,33 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
             if (peek(&j) != ':') return jfail(&j, "expected ':'");
             j.pos++;
             unsigned f = 0;
-            if (key_is(k, kn, "type")) f = F_TYPE;
-            else if (key_is(k, kn, "profile")) f = F_PROFILE;
-            else if (key_is(k, kn, "hash")) f = F_HASH;
+            if (key_is(k, kn, "type"))
+                f = F_TYPE;
+            else if (key_is(k, kn, "profile"))
+                f = F_PROFILE;
+            else if (key_is(k, kn, "hash"))
+                f = F_HASH;
             else if (key_is(k, kn, "tree_size") || key_is(k, kn, "total") ||
                      key_is(k, kn, "new_size") || key_is(k, kn, "size2"))
                 f = F_SIZE;
             else if (key_is(k, kn, "index") || key_is(k, kn, "gindex"))
                 f = F_INDEX;
-            else if (key_is(k, kn, "start")) f = F_START;
-            else if (key_is(k, kn, "end")) f = F_END;
-            else if (key_is(k, kn, "old_size") || key_is(k, kn, "size1")) f = F_OLD;
-            else if (key_is(k, kn, "leaf_size")) f = F_LEAFSIZE;
-            else if (key_is(k, kn, "leaf")) f = F_LEAF;
-            else if (key_is(k, kn, "leaf_hash")) f = F_LEAFHASH;
+            else if (key_is(k, kn, "start"))
+                f = F_START;
+            else if (key_is(k, kn, "end"))
+                f = F_END;
+            else if (key_is(k, kn, "old_size") || key_is(k, kn, "size1"))
+                f = F_OLD;
+            else if (key_is(k, kn, "leaf_size"))
+                f = F_LEAFSIZE;
+            else if (key_is(k, kn, "leaf"))
+                f = F_LEAF;
+            else if (key_is(k, kn, "leaf_hash"))
+                f = F_LEAFHASH;
             else if (key_is(k, kn, "root") || key_is(k, kn, "new_root") || key_is(k, kn, "root2"))
                 f = F_ROOT;
-            else if (key_is(k, kn, "old_root") || key_is(k, kn, "root1")) f = F_OLDROOT;
+            else if (key_is(k, kn, "old_root") || key_is(k, kn, "root1"))
+                f = F_OLDROOT;
             else if (key_is(k, kn, "path") || key_is(k, kn, "proof") || key_is(k, kn, "aunts"))
                 f = F_PATH;
             if (f & seen) return jfail(&j, "duplicate key");
@@ -777,10 +805,14 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
 
     /* Kind: explicit, or implied by the fields present. */
     if (type) {
-        if (key_is(type, type_n, "inclusion")) p->kind = MERKLE_PROOF_INCLUSION;
-        else if (key_is(type, type_n, "consistency")) p->kind = MERKLE_PROOF_CONSISTENCY;
-        else if (key_is(type, type_n, "range")) p->kind = MERKLE_PROOF_RANGE;
-        else return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown type");
+        if (key_is(type, type_n, "inclusion"))
+            p->kind = MERKLE_PROOF_INCLUSION;
+        else if (key_is(type, type_n, "consistency"))
+            p->kind = MERKLE_PROOF_CONSISTENCY;
+        else if (key_is(type, type_n, "range"))
+            p->kind = MERKLE_PROOF_RANGE;
+        else
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown type");
     } else if (seen & F_OLD) {
         p->kind = MERKLE_PROOF_CONSISTENCY;
     } else if (seen & (F_START | F_END)) {
@@ -796,7 +828,8 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
         memcpy(name, prof, prof_n);
         name[prof_n] = 0;
         if (merkle_profile_from_name(&p->profile, name) != MERKLE_OK)
-            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile '%s'", name);
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile '%s'",
+                                name);
     }
     (void)merkle_profile_defaults(&p->hash, NULL, p->profile);
     if (hashn) {
@@ -806,7 +839,8 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
         memcpy(name, hashn, hash_n);
         name[hash_n] = 0;
         if (merkle_hash_alg_from_name(&p->hash, name) != MERKLE_OK)
-            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash '%s'", name);
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash '%s'",
+                                name);
     }
     unsigned need = F_SIZE | F_PATH;
     switch (p->kind) {
@@ -826,9 +860,9 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
         break;
     }
     if ((seen & need) != need) {
-        const char *miss = !(seen & F_SIZE)    ? (p->kind == MERKLE_PROOF_CONSISTENCY ? "new_size"
-                                                                                    : "tree_size")
-                           : !(seen & F_PATH)  ? "path"
+        const char *miss = !(seen & F_SIZE)
+                               ? (p->kind == MERKLE_PROOF_CONSISTENCY ? "new_size" : "tree_size")
+                           : !(seen & F_PATH)                      ? "path"
                            : !(seen & F_INDEX) && (need & F_INDEX) ? "index"
                            : !(seen & F_OLD) && (need & F_OLD)     ? "old_size"
                                                                    : "start/end";
@@ -853,8 +887,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
     if (seen & F_ROOT) p->flags |= MERKLE_PROOF_HAS_ROOT;
     if (seen & F_OLDROOT) p->flags |= MERKLE_PROOF_HAS_OLD_ROOT;
     if (seen & F_LEAFHASH) p->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
-    if (j.bad_len)
-        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "%s", j.bad_len_msg);
+    if (j.bad_len) return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "%s", j.bad_len_msg);
     return MERKLE_OK;
 }
 

@@ -40,19 +40,22 @@ static void *half_main(void *arg)
     merkle_tree *t = h->prove ? NULL : malloc(sizeof *t);
     merkle_status s = MERKLE_ERR_NOMEM;
     if (!buf || (!pv && !t)) goto done;
-    s = h->prove ? merkle_prover_init(pv, MERKLE_PROOF_INCLUSION, h->hash, h->leaf_size, h->index, 0)
-                 : merkle_tree_init(t, h->profile, h->hash, h->leaf_size);
+    s = h->prove
+            ? merkle_prover_init(pv, MERKLE_PROOF_INCLUSION, h->hash, h->leaf_size, h->index, 0)
+            : merkle_tree_init(t, h->profile, h->hash, h->leaf_size);
     /* Whole leaves per read where possible, so that batches are not split. */
     size_t step = READ_BYTES;
     if (h->leaf_size < step) step -= step % h->leaf_size;
     for (uint64_t pos = 0; s == MERKLE_OK && pos < h->len;) {
         size_t want = h->len - pos < step ? (size_t)(h->len - pos) : step;
         s = h->read_at(h->ctx, buf, want, h->off + pos);
-        if (s == MERKLE_OK) s = h->prove ? merkle_prover_write(pv, buf, want) : merkle_tree_write(t, buf, want);
+        if (s == MERKLE_OK)
+            s = h->prove ? merkle_prover_write(pv, buf, want) : merkle_tree_write(t, buf, want);
         pos += want;
     }
     if (s == MERKLE_OK)
-        s = h->prove ? merkle_prover_finish(h->out, pv, h->profile) : merkle_tree_root(h->root, NULL, t);
+        s = h->prove ? merkle_prover_finish(h->out, pv, h->profile)
+                     : merkle_tree_root(h->root, NULL, t);
 done:
     h->status = s;
     free(buf);

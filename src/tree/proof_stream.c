@@ -24,8 +24,8 @@
 #include "tree/proof_impl.h"
 
 #define PROVER_VERSION 1u
-#define CHUNK MERKLE_TREE_CHUNK
-#define CHUNK_LOG2 MERKLE_TREE_CHUNK_LOG2
+#define CHUNK          MERKLE_TREE_CHUNK
+#define CHUNK_LOG2     MERKLE_TREE_CHUNK_LOG2
 
 static const uint8_t k_leaf_prefix = 0x00;
 
@@ -136,7 +136,8 @@ static void visit_chunk(merkle_prover *p, uint64_t c, uint64_t m, int final)
 }
 
 /* A node of height h covering [s, s + 2^h) was just computed: keep it if wanted. */
-static void visit_node(merkle_prover *p, uint64_t s, unsigned h, const uint8_t node[MERKLE_HASH_LEN])
+static void visit_node(merkle_prover *p, uint64_t s, unsigned h,
+                       const uint8_t node[MERKLE_HASH_LEN])
 {
     if (s == p->next_right && s != 0 && h == merkle__tz(s)) {
         memcpy(p->right[p->nright++], node, MERKLE_HASH_LEN);
@@ -155,7 +156,8 @@ static void flush_chunk(merkle_prover *p)
 {
     uint64_t c = p->count;
     /* Chunks away from the target and from a pending small right block need nothing. */
-    if ((p->start >= c && p->start < c + CHUNK) || (p->next_right >= c && p->next_right < c + CHUNK) ||
+    if ((p->start >= c && p->start < c + CHUNK) ||
+        (p->next_right >= c && p->next_right < c + CHUNK) ||
         (p->kind == MERKLE_PROOF_CONSISTENCY && p->end > c && p->end <= c + CHUNK))
         visit_chunk(p, c, CHUNK, 0);
     merkle__reduce(p->hash, p->level, p->scratch, CHUNK);
@@ -331,9 +333,9 @@ merkle_status merkle_prover_finish(merkle_proof *out, merkle_prover *p, merkle_p
         out->end = p->end;
         memcpy(out->leaf_hash, p->leaf_hash, MERKLE_HASH_LEN);
         out->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
-        len = merkle__lr_to_path(out->path, (const uint8_t(*)[MERKLE_HASH_LEN])p->left, p->nleft,
-                                 (const uint8_t(*)[MERKLE_HASH_LEN])p->right, p->nright, p->start,
-                                 0);
+        len =
+            merkle__lr_to_path(out->path, (const uint8_t(*)[MERKLE_HASH_LEN])p->left, p->nleft,
+                               (const uint8_t(*)[MERKLE_HASH_LEN])p->right, p->nright, p->start, 0);
         break;
     case MERKLE_PROOF_CONSISTENCY: {
         out->index = p->old_size;
@@ -345,10 +347,9 @@ merkle_status merkle_prover_finish(merkle_proof *out, merkle_prover *p, merkle_p
         memcpy(out->old_root, old, MERKLE_HASH_LEN);
         if (p->old_size == n) break; /* same tree: empty proof */
         if (p->start != 0) memcpy(out->path[len++], p->inner, MERKLE_HASH_LEN);
-        size_t got = merkle__lr_to_path(out->path + len,
-                                        (const uint8_t(*)[MERKLE_HASH_LEN])p->left, p->nleft,
-                                        (const uint8_t(*)[MERKLE_HASH_LEN])p->right, p->nright,
-                                        p->start, merkle__tz(p->old_size));
+        size_t got = merkle__lr_to_path(out->path + len, (const uint8_t(*)[MERKLE_HASH_LEN])p->left,
+                                        p->nleft, (const uint8_t(*)[MERKLE_HASH_LEN])p->right,
+                                        p->nright, p->start, merkle__tz(p->old_size));
         len += got;
         break;
     }

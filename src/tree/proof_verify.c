@@ -74,8 +74,7 @@ merkle_status merkle_proof_consistency_verify(merkle_hash_alg hash,
     if (old_size == 0 || old_size > new_size) return MERKLE_ERR_VERIFY;
     if (old_size == new_size) {
         if (path_len != 0) return MERKLE_ERR_VERIFY;
-        return merkle_ct_equal(old_root, new_root, MERKLE_HASH_LEN) ? MERKLE_OK
-                                                                     : MERKLE_ERR_VERIFY;
+        return merkle_ct_equal(old_root, new_root, MERKLE_HASH_LEN) ? MERKLE_OK : MERKLE_ERR_VERIFY;
     }
     if (path_len == 0 || path_len != merkle_proof_consistency_path_len(old_size, new_size))
         return MERKLE_ERR_VERIFY;

@@ -127,15 +127,14 @@ merkle_status merkle_tree_node_hash(uint8_t out[MERKLE_HASH_LEN], merkle_hash_al
 void merkle__node_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
                         const uint8_t (*in)[MERKLE_HASH_LEN], size_t npairs)
 {
-    (void)merkle_hash_batch_strided(out[0], hash, &k_node_prefix, 1, in[0],
-                                    2 * MERKLE_HASH_LEN, 2 * MERKLE_HASH_LEN, npairs);
+    (void)merkle_hash_batch_strided(out[0], hash, &k_node_prefix, 1, in[0], 2 * MERKLE_HASH_LEN,
+                                    2 * MERKLE_HASH_LEN, npairs);
 }
 
-void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
-                        const uint8_t *base, size_t leaf_size, size_t n)
+void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN], const uint8_t *base,
+                        size_t leaf_size, size_t n)
 {
-    (void)merkle_hash_batch_strided(out[0], hash, &k_leaf_prefix, 1, base, leaf_size, leaf_size,
-                                    n);
+    (void)merkle_hash_batch_strided(out[0], hash, &k_leaf_prefix, 1, base, leaf_size, leaf_size, n);
 }
 
 void merkle__reduce(merkle_hash_alg hash, uint8_t (*a)[MERKLE_HASH_LEN],
@@ -342,7 +341,8 @@ merkle_status merkle_tree_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile
     if (!out || (n && (!leaves || !lens))) return MERKLE_ERR_ARG;
     merkle_tree t;
     merkle_status s = merkle_tree_init(&t, profile, hash, 1);
-    for (size_t i = 0; s == MERKLE_OK && i < n; i++) s = merkle_tree_push_leaf(&t, leaves[i], lens[i]);
+    for (size_t i = 0; s == MERKLE_OK && i < n; i++)
+        s = merkle_tree_push_leaf(&t, leaves[i], lens[i]);
     if (s == MERKLE_OK) s = merkle_tree_root(out, NULL, &t);
     return s;
 }

@@ -8,7 +8,7 @@
 #include "common/internal.h"
 #include "merkle/tree.h"
 
-#define MERKLE_TREE_VERSION 1u
+#define MERKLE_TREE_VERSION    1u
 #define MERKLE_TREE_CHUNK_LOG2 7
 _Static_assert((1u << MERKLE_TREE_CHUNK_LOG2) == MERKLE_TREE_CHUNK, "chunk size");
 
@@ -23,8 +23,8 @@ void merkle__node_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
                         const uint8_t (*in)[MERKLE_HASH_LEN], size_t npairs);
 
 /* out[i] = H(0x00 || base[i*leaf_size ..+leaf_size)) for i < n. */
-void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
-                        const uint8_t *base, size_t leaf_size, size_t n);
+void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN], const uint8_t *base,
+                        size_t leaf_size, size_t n);
 
 /*
 ** Reduce m >= 1 hashes in a[] to the root of the tree they are the leaves-level of (pairing

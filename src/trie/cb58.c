@@ -36,8 +36,7 @@ int merkle__uvarint_get(uint64_t *v, const uint8_t *in, size_t len, size_t *pos)
 merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len, const uint8_t *in,
                                  size_t n)
 {
-    if ((in == NULL && n > 0) || out_len == NULL || (out == NULL && cap > 0))
-        return MERKLE_ERR_ARG;
+    if ((in == NULL && n > 0) || out_len == NULL || (out == NULL && cap > 0)) return MERKLE_ERR_ARG;
     if (n > MERKLE_CB58_MAX_BYTES) return MERKLE_ERR_RANGE;
     uint8_t buf[MERKLE_CB58_MAX_BYTES + 4];
     uint8_t h[32];
@@ -125,12 +124,14 @@ merkle_status merkle_cb58_decode(uint8_t *out, size_t cap, size_t *out_len, cons
 merkle_status merkle_trie_id_parse(uint8_t out[MERKLE_TRIE_ID_LEN], const char *s,
                                    merkle_error *err)
 {
-    if (out == NULL || s == NULL) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
+    if (out == NULL || s == NULL)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     size_t len = strlen(s);
     size_t n = 0;
     if (len == 2 * MERKLE_TRIE_ID_LEN) {
         merkle_error e;
-        if (merkle_hex_decode(out, MERKLE_TRIE_ID_LEN, &n, s, len, &e) == MERKLE_OK) return MERKLE_OK;
+        if (merkle_hex_decode(out, MERKLE_TRIE_ID_LEN, &n, s, len, &e) == MERKLE_OK)
+            return MERKLE_OK;
     }
     uint8_t tmp[MERKLE_TRIE_ID_LEN];
     merkle_error e;

@@ -10,7 +10,10 @@
 #include "common/internal.h"
 #include "trie/trie_impl.h"
 
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
 
 /* Decode a hex field in place into dst (room for flen/2 bytes); "-" is empty. */
 static merkle_status field(uint8_t *dst, size_t *n, const char *f, size_t flen, merkle_error *e)
@@ -136,17 +139,16 @@ merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *
         }
         int want = is_put ? 3 : 2;
         if (nf != want || extra) {
-            st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart, "%s",
-                              is_put ? (nf < want ? "put needs KEYHEX and VALUEHEX"
-                                                  : "put takes 2 fields")
-                                     : (nf < want ? "del needs KEYHEX" : "del takes 1 field"));
+            st = merkle__fail(
+                err, MERKLE_ERR_FORMAT, line, lstart, "%s",
+                is_put ? (nf < want ? "put needs KEYHEX and VALUEHEX" : "put takes 2 fields")
+                       : (nf < want ? "del needs KEYHEX" : "del takes 1 field"));
             break;
         }
         size_t need = fl[1] / 2 + (is_put ? fl[2] / 2 : 0);
         if (need > scratch_cap) {
             st = merkle__fail(err, MERKLE_ERR_BUFFER, line, lstart,
-                              "line needs %zu bytes of scratch space, have %zu", need,
-                              scratch_cap);
+                              "line needs %zu bytes of scratch space, have %zu", need, scratch_cap);
             break;
         }
         if (!is_put || need > scratch_cap - used) { /* the run goes first */
@@ -161,8 +163,7 @@ merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *
             break;
         }
         if (is_put && field(at + kl, &vl, f[2], fl[2], &e) != MERKLE_OK) {
-            st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart, "invalid value: %s",
-                              e.message);
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart, "invalid value: %s", e.message);
             break;
         }
         if (is_put && (kl > MERKLE_TRIE_MAX_KEY || vl > MERKLE_TRIE_MAX_VALUE)) {

@@ -39,8 +39,14 @@ void merkle_trie_free(merkle_trie *t)
     free(t);
 }
 
-unsigned merkle_trie_branch_factor(const merkle_trie *t) { return t ? t->bf : 0; }
-uint64_t merkle_trie_size(const merkle_trie *t) { return t ? t->size : 0; }
+unsigned merkle_trie_branch_factor(const merkle_trie *t)
+{
+    return t ? t->bf : 0;
+}
+uint64_t merkle_trie_size(const merkle_trie *t)
+{
+    return t ? t->size : 0;
+}
 size_t merkle_trie_memory(const merkle_trie *t)
 {
     return t ? t->pool.bytes + sizeof *t + t->dl.cap * sizeof(dent) : 0;
@@ -129,8 +135,7 @@ merkle_status merkle_trie_put(merkle_trie *t, const uint8_t *key, size_t key_len
 {
     if (t == NULL || (key == NULL && key_len) || (value == NULL && value_len))
         return MERKLE_ERR_ARG;
-    if (key_len > MERKLE_TRIE_MAX_KEY || value_len > MERKLE_TRIE_MAX_VALUE)
-        return MERKLE_ERR_RANGE;
+    if (key_len > MERKLE_TRIE_MAX_KEY || value_len > MERKLE_TRIE_MAX_VALUE) return MERKLE_ERR_RANGE;
     return merkle__trie_put_one(t, key, key_len, value, value_len, NULL);
 }
 
@@ -220,11 +225,11 @@ merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_visit_fn fn,
 {
     if (t == NULL || fn == NULL) return MERKLE_ERR_ARG;
     if (t->root == NULL) return MERKLE_OK;
-    wstack w = {NULL, 0};
+    wstack w = { NULL, 0 };
     merkle_status st = MERKLE_OK;
     size_t sp = 0;
     if (ws_reserve(&w, 1) != 0) return MERKLE_ERR_NOMEM;
-    w.f[sp++] = (frame){t->root, 0};
+    w.f[sp++] = (frame){ t->root, 0 };
     if (t->root->hasval &&
         fn(ctx, t->root->key, t->root->kbits / 8, node_value(t->root), t->root->vlen))
         goto done;
@@ -241,11 +246,10 @@ merkle_status merkle_trie_foreach(const merkle_trie *t, merkle_trie_visit_fn fn,
                 st = MERKLE_ERR_NOMEM;
                 goto done;
             }
-            w.f[sp++] = (frame){c, 0};
+            w.f[sp++] = (frame){ c, 0 };
         }
     }
 done:
     free(w.f);
     return st;
 }
-

@@ -80,7 +80,7 @@ static void isort_pfx(sort_item *v, size_t m)
 static void byte_pass(sort_item *dst, const sort_item *src, size_t m, unsigned shift,
                       size_t start[257])
 {
-    size_t pos[256] = {0};
+    size_t pos[256] = { 0 };
     for (size_t i = 0; i < m; i++) pos[(src[i].pfx >> shift) & 0xff]++;
     size_t acc = 0;
     for (unsigned d = 0; d < 256; d++) {
@@ -125,7 +125,7 @@ static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *
     uint8_t *ar = total <= ARENA_MAX && total >= ((size_t)1 << 18) ? big_alloc(total) : NULL;
     size_t o = 0;
     for (size_t i = 0; i < n; i++) {
-        uint8_t tmp[8] = {0};
+        uint8_t tmp[8] = { 0 };
         if (lens[i]) memcpy(tmp, keys[i], lens[i] < 8 ? lens[i] : 8);
         uint64_t v = 0;
         for (int j = 0; j < 8; j++) v = (v << 8) | tmp[j];
@@ -138,11 +138,11 @@ static sort_item *sort_keys(size_t n, const uint8_t *const *keys, const size_t *
             val = ar + o;
             o += vlens[i];
         }
-        a[i] = (sort_item){v, k, val, (uint32_t)lens[i], (uint32_t)vlens[i], i};
+        a[i] = (sort_item){ v, k, val, (uint32_t)lens[i], (uint32_t)vlens[i], i };
     }
     *arena = ar;
     size_t s1[257], s2[257];
-    byte_pass(b, a, n, 56, s1); /* a -> b on the first byte */
+    byte_pass(b, a, n, 56, s1);          /* a -> b on the first byte */
     for (unsigned d = 0; d < 256; d++) { /* the result ends up in a */
         size_t lo = s1[d], m = s1[d + 1] - lo;
         if (m <= 32) {
@@ -186,7 +186,7 @@ static inline int same_key(const sort_item *x, const sort_item *y)
            (x->klen <= 8 || memcmp(x->key + 8, y->key + 8, x->klen - 8) == 0);
 }
 
-#define BULK_WIN 64
+#define BULK_WIN     64
 #define BULK_PAYLOAD (32 + MERKLE__UVARINT_MAX + 64) /* leaves with keys up to 64 bytes */
 
 /*
@@ -197,7 +197,7 @@ static inline int same_key(const sort_item *x, const sort_item *y)
 */
 static void bulk_value_digests(const sort_item *win, size_t m, uint8_t dig[][32])
 {
-    uint8_t done[BULK_WIN] = {0};
+    uint8_t done[BULK_WIN] = { 0 };
     for (size_t a = 0; a < m; a++) {
         size_t len = win[a].vlen;
         if (done[a] || len < 32) continue;
@@ -287,7 +287,7 @@ typedef struct kent {
 
 typedef struct bulk {
     merkle_trie *t;
-    tnode **st;  /* open nodes, root first */
+    tnode **st;   /* open nodes, root first */
     size_t *mark; /* mark[i]: kid-stack height when st[i] was opened */
     size_t sp, scap;
     kent *ks; /* children of open nodes */
@@ -332,7 +332,7 @@ static int bulk_open(bulk *b, tnode *n)
 static int bulk_kid(bulk *b, tnode *c, unsigned tok)
 {
     if (merkle__grow(&b->ks, &b->kcap, b->kt + 1, sizeof *b->ks) != 0) return -1;
-    b->ks[b->kt++] = (kent){c, tok};
+    b->ks[b->kt++] = (kent){ c, tok };
     return 0;
 }
 
@@ -358,7 +358,7 @@ static tnode *bulk_close(bulk *b)
     }
     b->sp--;
     if (c->dirty) {
-        b->pend[b->np++] = (dent){c, c->kbits};
+        b->pend[b->np++] = (dent){ c, c->kbits };
         if (b->np == BULK_PEND) bulk_flush(b);
     }
     return c;
@@ -401,7 +401,8 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n)
             tnode *leaf = node_new(t, it[i].key, (uint32_t)(it[i].klen * 8));
             if (leaf == NULL) goto fail;
             lf[j] = leaf;
-            if (node_set_value_d(t, leaf, it[i].val, it[i].vlen, it[i].vlen >= 32 ? dig[j] : NULL) != 0)
+            if (node_set_value_d(t, leaf, it[i].val, it[i].vlen,
+                                 it[i].vlen >= 32 ? dig[j] : NULL) != 0)
                 goto fail;
         }
         {
@@ -432,7 +433,8 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n)
                         tnode *br = node_new(t, k, d);
                         if (br == NULL) goto fail;
                         size_t mk = b.kt;
-                        if (bulk_kid(&b, c, token_at(c->key, d, t->ts)) != 0 || bulk_open(&b, br) != 0) {
+                        if (bulk_kid(&b, c, token_at(c->key, d, t->ts)) != 0 ||
+                            bulk_open(&b, br) != 0) {
                             node_free(t, br);
                             goto fail;
                         }
@@ -450,7 +452,8 @@ static int bulk_build(merkle_trie *t, const sort_item *it, size_t n)
     }
     while (b.sp > 1) {
         tnode *c = bulk_close(&b);
-        if (c == NULL || bulk_kid(&b, c, token_at(c->key, b.st[b.sp - 1]->kbits, t->ts)) != 0) goto fail;
+        if (c == NULL || bulk_kid(&b, c, token_at(c->key, b.st[b.sp - 1]->kbits, t->ts)) != 0)
+            goto fail;
     }
     if (b.sp) {
         tnode *r = bulk_close(&b);
@@ -533,8 +536,7 @@ static void pcur_step(pcur *c, const merkle_trie *t)
         c->state = 0;
         return;
     }
-    default:
-        return;
+    default: return;
     }
 }
 
@@ -559,9 +561,10 @@ static merkle_status batch_apply(merkle_trie *t, const sort_item *it, size_t n, 
             for (size_t k = i + 1; k < ahead; k++)
                 for (int r = 0; r < PF_STEPS; r++) pcur_step(&cur[k % PF_LANES], t);
             size_t q = it[i].idx;
-            merkle_status st = merkle__trie_put_one(t, it[i].key, it[i].klen, it[i].val,
-                                                    it[i].vlen, it[i].vlen >= 32 ? dig[j] : NULL);
-            if (st != MERKLE_OK) return merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
+            merkle_status st = merkle__trie_put_one(t, it[i].key, it[i].klen, it[i].val, it[i].vlen,
+                                                    it[i].vlen >= 32 ? dig[j] : NULL);
+            if (st != MERKLE_OK)
+                return merkle__fail(err, st, 0, q, "item %zu: %s", q, merkle_strerror(st));
             if (t->gen != gen) {
                 gen = t->gen;
                 for (size_t k = i + 1; k < ahead; k++) pcur_start(&cur[k % PF_LANES], t, &it[k]);
@@ -575,11 +578,13 @@ merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
                                     const size_t *key_lens, const uint8_t *const *values,
                                     const size_t *value_lens, size_t n, merkle_error *err)
 {
-    if (t == NULL || (n && (keys == NULL || key_lens == NULL || values == NULL || value_lens == NULL)))
+    if (t == NULL ||
+        (n && (keys == NULL || key_lens == NULL || values == NULL || value_lens == NULL)))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     for (size_t i = 0; i < n; i++) {
         if ((keys[i] == NULL && key_lens[i]) || (values[i] == NULL && value_lens[i]))
-            return merkle__fail(err, MERKLE_ERR_ARG, 0, i, "item %zu: NULL with a non-zero length", i);
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, i, "item %zu: NULL with a non-zero length",
+                                i);
         if (key_lens[i] > MERKLE_TRIE_MAX_KEY || value_lens[i] > MERKLE_TRIE_MAX_VALUE)
             return merkle__fail(err, MERKLE_ERR_RANGE, 0, i, "item %zu: key or value too long", i);
     }
@@ -596,8 +601,7 @@ merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
         t->dl.off = 1;
         int rc = bulk_build(t, it, n);
         t->dl.off = 0;
-        if (rc != 0)
-            st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        if (rc != 0) st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     } else {
         st = batch_apply(t, it, n, err);
     }
@@ -605,4 +609,3 @@ merkle_status merkle_trie_put_batch(merkle_trie *t, const uint8_t *const *keys,
     free(arena);
     return st;
 }
-

@@ -62,7 +62,7 @@ size_t merkle__trie_node_preimage(const tnode *n, uint8_t *out)
     return u + kb;
 }
 
-#define PROOF_MAGIC "MTRP"
+#define PROOF_MAGIC   "MTRP"
 #define PROOF_VERSION 1
 
 merkle_status merkle_trie_prove(uint8_t *out, size_t cap, size_t *out_len, merkle_trie *t,
@@ -142,23 +142,24 @@ merkle_status merkle__trie_preimages(const merkle_trie *t, uint8_t **buf, size_t
     size_t cap = 1 << 20, ocap = 1 << 16, n = 0, c = 0;
     uint8_t *b = malloc(cap);
     size_t *o = malloc(ocap * sizeof *o);
-    wstack w = {NULL, 0};
+    wstack w = { NULL, 0 };
     merkle_status st = MERKLE_ERR_NOMEM;
     if (b == NULL || o == NULL || ws_reserve(&w, 1) != 0) goto fail;
     size_t sp = 0;
-    w.f[sp++] = (frame){t->root, 0};
+    w.f[sp++] = (frame){ t->root, 0 };
     while (sp) {
         frame *fr = &w.f[sp - 1];
         if (fr->i < fr->n->nkids) {
             tnode *k = fr->n->kids[fr->i++];
             if (ws_reserve(&w, sp + 1) != 0) goto fail;
-            w.f[sp++] = (frame){k, 0};
+            w.f[sp++] = (frame){ k, 0 };
             continue;
         }
         tnode *nd = fr->n;
         sp--;
         size_t need = merkle__trie_node_preimage(nd, NULL);
-        if (merkle__grow(&b, &cap, n + need, 1) != 0 || merkle__grow(&o, &ocap, c + 2, sizeof *o) != 0)
+        if (merkle__grow(&b, &cap, n + need, 1) != 0 ||
+            merkle__grow(&o, &ocap, c + 2, sizeof *o) != 0)
             goto fail;
         o[c++] = n;
         n += merkle__trie_node_preimage(nd, b + n);
@@ -176,4 +177,3 @@ fail:
     free(o);
     return st;
 }
-

@@ -164,7 +164,7 @@ static int hash_subtree(tnode *root, hscratch *h)
     uint32_t maxh = 0;
     wstack *w = &h->w;
     if (ws_reserve(w, 1) != 0) return -1;
-    w->f[sp++] = (frame){root, 0};
+    w->f[sp++] = (frame){ root, 0 };
     int masked = h->masked;
     while (sp) {
         frame *fr = &w->f[sp - 1];
@@ -178,7 +178,7 @@ static int hash_subtree(tnode *root, hscratch *h)
             fr->i = i + 1;
             if (k->nkids) {
                 if (ws_reserve(w, sp + 1) != 0) return -1;
-                w->f[sp++] = (frame){k, 0};
+                w->f[sp++] = (frame){ k, 0 };
                 continue;
             }
             fin = k; /* a dirty leaf: finished at once */
@@ -342,7 +342,7 @@ void merkle__trie_hash_by_length(dent *v, size_t m, dent *tmp, tnode **nodes, in
     ** the same for every entry is skipped. */
     dent *src = v, *dst = tmp;
     for (unsigned shift = 0; shift < 32 && m > 1; shift += 8) {
-        size_t cnt[256] = {0};
+        size_t cnt[256] = { 0 };
         for (size_t i = 0; i < m; i++) cnt[(~src[i].kbits >> shift) & 0xff]++;
         if (cnt[(~src[0].kbits >> shift) & 0xff] == m) continue;
         size_t acc = 0;
@@ -425,7 +425,7 @@ static int nv_push(nodevec *a, tnode *x)
 ** then upper in reverse order, so that children always come before their parents. */
 static int hash_parallel(merkle_trie *t, unsigned threads)
 {
-    nodevec cur = {0}, next = {0}, upper = {0};
+    nodevec cur = { 0 }, next = { 0 }, upper = { 0 };
     int rc = -1;
     if (nv_push(&cur, t->root) != 0) goto out;
     for (int round = 0; round < 16 && cur.n < 8u * threads; round++) {
@@ -475,10 +475,11 @@ out:
     return rc;
 }
 
-merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
-                               unsigned threads, merkle_error *err)
+merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t, unsigned threads,
+                               merkle_error *err)
 {
-    if (out == NULL || t == NULL) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
+    if (out == NULL || t == NULL)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     if (t->root == NULL) {
         t->dl.n = 0;
         t->dl.bad = 0;
@@ -514,4 +515,3 @@ merkle_status merkle_trie_root(uint8_t out[MERKLE_TRIE_ID_LEN], merkle_trie *t,
     memcpy(out, t->root->id, MERKLE_TRIE_ID_LEN);
     return MERKLE_OK;
 }
-

@@ -85,9 +85,9 @@ struct merkle_trie {
 
 #define KEY_BYTES(bits) (((size_t)(bits) + 7) / 8)
 #define NODE_SIZE(bits) (offsetof(tnode, key) + KEY_BYTES(bits))
-#define TOK_PAD(cap) (((size_t)(cap) + 7) & ~(size_t)7)
-#define KIDS_SIZE(cap) (TOK_PAD(cap) + (size_t)(cap) * (sizeof(tnode *) + MERKLE_TRIE_ID_LEN))
-#define VAL_SIZE(len) ((size_t)(len) + ((len) >= 32 ? 32u : 0u))
+#define TOK_PAD(cap)    (((size_t)(cap) + 7) & ~(size_t)7)
+#define KIDS_SIZE(cap)  (TOK_PAD(cap) + (size_t)(cap) * (sizeof(tnode *) + MERKLE_TRIE_ID_LEN))
+#define VAL_SIZE(len)   ((size_t)(len) + ((len) >= 32 ? 32u : 0u))
 
 /* Token bytes of n's children (NULL for a node that never had children); also the start of
 ** the children's pool block. */
@@ -120,8 +120,8 @@ static inline unsigned token_at(const uint8_t *key, uint32_t bit, unsigned ts)
 
 /* Length in bits of the common prefix of a and b (not rounded to tokens), knowing that the
 ** first `from` bits are equal; at most min(abits, bbits). */
-static inline uint32_t common_bits(const uint8_t *a, uint32_t abits, const uint8_t *b, uint32_t bbits,
-                            uint32_t from)
+static inline uint32_t common_bits(const uint8_t *a, uint32_t abits, const uint8_t *b,
+                                   uint32_t bbits, uint32_t from)
 {
     uint32_t m = abits < bbits ? abits : bbits;
     size_t end = KEY_BYTES(m);
@@ -152,7 +152,7 @@ static inline void dl_push(merkle_trie *t, tnode *n)
         d->bad = 1;
         return;
     }
-    d->v[d->n++] = (dent){n, n->kbits};
+    d->v[d->n++] = (dent){ n, n->kbits };
 }
 
 /* n's ID must be recomputed (its preimage is changing). */
@@ -190,7 +190,7 @@ static inline void node_free(merkle_trie *t, tnode *n)
 /* Set the value of n; digest, when not NULL, is SHA-256(v) computed by the caller (values
 ** of 32 bytes or more). -1 on allocation failure. */
 static inline int node_set_value_d(merkle_trie *t, tnode *n, const uint8_t *v, size_t vlen,
-                            const uint8_t *digest)
+                                   const uint8_t *digest)
 {
     uint8_t *blk = NULL;
     if (vlen) {
@@ -285,7 +285,6 @@ static inline int ws_reserve(wstack *w, size_t need)
 {
     return merkle__grow(&w->f, &w->cap, need, sizeof *w->f);
 }
-
 
 /* ------------------------------------------------------------------ across the files */
 

@@ -25,19 +25,19 @@
 #endif
 #ifdef POOL_ASAN
 #include <sanitizer/asan_interface.h>
-#define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define POOL_POISON(p, n)   ASAN_POISON_MEMORY_REGION(p, n)
 #define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
 #else
-#define POOL_POISON(p, n) ((void)(p), (void)(n))
+#define POOL_POISON(p, n)   ((void)(p), (void)(n))
 #define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-#define POOL_GRAN 16
-#define POOL_MAX 4096
+#define POOL_GRAN    16
+#define POOL_MAX     4096
 #define POOL_CLASSES (POOL_MAX / POOL_GRAN)
-#define SLAB_MIN ((size_t)1 << 16)
-#define SLAB_MAX ((size_t)1 << 23)
-#define HUGE_PAGE ((size_t)1 << 21)
+#define SLAB_MIN     ((size_t)1 << 16)
+#define SLAB_MAX     ((size_t)1 << 23)
+#define HUGE_PAGE    ((size_t)1 << 21)
 
 /* Blocks larger than POOL_MAX come from malloc with this header, on a list freed at the end. */
 typedef struct big_block {
@@ -48,8 +48,8 @@ typedef struct big_block {
 
 typedef struct pool {
     void *free_list[POOL_CLASSES + 1]; /* class c holds blocks of c*16 bytes */
-    uint8_t *bump, *bump_end;         /* unused tail of the newest slab */
-    void *slabs;                      /* singly linked by their first pointer */
+    uint8_t *bump, *bump_end;          /* unused tail of the newest slab */
+    void *slabs;                       /* singly linked by their first pointer */
     big_block *big;
     size_t bytes;     /* slab and big-block bytes held */
     size_t next_slab; /* size of the next slab: doubles from SLAB_MIN to SLAB_MAX */

@@ -12,13 +12,13 @@
 
 /* A parsed node preimage: offsets into the proof buffer. */
 typedef struct pnode {
-    size_t start, end;     /* the preimage bytes */
+    size_t start, end; /* the preimage bytes */
     size_t nkids;
-    size_t kids;           /* offset of the first (index, id) entry */
+    size_t kids; /* offset of the first (index, id) entry */
     int hasval;
-    size_t vd, vdlen;      /* value digest */
+    size_t vd, vdlen; /* value digest */
     uint64_t kbits;
-    size_t key;            /* key bytes */
+    size_t key; /* key bytes */
 } pnode;
 
 static merkle_status fmt(merkle_error *err, size_t off, const char *what)
@@ -39,8 +39,8 @@ static merkle_status get_uv(uint64_t *v, const uint8_t *p, size_t len, size_t *p
 }
 
 /* Parse one node preimage at *pos with token size ts; checks structure only. */
-static merkle_status parse_node(pnode *nd, const uint8_t *p, size_t len, size_t *pos,
-                                unsigned ts, merkle_error *err)
+static merkle_status parse_node(pnode *nd, const uint8_t *p, size_t len, size_t *pos, unsigned ts,
+                                merkle_error *err)
 {
     uint64_t v;
     merkle_status st;
@@ -173,8 +173,9 @@ merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
         uint8_t id[MERKLE_TRIE_ID_LEN];
         merkle_sha256_hash(id, p + nd.start, nd.end - nd.start);
         if (!merkle_ct_equal(id, expect, sizeof id))
-            return vfail(err, i, i ? "does not hash to the child ID named by its parent"
-                                   : "does not hash to the root ID");
+            return vfail(err, i,
+                         i ? "does not hash to the child ID named by its parent"
+                           : "does not hash to the root ID");
         const uint8_t *nkey = p + nd.key;
         if (i && nd.kbits < prev_bits + ts)
             return vfail(err, i, "key does not extend its parent's key");
@@ -185,8 +186,9 @@ merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
             if (!last) return vfail(err, i, "the lookup ends here but the proof goes on");
             int has = on_path && nd.hasval;
             if (has != present)
-                return vfail(err, i, present ? "the key is absent, the proof claims present"
-                                             : "the key is present, the proof claims absent");
+                return vfail(err, i,
+                             present ? "the key is absent, the proof claims present"
+                                     : "the key is present, the proof claims absent");
             if (present) {
                 uint8_t d[32];
                 size_t dl;
@@ -196,8 +198,8 @@ merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
             }
             goto ok;
         }
-        unsigned tok = ((unsigned)key[nd.kbits >> 3] >> (8 - (nd.kbits & 7) - ts)) &
-                       ((1u << ts) - 1);
+        unsigned tok =
+            ((unsigned)key[nd.kbits >> 3] >> (8 - (nd.kbits & 7) - ts)) & ((1u << ts) - 1);
         size_t kp = nd.kids;
         int hit = 0;
         for (size_t k = 0; k < nd.nkids; k++) {

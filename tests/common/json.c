@@ -46,10 +46,14 @@ static int hex4(const char *p, unsigned *v)
     for (int i = 0; i < 4; i++) {
         char c = p[i];
         unsigned d;
-        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
-        else return 0;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return 0;
         *v = *v * 16 + d;
     }
     return 1;
@@ -140,7 +144,7 @@ static int parse_container(parser *ps, json *out, int depth, int is_obj)
         }
         if (!parse_value(ps, &out->items[n], depth + 1)) {
             if (is_obj) free(out->keys[n]);
-            json_free_items:
+        json_free_items:
             out->len = n;
             return 0;
         }
@@ -193,8 +197,7 @@ static int parse_value(parser *ps, json *out, int depth)
         char tmp[64];
         size_t n = 0;
         int frac = 0;
-        while (ps->p < ps->end && n < sizeof tmp - 1 &&
-               strchr("+-0123456789.eE", *ps->p) != NULL) {
+        while (ps->p < ps->end && n < sizeof tmp - 1 && strchr("+-0123456789.eE", *ps->p) != NULL) {
             if (*ps->p == '.' || *ps->p == 'e' || *ps->p == 'E') frac = 1;
             tmp[n++] = *ps->p++;
         }
@@ -230,7 +233,7 @@ void json_free(json *j)
 
 json *json_parse(const char *text, size_t len)
 {
-    parser ps = {text, text + len, 0};
+    parser ps = { text, text + len, 0 };
     json *j = calloc(1, sizeof *j);
     if (!parse_value(&ps, j, 0)) {
         fprintf(stderr, "json: parse error at offset %zu\n", (size_t)(ps.p - text));

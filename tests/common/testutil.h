@@ -9,7 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* its own block: after the headers it needs, not sorted above them */
 
 #include "json.h"
 
@@ -29,13 +30,16 @@ uint8_t *tu_unhex(const char *hex, size_t *len);
 void tu_assert_hex(const uint8_t *buf, size_t len, const char *expected, const char *what);
 
 /* Deterministic PRNG (xoshiro256**) for reproducible random tests. */
-typedef struct { uint64_t s[4]; } tu_rng;
+typedef struct {
+    uint64_t s[4];
+} tu_rng;
 void tu_rng_seed(tu_rng *r, uint64_t seed);
 uint64_t tu_rng_next(tu_rng *r);
 uint64_t tu_rng_below(tu_rng *r, uint64_t n); /* uniform in [0, n), n > 0 */
 void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len);
 
-/* Vector generators of tests/vectors (see their schema key): leaf i = ASCII decimal of i; stream byte k = k mod 251. */
+/* Vector generators of tests/vectors (see their schema key): leaf i = ASCII decimal of i; stream
+ * byte k = k mod 251. */
 void tu_counter_bytes(uint8_t *buf, size_t len);
 
 /* Count heap allocations made through malloc/calloc/realloc in this process (tests link a
