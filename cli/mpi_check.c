@@ -235,6 +235,168 @@ static merkle_status fail_status(merkle_error *error, merkle_status s, const cha
     return s;
 }
 
+/* The state of one distributed check on rank 0. */
+typedef struct mpi_plan {
+    int *owner;       /* rank of each entry; -1 none yet, -2 answered by the cache */
+    uint64_t *weight; /* FILE_COST + size */
+    merkle_file_id *ids;
+    uint8_t *have_id;
+    size_t *order, m; /* entries to hand out */
+    load *heap;
+    int *counts, *displs;
+    uint64_t *bytes;
+    uint8_t *sendbuf;
+} mpi_plan;
+
+static void plan_free(mpi_plan *p)
+{
+    free(p->sendbuf);
+    free(p->bytes);
+    free(p->displs);
+    free(p->counts);
+    free(p->heap);
+    free(p->order);
+    free(p->have_id);
+    free(p->ids);
+    free(p->weight);
+    free(p->owner);
+}
+
+static int plan_alloc(mpi_plan *p, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->owner = malloc(n * sizeof *p->owner);
+    p->weight = malloc(n * sizeof *p->weight);
+    p->ids = malloc(n * sizeof *p->ids);
+    p->have_id = calloc(n, 1);
+    p->order = malloc(n * sizeof *p->order);
+    p->heap = malloc((size_t)g_nranks * sizeof *p->heap);
+    p->counts = calloc((size_t)g_nranks, sizeof *p->counts);
+    p->displs = calloc((size_t)g_nranks, sizeof *p->displs);
+    p->bytes = calloc((size_t)g_nranks, sizeof *p->bytes);
+    return p->owner && p->weight && p->ids && p->have_id && p->order && p->heap && p->counts &&
+                   p->displs && p->bytes
+               ? 0
+               : -1;
+}
+
+/* Rank 0 looks at every file (size for the balance, identity for the cache), answers what
+** the cache vouches for, and gives the rest out largest first, each to the least loaded
+** rank. */
+static void plan_assign(mpi_plan *p, merkle_check_result *results,
+                        const merkle_manifest_entry *entries, size_t n,
+                        const merkle_check_opts *local)
+{
+    p->m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const merkle_manifest_entry *e = &entries[i];
+        memset(&results[i], 0, sizeof results[i]);
+        p->owner[i] = -1;
+        p->weight[i] = FILE_COST;
+        if (local->dash_is_stdin && strcmp(e->name, "-") == 0) {
+            p->owner[i] = 0; /* standard input is rank 0's */
+            continue;
+        }
+        struct stat sb;
+        if (fstatat(local->dirfd, e->name, &sb, 0) == 0 && S_ISREG(sb.st_mode)) {
+            merkle_file_id_from_stat(&p->ids[i], &sb);
+            p->have_id[i] = 1;
+            p->weight[i] += (uint64_t)sb.st_size;
+            if (local->cache && merkle_vcache_lookup(local->cache, e->name, &p->ids[i], e->alg,
+                                                     e->digest, e->digest_len)) {
+                results[i].status = MERKLE_CHECK_OK;
+                results[i].from_cache = 1;
+                memcpy(results[i].digest, e->digest, e->digest_len);
+                p->owner[i] = -2; /* answered */
+                continue;
+            }
+        }
+        p->order[p->m++] = i;
+    }
+    for (int r = 0; r < g_nranks; r++) p->heap[r] = (load){ 0, r };
+    for (size_t i = 0; i < n; i++)
+        if (p->owner[i] == 0) p->heap[0].bytes += p->weight[i];
+    heap_down(p->heap, (size_t)g_nranks, 0);
+    g_weights = p->weight;
+    qsort(p->order, p->m, sizeof *p->order, by_weight_desc);
+    for (size_t k = 0; k < p->m; k++) {
+        size_t i = p->order[k];
+        p->owner[i] = p->heap[0].rank;
+        p->heap[0].bytes += p->weight[i];
+        heap_down(p->heap, (size_t)g_nranks, 0);
+    }
+}
+
+/* Pack each rank's entries, in manifest order, into one scatter buffer. */
+static merkle_status plan_pack(mpi_plan *p, const merkle_manifest_entry *entries, size_t n,
+                               merkle_error *error)
+{
+    size_t total_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p->owner[i] >= 0) {
+            p->bytes[p->owner[i]] += item_size(&entries[i]);
+            total_bytes += item_size(&entries[i]);
+        }
+    if (total_bytes > (size_t)INT32_MAX)
+        return fail_status(error, MERKLE_ERR_RANGE,
+                           "manifest too large to distribute (2 GiB of names)");
+    p->sendbuf = malloc(total_bytes + 1);
+    if (!p->sendbuf) return fail_status(error, MERKLE_ERR_NOMEM, "out of memory");
+    size_t off = 0;
+    for (int r = 0; r < g_nranks; r++) {
+        p->displs[r] = (int)off;
+        p->counts[r] = (int)p->bytes[r];
+        off += p->bytes[r];
+        p->bytes[r] = (uint64_t)p->displs[r]; /* now: write cursor */
+    }
+    for (size_t i = 0; i < n; i++)
+        if (p->owner[i] >= 0)
+            p->bytes[p->owner[i]] =
+                (uint64_t)(put_item(p->sendbuf + p->bytes[p->owner[i]], &entries[i]) - p->sendbuf);
+    return MERKLE_OK;
+}
+
+/* Results arrive rank by rank, each rank's in manifest order: put them in place, and record
+** in the cache what the other ranks verified (rank 0's own share went through it already). */
+static merkle_status plan_collect(mpi_plan *p, merkle_check_result *results,
+                                  const merkle_manifest_entry *entries, size_t n,
+                                  const merkle_check_opts *local, const uint8_t *all, size_t got,
+                                  int64_t before, merkle_error *error)
+{
+    size_t *start = calloc((size_t)g_nranks + 1, sizeof *start);
+    if (!start) return fail_status(error, MERKLE_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (p->owner[i] >= 0) start[p->owner[i] + 1]++;
+    for (int r = 0; r < g_nranks; r++) start[r + 1] += start[r];
+    size_t m = start[g_nranks];
+    for (size_t i = 0; i < n; i++)
+        if (p->owner[i] >= 0) p->order[start[p->owner[i]]++] = i; /* start[r]: rank r's end */
+    free(start);
+    size_t k = 0;
+    for (; k < m && k < got; k++) {
+        size_t i = p->order[k];
+        wire_result w;
+        memcpy(&w, all + k * sizeof w, sizeof w);
+        merkle_check_result *res = &results[i];
+        res->status = (merkle_check_status)w.status;
+        res->sys_errno = w.sys_errno;
+        res->from_cache = (uint8_t)(w.from_cache != 0);
+        res->size = w.size;
+        memcpy(res->digest, w.digest, MERKLE_MAX_DIGEST_LEN);
+        if (p->owner[i] != 0 && local->cache) {
+            const merkle_manifest_entry *e = &entries[i];
+            if (res->status == MERKLE_CHECK_OK && p->have_id[i])
+                (void)merkle_vcache_record(local->cache, e->name, &p->ids[i], e->alg, res->digest,
+                                           e->digest_len, before);
+            else if (res->status != MERKLE_CHECK_OK)
+                merkle_vcache_forget(local->cache, e->name);
+        }
+    }
+    if (k != got || k != m)
+        return fail_status(error, MERKLE_ERR_STATE, "internal error: result count");
+    return MERKLE_OK;
+}
+
 merkle_status mpi_manifest_check(merkle_check_result *results, const merkle_manifest_entry *entries,
                                  size_t n, const merkle_check_opts *opts, merkle_error *error)
 {
@@ -248,156 +410,31 @@ merkle_status mpi_manifest_check(merkle_check_result *results, const merkle_mani
     if (g_nranks <= 1 || n == 0) return merkle_manifest_check(results, entries, n, &local, error);
     if (!results || !entries) return fail_status(error, MERKLE_ERR_ARG, "no entries");
 
-    int *owner = malloc(n * sizeof *owner);
-    uint64_t *weight = malloc(n * sizeof *weight);
-    merkle_file_id *ids = malloc(n * sizeof *ids);
-    uint8_t *have_id = calloc(n, 1);
-    size_t *order = malloc(n * sizeof *order);
-    load *heap = malloc((size_t)g_nranks * sizeof *heap);
-    int *counts = calloc((size_t)g_nranks, sizeof *counts);
-    int *displs = calloc((size_t)g_nranks, sizeof *displs);
-    uint64_t *bytes = calloc((size_t)g_nranks, sizeof *bytes);
-    uint8_t *sendbuf = NULL;
+    mpi_plan p;
     merkle_status st = MERKLE_OK;
-    if (!owner || !weight || !ids || !have_id || !order || !heap || !counts || !displs || !bytes) {
+    if (plan_alloc(&p, n) != 0) {
         st = fail_status(error, MERKLE_ERR_NOMEM, "out of memory");
         goto out;
     }
-
-    /* Rank 0 looks at every file: size for the balance, identity for the cache. */
     int64_t before = merkle_vcache_now();
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        const merkle_manifest_entry *e = &entries[i];
-        memset(&results[i], 0, sizeof results[i]);
-        owner[i] = -1;
-        weight[i] = FILE_COST;
-        if (local.dash_is_stdin && strcmp(e->name, "-") == 0) {
-            owner[i] = 0; /* standard input is rank 0's */
-            continue;
-        }
-        struct stat sb;
-        if (fstatat(local.dirfd, e->name, &sb, 0) == 0 && S_ISREG(sb.st_mode)) {
-            merkle_file_id_from_stat(&ids[i], &sb);
-            have_id[i] = 1;
-            weight[i] += (uint64_t)sb.st_size;
-            if (local.cache && merkle_vcache_lookup(local.cache, e->name, &ids[i], e->alg,
-                                                    e->digest, e->digest_len)) {
-                results[i].status = MERKLE_CHECK_OK;
-                results[i].from_cache = 1;
-                memcpy(results[i].digest, e->digest, e->digest_len);
-                owner[i] = -2; /* answered */
-                continue;
-            }
-        }
-        order[m++] = i;
-    }
-    /* Largest first, each to the least loaded rank. */
-    for (int r = 0; r < g_nranks; r++) heap[r] = (load){ 0, r };
-    for (size_t i = 0; i < n; i++)
-        if (owner[i] == 0) heap[0].bytes += weight[i];
-    heap_down(heap, (size_t)g_nranks, 0);
-    g_weights = weight;
-    qsort(order, m, sizeof *order, by_weight_desc);
-    for (size_t k = 0; k < m; k++) {
-        size_t i = order[k];
-        owner[i] = heap[0].rank;
-        heap[0].bytes += weight[i];
-        heap_down(heap, (size_t)g_nranks, 0);
-    }
-    /* Pack each rank's entries, in manifest order, into one scatter buffer. */
-    size_t total_bytes = 0;
-    for (size_t i = 0; i < n; i++)
-        if (owner[i] >= 0) {
-            bytes[owner[i]] += item_size(&entries[i]);
-            total_bytes += item_size(&entries[i]);
-        }
-    if (total_bytes > (size_t)INT32_MAX) {
-        st = fail_status(error, MERKLE_ERR_RANGE,
-                         "manifest too large to distribute (2 GiB of names)");
-        goto out;
-    }
-    sendbuf = malloc(total_bytes + 1);
-    if (!sendbuf) {
-        st = fail_status(error, MERKLE_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    {
-        size_t off = 0;
-        for (int r = 0; r < g_nranks; r++) {
-            displs[r] = (int)off;
-            counts[r] = (int)bytes[r];
-            off += bytes[r];
-            bytes[r] = (uint64_t)displs[r]; /* now: write cursor */
-        }
-        for (size_t i = 0; i < n; i++)
-            if (owner[i] >= 0)
-                bytes[owner[i]] =
-                    (uint64_t)(put_item(sendbuf + bytes[owner[i]], &entries[i]) - sendbuf);
-    }
+    plan_assign(&p, results, entries, n, &local);
+    st = plan_pack(&p, entries, n, error);
+    if (st != MERKLE_OK) goto out;
 
     uint32_t req[3] = { REQ_JOB, 0, req_threads };
     MPI_Bcast(req, 3, MPI_UINT32_T, 0, MPI_COMM_WORLD);
     uint8_t *all = NULL;
     size_t got = 0;
     char msg[MPI_MSG_LEN];
-    int fail = run_job(sendbuf, counts, displs, &local, &all, &got, msg, sizeof msg);
-    if (fail) {
+    if (run_job(p.sendbuf, p.counts, p.displs, &local, &all, &got, msg, sizeof msg)) {
         st = fail_status(error, MERKLE_ERR_IO, msg);
         free(all);
         goto out;
     }
-    /* Results arrive rank by rank, each rank's in manifest order: list the entries that way. */
-    {
-        size_t *start = calloc((size_t)g_nranks + 1, sizeof *start);
-        if (!start) {
-            free(all);
-            st = fail_status(error, MERKLE_ERR_NOMEM, "out of memory");
-            goto out;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (owner[i] >= 0) start[owner[i] + 1]++;
-        for (int r = 0; r < g_nranks; r++) start[r + 1] += start[r];
-        m = start[g_nranks];
-        for (size_t i = 0; i < n; i++)
-            if (owner[i] >= 0) order[start[owner[i]]++] = i; /* start[r] ends at rank r's end */
-        free(start);
-    }
-    size_t k = 0;
-    for (; k < m && k < got; k++) {
-        size_t i = order[k];
-        wire_result w;
-        memcpy(&w, all + k * sizeof w, sizeof w);
-        merkle_check_result *res = &results[i];
-        res->status = (merkle_check_status)w.status;
-        res->sys_errno = w.sys_errno;
-        res->from_cache = (uint8_t)(w.from_cache != 0);
-        res->size = w.size;
-        memcpy(res->digest, w.digest, MERKLE_MAX_DIGEST_LEN);
-        /* Rank 0's own share went through the cache already (local.cache). */
-        if (owner[i] != 0 && local.cache) {
-            const merkle_manifest_entry *e = &entries[i];
-            if (res->status == MERKLE_CHECK_OK && have_id[i])
-                (void)merkle_vcache_record(local.cache, e->name, &ids[i], e->alg, res->digest,
-                                           e->digest_len, before);
-            else if (res->status != MERKLE_CHECK_OK)
-                merkle_vcache_forget(local.cache, e->name);
-        }
-    }
+    st = plan_collect(&p, results, entries, n, &local, all, got, before, error);
     free(all);
-    if (k != got || k != m)
-        st = fail_status(error, MERKLE_ERR_STATE, "internal error: result count");
 out:
-    free(sendbuf);
-    free(bytes);
-    free(displs);
-    free(counts);
-    free(heap);
-    free(order);
-    free(have_id);
-    free(ids);
-    free(weight);
-    free(owner);
+    plan_free(&p);
     return st;
 }
 
