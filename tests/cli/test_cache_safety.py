@@ -274,7 +274,18 @@ class TestSave(Base):
         os.chmod(self.dir, 0o777)
         self.data()
         nobody = 65534
-        asuser = ["setpriv", "--reuid=%d" % nobody, "--regid=%d" % nobody, "--clear-groups", BIN]
+        # The user must reach the binary and the library beside it (RUNPATH $ORIGIN): a copy of
+        # both in a directory anyone may enter (the build tree may sit in a private one).
+        bindir = tempfile.mkdtemp(prefix="merkle_bin_")
+        self.addCleanup(shutil.rmtree, bindir, True)
+        os.chmod(bindir, 0o755)
+        shutil.copy2(BIN, bindir)
+        lib = os.path.join(os.path.dirname(os.path.abspath(BIN)), "libmerkle.so.1")
+        if os.path.exists(lib):
+            shutil.copy2(os.path.realpath(lib), os.path.join(bindir, "libmerkle.so.1"))
+        userbin = os.path.join(bindir, os.path.basename(BIN))
+        asuser = ["setpriv", "--reuid=%d" % nobody, "--regid=%d" % nobody, "--clear-groups",
+                  userbin]
         e = dict(os.environ, **ENV)
         r = subprocess.run(asuser + ["check", "--cache", "cache", "SUMS"], cwd=self.dir, env=e,
                            capture_output=True)
