@@ -33,6 +33,14 @@ static void print_version(const char *sub)
 }
 
 /* -a ALGO: 0, or the command's usage status after the message. */
+/* As in coreutils, the last of --quiet, --status and --warn wins (opt: the one just seen). */
+static void last_wins(int opt, int *quiet, int *status, int *warn)
+{
+    *quiet = opt == OPT_QUIET;
+    *status = opt == OPT_STATUS;
+    *warn = opt == 'w';
+}
+
 static int parse_alg(const cli_cmd *cmd, const char *arg, merkle_manifest_alg *alg)
 {
     if (merkle_manifest_alg_from_name(alg, arg) != MERKLE_OK)
@@ -259,22 +267,9 @@ static int sum_parse(int argc, char **argv, sum_args *sa)
             break;
         case 'c': sa->do_check = 1; break;
         case OPT_IGNORE_MISSING: sa->ignore = 1; break;
-        /* As in coreutils, the last of --quiet, --status and --warn wins. */
         case OPT_QUIET:
-            sa->quiet = 1;
-            sa->status = 0;
-            sa->warn = 0;
-            break;
         case OPT_STATUS:
-            sa->status = 1;
-            sa->quiet = 0;
-            sa->warn = 0;
-            break;
-        case 'w':
-            sa->warn = 1;
-            sa->status = 0;
-            sa->quiet = 0;
-            break;
+        case 'w': last_wins(c, &sa->quiet, &sa->status, &sa->warn); break;
         case OPT_STRICT: sa->strict = 1; break;
         case OPT_VERSION: print_version(cmd->name); return -1;
         default: break;
@@ -927,23 +922,10 @@ static int check_parse(int argc, char **argv, check_opts *co, const char **cache
         case OPT_VERSION: print_version(cmd->name); return -1;
         case OPT_CACHE: *cache_path = arg; break;
         case OPT_CACHE_KEY: *key_path = arg; break;
-        /* As in coreutils, the last of --quiet, --status and --warn wins. */
         case OPT_QUIET:
-            co->quiet = 1;
-            co->status = 0;
-            co->warn = 0;
-            break;
         case OPT_STATUS:
-            co->status = 1;
-            co->quiet = 0;
-            co->warn = 0;
-            break;
+        case 'w': last_wins(c, &co->quiet, &co->status, &co->warn); break;
         case OPT_STRICT: co->strict = 1; break;
-        case 'w':
-            co->warn = 1;
-            co->status = 0;
-            co->quiet = 0;
-            break;
         case OPT_IGNORE_MISSING: co->ignore_missing = 1; break;
         case OPT_MPI: co->mpi = 1; break;
         case 'j':
