@@ -451,6 +451,14 @@ static int peek(jp *j)
     return j->pos < j->len ? (unsigned char)j->s[j->pos] : -1;
 }
 
+/* The byte c (after white space), consumed; else a format error saying what was expected. */
+static merkle_status jexpect(jp *j, int c, const char *what)
+{
+    if (peek(j) != c) return jfail(j, what);
+    j->pos++;
+    return MERKLE_OK;
+}
+
 /* A string without decoding escapes (they are validated and kept as is): *a, *n. */
 static merkle_status jstring(jp *j, const char **a, size_t *n)
 {
@@ -486,6 +494,13 @@ static merkle_status jstring(jp *j, const char **a, size_t *n)
         j->pos++;
     }
     return jfail(j, "unterminated string");
+}
+
+/* An object's key and the ':' after it. */
+static merkle_status jkey(jp *j, const char **k, size_t *kn)
+{
+    merkle_status s = jstring(j, k, kn);
+    return s != MERKLE_OK ? s : jexpect(j, ':', "expected ':'");
 }
 
 static merkle_status jskip(jp *j, int depth);
@@ -559,9 +574,7 @@ static merkle_status jskip(jp *j, int depth)
         }
         for (;;) {
             if (obj) {
-                if ((s = jstring(j, &a, &n)) != MERKLE_OK) return s;
-                if (peek(j) != ':') return jfail(j, "expected ':'");
-                j->pos++;
+                if ((s = jkey(j, &a, &n)) != MERKLE_OK) return s;
             }
             if ((s = jskip(j, depth + 1)) != MERKLE_OK) return s;
             c = peek(j);
@@ -687,17 +700,14 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
     size_t type_n = 0, prof_n = 0, hash_n = 0;
     uint64_t index = 0, start = 0, end = 0, old = 0;
     merkle_status s;
-    if (peek(&j) != '{') return jfail(&j, "expected a JSON object");
-    j.pos++;
+    if ((s = jexpect(&j, '{', "expected a JSON object")) != MERKLE_OK) return s;
     if (peek(&j) == '}') {
         j.pos++;
     } else {
         for (;;) {
             const char *k;
             size_t kn;
-            if ((s = jstring(&j, &k, &kn)) != MERKLE_OK) return s;
-            if (peek(&j) != ':') return jfail(&j, "expected ':'");
-            j.pos++;
+            if ((s = jkey(&j, &k, &kn)) != MERKLE_OK) return s;
             unsigned f = 0;
             if (key_is(k, kn, "type"))
                 f = F_TYPE;
@@ -759,8 +769,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
                 case F_ROOT: s = jhash(&j, p->root, "root", 1); break;
                 case F_OLDROOT: s = jhash(&j, p->old_root, "old_root", 1); break;
                 case F_PATH: {
-                    if (peek(&j) != '[') return jfail(&j, "path must be an array");
-                    j.pos++;
+                    if ((s = jexpect(&j, '[', "path must be an array")) != MERKLE_OK) return s;
                     if (peek(&j) == ']') {
                         j.pos++;
                         break;
@@ -927,8 +936,8 @@ merkle_profile merkle_multiproof_profile(const merkle_multiproof *m)
 static merkle_status jarray(jp *j, char kind, void **buf, size_t *n, const char *what)
 {
     size_t cap = 0;
-    if (peek(j) != '[') return jfail(j, "expected an array");
-    j->pos++;
+    merkle_status s = jexpect(j, '[', "expected an array");
+    if (s != MERKLE_OK) return s;
     if (peek(j) == ']') {
         j->pos++;
         return MERKLE_OK;
@@ -937,7 +946,6 @@ static merkle_status jarray(jp *j, char kind, void **buf, size_t *n, const char 
     for (;;) {
         if (merkle__grow(buf, &cap, *n + 1, el) != 0)
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
-        merkle_status s;
         uint8_t *slot = (uint8_t *)*buf + *n * el;
         if (kind == 'h') {
             char w[48];
@@ -975,15 +983,12 @@ static merkle_status mp_parse(merkle_multiproof *m, jp *j)
     size_t type_n = 0, prof_n = 0, hash_n = 0;
     int have_leaves = 0, have_proof = 0, have_flags = 0, have_g = 0;
     merkle_status s;
-    if (peek(j) != '{') return jfail(j, "expected a JSON object");
-    j->pos++;
+    if ((s = jexpect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
     if (peek(j) == '}') return jfail(j, "empty multiproof");
     for (;;) {
         const char *k;
         size_t kn;
-        if ((s = jstring(j, &k, &kn)) != MERKLE_OK) return s;
-        if (peek(j) != ':') return jfail(j, "expected ':'");
-        j->pos++;
+        if ((s = jkey(j, &k, &kn)) != MERKLE_OK) return s;
         int *dup = NULL;
         int dummy = 0;
         if (key_is(k, kn, "type"))
@@ -1232,17 +1237,11 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
     uint64_t *tidx = NULL;
     uint8_t(*lh)[MERKLE_HASH_LEN] = NULL; /* leaf hash of each value */
     int standard = -1, have_tree = 0, have_values = 0, have_enc = 0;
-    if (peek(&j) != '{') return jfail(&j, "expected a JSON object");
-    j.pos++;
+    if ((s = jexpect(&j, '{', "expected a JSON object")) != MERKLE_OK) return s;
     for (;;) {
         const char *k;
         size_t kn;
-        if ((s = jstring(&j, &k, &kn)) != MERKLE_OK) goto done;
-        if (peek(&j) != ':') {
-            s = jfail(&j, "expected ':'");
-            goto done;
-        }
-        j.pos++;
+        if ((s = jkey(&j, &k, &kn)) != MERKLE_OK) goto done;
         if (key_is(k, kn, "format")) {
             const char *f;
             size_t fn;
@@ -1262,11 +1261,7 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
             goto done;
         } else if (key_is(k, kn, "leafEncoding")) {
             have_enc = 1;
-            if (peek(&j) != '[') {
-                s = jfail(&j, "leafEncoding must be an array");
-                goto done;
-            }
-            j.pos++;
+            if ((s = jexpect(&j, '[', "leafEncoding must be an array")) != MERKLE_OK) goto done;
             while (peek(&j) != ']') {
                 const char *a;
                 size_t an;
@@ -1287,11 +1282,7 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
             (void)tcap;
         } else if (key_is(k, kn, "values")) {
             have_values = 1;
-            if (peek(&j) != '[') {
-                s = jfail(&j, "values must be an array");
-                goto done;
-            }
-            j.pos++;
+            if ((s = jexpect(&j, '[', "values must be an array")) != MERKLE_OK) goto done;
             while (peek(&j) != ']') {
                 if (nvals == vcap) { /* parallel arrays: one capacity */
                     size_t nc = merkle__grow_cap(vcap, nvals + 1, MERKLE_HASH_LEN);
@@ -1300,21 +1291,12 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                         goto nomem;
                     vcap = nc;
                 }
-                if (peek(&j) != '{') {
-                    s = jfail(&j, "a value must be an object");
-                    goto done;
-                }
-                j.pos++;
+                if ((s = jexpect(&j, '{', "a value must be an object")) != MERKLE_OK) goto done;
                 int have_v = 0, have_i = 0;
                 while (peek(&j) != '}') {
                     const char *vk;
                     size_t vkn;
-                    if ((s = jstring(&j, &vk, &vkn)) != MERKLE_OK) goto done;
-                    if (peek(&j) != ':') {
-                        s = jfail(&j, "expected ':'");
-                        goto done;
-                    }
-                    j.pos++;
+                    if ((s = jkey(&j, &vk, &vkn)) != MERKLE_OK) goto done;
                     if (key_is(vk, vkn, "treeIndex")) {
                         have_i = 1;
                         if ((s = juint(&j, &tidx[nvals])) != MERKLE_OK) goto done;
@@ -1331,11 +1313,9 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                                 goto done;
                             }
                             row.len = 0;
-                            if (peek(&j) != '[') {
-                                s = jfail(&j, "a standard-v1 value must be an array");
+                            if ((s = jexpect(&j, '[', "a standard-v1 value must be an array")) !=
+                                MERKLE_OK)
                                 goto done;
-                            }
-                            j.pos++;
                             int first = 1;
                             while (peek(&j) != ']') {
                                 if (!first && dput(&row, ",", 1)) goto nomem;
