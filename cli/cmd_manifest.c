@@ -597,40 +597,25 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
     if (r->cut) memmove(r->buf, r->buf + r->cut, r->len - r->cut);
     r->len -= r->cut;
     r->cut = 0;
+    /* Read until a window's worth of whole lines is in, or the end (a line longer than a
+    ** window is read whole). */
     for (;;) {
-        if (!r->eof && r->len < CHECK_WINDOW) {
-            if (r->cap - r->len < CHECK_WINDOW) {
-                size_t nc = r->cap ? r->cap * 2 : 2 * CHECK_WINDOW;
-                char *nb = realloc(r->buf, nc);
-                if (!nb) return ENOMEM;
-                r->buf = nb;
-                r->cap = nc;
-            }
-            ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
-            if (k < 0) {
-                if (errno == EINTR) continue;
-                return errno;
-            }
-            if (k == 0) r->eof = 1;
-            r->len += (size_t)k;
-            continue;
-        }
         if (r->eof) {
             r->cut = r->len;
             break;
         }
-        const char *nl = memrchr(r->buf, '\n', r->len);
+        const char *nl = r->len >= CHECK_WINDOW ? memrchr(r->buf, '\n', r->len) : NULL;
         if (nl) {
             r->cut = (size_t)(nl - r->buf) + 1;
             break;
         }
-        /* One line longer than a window: read on (the buffer grows above). */
-        if (r->len >= SIZE_MAX / 4) return EFBIG;
         if (r->cap - r->len < CHECK_WINDOW) {
-            char *nb = realloc(r->buf, r->cap * 2);
+            if (r->cap >= SIZE_MAX / 4) return EFBIG;
+            size_t nc = r->cap ? r->cap * 2 : 2 * CHECK_WINDOW;
+            char *nb = realloc(r->buf, nc);
             if (!nb) return ENOMEM;
             r->buf = nb;
-            r->cap *= 2;
+            r->cap = nc;
         }
         ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
         if (k < 0) {
