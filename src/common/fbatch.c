@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define RING_ENTRIES (2 * MERKLE__FBATCH_MAX) /* a read and a close per file */
@@ -40,13 +39,6 @@ int merkle__fbatch_wanted(merkle__fbatch *b)
     return ring_of(b) != NULL; /* undecided (measuring) or io_uring chosen */
 }
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Small enough to be read whole into the slot. */
 static int fits(const merkle__fbatch *b, const struct stat *st)
 {
@@ -54,15 +46,19 @@ static int fits(const merkle__fbatch *b, const struct stat *st)
 }
 
 /* Batches open with O_NONBLOCK: a FIFO must not hold up the batch (see `later`). */
-static int open_sync(merkle__fbatch *b, int dirfd, const char *path)
+int merkle__open_noatime(int dirfd, const char *path, int *oflags, int extra)
 {
-    int fd = openat(dirfd, path, b->oflags | O_NONBLOCK);
-    if (fd < 0 && errno == EPERM && (b->oflags & O_NOATIME)) {
-        /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
-        b->oflags &= ~O_NOATIME;
-        fd = openat(dirfd, path, b->oflags | O_NONBLOCK);
+    int fd = openat(dirfd, path, *oflags | extra);
+    if (fd < 0 && errno == EPERM && (*oflags & O_NOATIME)) {
+        *oflags &= ~O_NOATIME; /* stop asking */
+        fd = openat(dirfd, path, *oflags | extra);
     }
     return fd;
+}
+
+static int open_sync(merkle__fbatch *b, int dirfd, const char *path)
+{
+    return merkle__open_noatime(dirfd, path, &b->oflags, O_NONBLOCK);
 }
 
 /* fstat the open item; 0 when it is a regular file, else the item is settled (an error, or
@@ -227,7 +223,7 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
     int trial;
     int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, b->small, &trial);
     merkle__ring *r = uring ? ring_of(b) : NULL;
-    uint64_t t0 = trial ? now_ns() : 0;
+    uint64_t t0 = trial ? merkle__io_now() : 0;
     if (r && load_ring(b, r, dirfd, it, n) != 0) {
         /* EINVAL from an operation: this kernel (or a filter in front of it) does not do
         ** what we asked. Everything not settled is redone with system calls, and the ring
@@ -245,5 +241,5 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
     } else if (!r) {
         load_sync(b, dirfd, it, n);
     }
-    if (trial) merkle__io_report(MERKLE__IO_OPEN_READ, r != NULL, n, now_ns() - t0);
+    if (trial) merkle__io_report(MERKLE__IO_OPEN_READ, r != NULL, n, merkle__io_now() - t0);
 }

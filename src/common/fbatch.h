@@ -45,6 +45,10 @@ typedef struct merkle__fbatch {
 } merkle__fbatch;
 
 void merkle__fbatch_init(merkle__fbatch *b, size_t slot_cap, int oflags);
+
+/* openat(dirfd, path, *oflags | extra); when O_NOATIME is refused (EPERM: not the owner, no
+** CAP_FOWNER), it is dropped from *oflags for this and every later open. fd or -1 (errno). */
+int merkle__open_noatime(int dirfd, const char *path, int *oflags, int extra);
 void merkle__fbatch_free(merkle__fbatch *b);
 
 /*

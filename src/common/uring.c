@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #if defined(__linux__) && !defined(MERKLE_NO_URING) && defined(__has_include)
 #if __has_include(<linux/io_uring.h>)
@@ -64,6 +65,13 @@ static int mode(void)
 void merkle__io_disable(void)
 {
     atomic_store(&g_disabled, 1);
+}
+
+uint64_t merkle__io_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 void merkle__io_reset(void)

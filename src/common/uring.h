@@ -72,6 +72,8 @@ typedef enum merkle__io_kind {
 ** would cost a small run more than it could gain). */
 #define MERKLE__IO_TRIAL_MIN 4000
 int merkle__io_pick(merkle__io_kind k, int small, int *trial);
+/* The clock of trial batches (monotonic nanoseconds). */
+uint64_t merkle__io_now(void);
 /* A timed trial batch: files handled and nanoseconds spent, with engine `uring` (0/1). */
 void merkle__io_report(merkle__io_kind k, int uring, size_t files, uint64_t ns);
 /* The ring failed in use (EINVAL from an operation): system calls from now on. */

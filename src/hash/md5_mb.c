@@ -341,7 +341,6 @@ struct merkle__md5_mb_engine {
     merkle__md5_mb st;
     /* per run */
     int dirfd;
-    int oflags;
     merkle__mb_next_fn next;
     merkle__mb_done_fn done;
     merkle__mb_bytes_fn bytes; /* optional, kept across runs */
@@ -455,7 +454,6 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
     if (n == 0) return 0;
     e->nfree -= (unsigned)n;
     merkle__fbatch_load(&e->fb, e->dirfd, it, n);
-    e->oflags = e->fb.oflags;
     for (size_t q = 0; q < n; q++) {
         merkle__fb_item *x = &it[q];
         int preloaded = x->err == 0 && x->fd < 0 && !x->later;
@@ -530,12 +528,7 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
         } else if (!mb_next(e, &i, &path)) {
             break;
         }
-        int fd = openat(e->dirfd, path, e->oflags);
-        if (fd < 0 && errno == EPERM && (e->oflags & O_NOATIME)) {
-            /* Not the owner (and no CAP_FOWNER): O_NOATIME is refused; stop asking. */
-            e->oflags &= ~O_NOATIME;
-            fd = openat(e->dirfd, path, e->oflags);
-        }
+        int fd = merkle__open_noatime(e->dirfd, path, &e->fb.oflags, 0);
         if (fd < 0) {
             int err = errno;
             if ((err == EMFILE || err == ENFILE) && (e->npool > 0 || e->active > 0)) {
@@ -661,7 +654,7 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
     const merkle__md5_mb_impl *impl = e->impl;
     const unsigned lanes = impl->lanes;
     e->dirfd = dirfd;
-    e->oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME;
+    e->fb.oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOATIME; /* the batches' and ours */
     e->next = next;
     e->done = done;
     e->ctx = ctx;
@@ -671,7 +664,6 @@ merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *e, int dirfd,
     e->nlater = 0;
     e->active = 0;
     e->npool = 0;
-    e->fb.oflags = e->oflags;
     for (unsigned l = 0; l < lanes; l++) lane_start(e, l);
     for (;;) {
         const uint8_t *ptr[MERKLE_MD5_MB_MAX_LANES] = { 0 };

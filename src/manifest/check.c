@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/fbatch.h"
@@ -150,14 +149,6 @@ static void progress(engine *e, tally *t, uint64_t files, int force)
 
 /* ------------------------------------------------------------------ cache pass */
 
-/* The timed trial batches of the engine choice (common/uring.h). */
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 typedef struct statx_batch {
     merkle__vprobe *pr;
     const size_t *which;
@@ -190,7 +181,7 @@ static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m, int
         sd->ring = merkle__ring_open(PROBE_BATCH);
         sd->ring_failed = sd->ring == NULL;
     }
-    uint64_t t0 = trial ? mono_ns() : 0;
+    uint64_t t0 = trial ? merkle__io_now() : 0;
     int done = 0;
     if (uring && sd->ring && merkle__statx_size() <= 256) {
         unsigned char stx[PROBE_BATCH][256];
@@ -206,7 +197,7 @@ static void stat_found(statdir *sd, int dirfd, merkle__vprobe *pr, size_t m, int
             p->stat_ok = stat_rel(sd, dirfd, p->name, &p->st) == 0;
         }
     }
-    if (trial && done == uring) merkle__io_report(MERKLE__IO_STAT, uring, k, mono_ns() - t0);
+    if (trial && done == uring) merkle__io_report(MERKLE__IO_STAT, uring, k, merkle__io_now() - t0);
 }
 
 /*
