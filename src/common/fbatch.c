@@ -124,7 +124,6 @@ static void load_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t 
 }
 
 typedef struct ring_ctx {
-    merkle__fb_item *it;
     int32_t *res; /* per item: the openat result, then the read result */
     int einval;
 } ring_ctx;
@@ -149,7 +148,7 @@ static void on_read(void *p, uint64_t tag, int32_t res)
 static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_item *it, size_t n)
 {
     int32_t res[MERKLE__FBATCH_MAX];
-    ring_ctx c = { it, res, 0 };
+    ring_ctx c = { res, 0 };
     const int used = b->oflags; /* open_sync may drop O_NOATIME for the next batches */
     for (size_t i = 0; i < n; i++) {
         it[i].err = -1;
@@ -211,14 +210,17 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
     return bad ? -1 : 0;
 }
 
+static void item_reset(merkle__fb_item *x)
+{
+    x->err = 0;
+    x->fd = -1;
+    x->len = 0;
+    x->later = 0;
+}
+
 void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        it[i].err = 0;
-        it[i].fd = -1;
-        it[i].len = 0;
-        it[i].later = 0;
-    }
+    for (size_t i = 0; i < n; i++) item_reset(&it[i]);
     if (n > MERKLE__FBATCH_MAX) n = MERKLE__FBATCH_MAX;
     int trial;
     int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, b->small, &trial);
@@ -232,10 +234,7 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
         trial = 0;
         for (size_t i = 0; i < n; i++)
             if (it[i].err == -1) {
-                it[i].err = 0;
-                it[i].fd = -1;
-                it[i].len = 0;
-                it[i].later = 0;
+                item_reset(&it[i]);
                 load_sync(b, dirfd, &it[i], 1);
             }
     } else if (!r) {
