@@ -330,6 +330,14 @@ class TestLongManifest(Base):
                            extra=b"0" * 32 + b"  " + b"y" * (3 << 20) + b"\n" + b"tail\n")
         self.same("md5", ["-c", "-w", "LONG"], ["check", "-w", "LONG"], msg="long line")
 
+    def test_read_error(self):
+        """A list that cannot be read (a directory: EISDIR on the first read) is reported as
+        md5sum -c reports it, alone and among other lists."""
+        self.long_manifest(lines_per_file=1)
+        os.mkdir(self.p(b"adir"))
+        for args in (["adir"], ["LONG", "adir", "LONG"]):
+            self.same("md5", ["-c", "--quiet"] + args, ["check", "--quiet"] + args, msg="dir")
+
     def test_memory_bounded(self):
         if os.environ.get("MERKLE_SANITIZE"):
             self.skipTest("sanitizer builds keep shadow memory and quarantines: RSS means nothing")
