@@ -362,10 +362,11 @@ static napi_value js_verify_consistency(napi_env env, napi_callback_info info)
 }
 
 /*
-** doubleKeccak(data, offsets) -> Buffer(32 n): keccak256(keccak256(data[offsets[i]..offsets[i+1])))
-** for each i < n (offsets: a Float64Array or Uint32Array of n + 1 ascending offsets), the
-** StandardMerkleTree leaf hash of ABI encodings laid end to end. Equal-length encodings go
-** through the 8-lane batch kernel.
+** doubleKeccak(data, stride | offsets) -> Buffer(32 n): keccak256(keccak256(message i)) for each
+** message of data, the StandardMerkleTree leaf hash of ABI encodings laid end to end. With a
+** number, the messages are stride bytes each and go through the 8-lane batch kernel; with a
+** Float64Array of n + 1 ascending offsets, message i is data[offsets[i]..offsets[i+1]) and is
+** hashed alone.
 */
 static napi_value js_double_keccak(napi_env env, napi_callback_info info)
 {
