@@ -10,8 +10,8 @@ import sys
 
 TAG = b"SPDX-License-Identifier: MIT OR Apache-2.0"
 SOURCE_SUFFIXES = (".c", ".cpp", ".h", ".in", ".py", ".pyi", ".sh", ".js", ".bash", ".fish", ".cmake",
-                   ".toml", ".cfg")
-SOURCE_NAMES = ("CMakeLists.txt", "_merkle", "run", "rules", "installed")
+                   ".toml", ".cfg", ".rs", ".ts", ".go")
+SOURCE_NAMES = ("CMakeLists.txt", "_merkle", "run", "rules", "installed", "go.mod")
 EXEMPT_PREFIXES = ("fuzz/corpus/", "tests/vectors/", "samples/", "docs/", "LICENSE")
 EXEMPT_SUFFIXES = (".md", ".json", ".json.gz", ".txt", ".scd", ".typed", ".install", ".symbols",
                    ".abi")
