@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Back-reference encoding of real Chia programs: merkle against a native clvm_rs build.
 
-  bench/clvm_native_bench.py [--merkle BIN] [--reps N] [--peer-reps N] [NAME ...]
+  bench/clvm_native_bench.py [--merkle BIN] [--reps N] [--peer-reps N] [--corpus FILE] [NAME ...]
 
-Programs come from tests/vectors/clvm-real-corpus.json.gz (default: the largest ones). Each
+Programs come from ../shared/vectors/clvm-real-chain.json.gz and clvm-real-public.json.gz
+(real programs from other projects, kept outside the repository; --corpus FILE adds a corpus
+of the same form, e.g. one built by tools/clvm_real_vectors.py; default: the largest). Each
 is written out in canonical form, then both sides encode it from that file, as whole
 processes, and process CPU time (user + system, from getrusage) is compared:
 
@@ -15,7 +17,7 @@ CLVM_RS_BR is a command (not part of this repository) that parses FILE (hex) wit
 parser and prints clvm_rs HEAD's node_to_bytes_backrefs of it in hex, e.g. the test oracle
 of tools/clvm_real_vectors.py built natively with rustc -O. Without it only merkle is timed.
 Both outputs must equal the corpus bytes. Run by hand; CI runs --smoke (one small program,
-no peer).
+no peer; skipped with a message when the shared vectors are absent).
 """
 import argparse
 import gzip
@@ -29,9 +31,11 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CORPUS = os.path.join(HERE, "..", "tests", "vectors", "clvm-real-corpus.json.gz")
-DEFAULT = ["bench_block-2000", "bench_compressed-2000", "gen_block-c2a8df0d",
-           "gen_large_spendbundle_validation_test", "bundle_7885406e_1_sol", "bench_0"]
+SHARED = os.environ.get("MERKLE_SHARED_VECTORS", os.path.join(HERE, "..", "..", "shared", "vectors"))
+CORPORA = [os.path.join(SHARED, "clvm-real-chain.json.gz"),
+           os.path.join(SHARED, "clvm-real-public.json.gz")]
+DEFAULT = ["rs_benchmark_block-2000", "rs_benchmark_compressed-2000", "gen_block-c2a8df0d",
+           "rs_0_generator", "bundle_ea1741fd_1_sol", "gen_block-834766"]
 
 
 def cpu_run(cmd):
@@ -61,10 +65,18 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--peer-reps", type=int, default=1)
     ap.add_argument("--smoke", action="store_true")
+    ap.add_argument("--corpus", action="append", default=[])
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
-    with gzip.open(CORPUS) as f:
-        cases = {c["name"]: c for c in json.load(f)["cases"]}
+    cases = {}
+    for corpus in CORPORA + a.corpus:
+        if not os.path.exists(corpus):
+            continue
+        with gzip.open(corpus) as f:
+            cases.update({c["name"]: c for c in json.load(f)["cases"]})
+    if not cases:
+        print(f"clvm_native_bench: skipped, no corpus ({', '.join(CORPORA)} absent)")
+        return
     names = a.names or (["gen_block-834768"] if a.smoke else DEFAULT)
     peer = shlex.split(os.environ.get("CLVM_RS_BR", "")) if not a.smoke else []
     reps = 1 if a.smoke else a.reps

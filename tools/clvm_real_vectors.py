@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Build tests/vectors/clvm-real-corpus.json.gz: real Chia programs with the bytes of the
-clvm_rs HEAD back-reference encoder (node_to_bytes_backrefs).
+"""Build a corpus of real Chia programs with the bytes of the clvm_rs HEAD back-reference
+encoder (node_to_bytes_backrefs), e.g. for bench/clvm_native_bench.py --corpus. The programs
+come from other projects, so the output is never committed (issue 25): write it outside the
+repository.
 
 Programs come from two public repositories (Apache-2.0), read from local git clones:
   chia_rs  generator-tests/*.txt (first line: a block generator, hex),
@@ -23,7 +25,7 @@ tree, and encoding that tree must give the same bytes again (the test also check
 hash and the canonical length, both from clvm_rs).
 
 usage: tools/clvm_real_vectors.py --chia-rs GITDIR --clvm-rs GITDIR --oracle CMD
-                                  [--cache DIR] [--out FILE]
+                                  [--cache DIR] --out FILE
 """
 import argparse
 import gzip
@@ -120,8 +122,7 @@ def main():
     ap.add_argument("--clvm-rs", required=True)
     ap.add_argument("--oracle", required=True)
     ap.add_argument("--cache", help="directory of NAME.br oracle outputs already computed")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests",
-                                                  "vectors", "clvm-real-corpus.json.gz"))
+    ap.add_argument("--out", required=True, help="output file (outside the repository)")
     a = ap.parse_args()
     oracle = shlex.split(a.oracle)
     cases = []

@@ -3,12 +3,17 @@
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
 BIN = os.environ.get("MERKLE_BIN", "merkle")
 SRC = os.environ.get("MERKLE_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 VECTORS = os.path.join(SRC, "tests", "vectors")
+# Data from other projects (real chain programs, real blocks) is not in the repository: it
+# lives beside it in ../shared/vectors/ (MERKLE_SHARED_VECTORS overrides the directory).
+SHARED_VECTORS = os.environ.get("MERKLE_SHARED_VECTORS",
+                                os.path.join(SRC, "..", "shared", "vectors"))
 
 
 class TempDirCase(unittest.TestCase):
@@ -42,6 +47,16 @@ def run(args, stdin=b"", env=None, cwd=None):
 def vectors(name="merkle-public.json"):
     with open(os.path.join(VECTORS, name)) as f:
         return json.load(f)
+
+
+def shared_vector_or_skip(name):
+    """The path of ../shared/vectors/NAME; without it, say so and exit 77 (ctest's skip)."""
+    p = os.path.join(SHARED_VECTORS, name)
+    if not os.path.exists(p):
+        sys.stderr.write(f"skipped: {p} is absent (data from other projects lives outside "
+                         "the repository, in ../shared/vectors/)\n")
+        sys.exit(77)
+    return p
 
 
 def decimal_leaves(n):
