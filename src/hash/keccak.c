@@ -6,7 +6,7 @@
 ** iota; the unrolled round is hash/keccak_round.h), and the 64-byte message shape of tree
 ** nodes on 4 (AVX2) or 8 (AVX-512) states at once (keccak_avx2.c, keccak_avx512.c), chosen
 ** once by the rules of hash/dispatch.h (self-tested, then timed; MERKLE_KECCAK_BACKEND
-** forces one). tests/test_hash.c checks every kernel against
+** forces one). tests/hash/test_hash.c checks every kernel against
 ** known answers from @noble/hashes and the keccak npm package.
 */
 #include <pthread.h>

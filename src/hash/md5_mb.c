@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common/fbatch.h"
+#include "io/fbatch.h"
 #include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
@@ -352,7 +352,7 @@ struct merkle__md5_mb_engine {
     unsigned active; /* lanes with a file */
     size_t npool;
     mb_pending pool[MB_POOL];
-    /* Batched opens and reads of small files (common/fbatch.h), when chosen at run time. */
+    /* Batched opens and reads of small files (io/fbatch.h), when chosen at run time. */
     merkle__fbatch fb;
     uint8_t *slots; /* MB_POOL slots of MB_SLOT + 1 bytes, on first use */
     unsigned free_slot[MB_POOL];
@@ -490,7 +490,7 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
     return n;
 }
 
-/* Whether the pool is filled by batches (common/fbatch.h, chosen at run time). */
+/* Whether the pool is filled by batches (io/fbatch.h, chosen at run time). */
 static int mb_batch_ready(merkle__md5_mb_engine *e)
 {
     if (!merkle__fbatch_wanted(&e->fb)) return 0;

@@ -224,7 +224,7 @@ typedef int (*merkle__mb_next_fn)(void *ctx, size_t *index, const char **path);
 ** inside large files). NULL (the default) for none. */
 typedef void (*merkle__mb_bytes_fn)(void *ctx, uint64_t n);
 void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_bytes_fn bytes);
-/* The caller's list is short (fewer than MERKLE__IO_TRIAL_MIN files, common/uring.h): the
+/* The caller's list is short (fewer than MERKLE__IO_TRIAL_MIN files, io/uring.h): the
 ** file engine is not measured for it. Kept across runs. */
 void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small);
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *eng, int dirfd,

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/fbatch.h"
+#include "io/fbatch.h"
 #include "common/internal.h"
-#include "common/uring.h"
+#include "io/uring.h"
 #include "manifest/manifest_impl.h"
 
 #if defined(__has_include)
@@ -367,7 +367,7 @@ static void hash_one(worker *w, size_t i)
 }
 
 /* Hash k <= FB_BATCH files (job indices idx) opened, stat'ed and read in one batch
-** (common/fbatch.h); files too large for a slot are streamed by hash_fd. */
+** (io/fbatch.h); files too large for a slot are streamed by hash_fd. */
 static void hash_batch(worker *w, const size_t *idx, size_t k)
 {
     engine *e = w->e;

@@ -3,7 +3,7 @@
 ** io_uring through the kernel's interface (see uring.h): one ring per thread, filled with a
 ** batch of operations, submitted with one io_uring_enter that also waits for all of them.
 */
-#include "common/uring.h"
+#include "io/uring.h"
 
 #include <errno.h>
 #include <pthread.h>

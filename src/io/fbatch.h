@@ -2,7 +2,7 @@
 /*
 ** Many small files at once (internal): a batch of names is opened, stat'ed from the open
 ** file, and — when it is a regular file of at most the caller's slot size — read whole and
-** closed, either with system calls or through io_uring (common/uring.h picks, at run time).
+** closed, either with system calls or through io_uring (io/uring.h picks, at run time).
 ** Both engines give the same answers; the hashing engines consume them the same way.
 **
 ** Per file, io_uring costs one fstat system call plus a share of two io_uring_enter calls
@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "common/uring.h"
+#include "io/uring.h"
 
 #define MERKLE__FBATCH_MAX 32
 

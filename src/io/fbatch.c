@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /* Many small files at once, with system calls or io_uring (see fbatch.h). */
-#include "common/fbatch.h"
+#include "io/fbatch.h"
 
 #include <errno.h>
 #include <fcntl.h>
