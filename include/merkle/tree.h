@@ -17,8 +17,8 @@
 ** The streaming builder (merkle_tree) keeps only the roots of perfect subtrees, one per set
 ** bit of the leaf count, plus a fixed scratch area: O(log n) memory, no heap allocation at
 ** all. Leaves are hashed in batches and full power-of-two chunks are reduced level by level.
-** A merkle_tree is large (about 14 KiB): keep one per thread; it holds no pointers and may
-** be copied.
+** A merkle_tree is large (8,768 bytes on x86-64, merkle_tree_struct_size()): keep one per
+** thread; it holds no pointers and may be copied.
 */
 #ifndef MERKLE_TREE_H
 #define MERKLE_TREE_H

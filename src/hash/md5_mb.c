@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/fbatch.h"
 #include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
+#include "io/fbatch.h"
 
 /* ------------------------------------------------------------------ scalar MD5 */
 

@@ -15,17 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "io/fbatch.h"
 #include "common/internal.h"
+#include "hash/md5_mb.h"
+#include "io/fbatch.h"
 #include "io/uring.h"
 #include "manifest/manifest_impl.h"
-
-#if defined(__has_include)
-#if __has_include("hash/md5_mb.h")
-#include "hash/md5_mb.h"
-#define MERKLE_HAVE_MD5_MB 1
-#endif
-#endif
 
 #define READ_BUF    (256 * 1024)
 #define PROBE_BATCH 64          /* cache lookups per lock */
@@ -79,9 +73,7 @@ typedef struct worker {
     tally t;
     merkle__fbatch fb; /* batched opens and reads of small non-MD5 files */
     uint8_t *slots;    /* FB_BATCH slots of FB_SLOT + 1 bytes, on first use */
-#ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine *eng;
-#endif
 } worker;
 
 /* fstatat(dirfd, name) through sd's directory descriptor. 0 or -1 (errno). */
@@ -400,7 +392,6 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
         if (it[q].later) hash_one(w, idx[q]);
 }
 
-#ifdef MERKLE_HAVE_MD5_MB
 typedef struct mb_ctx {
     worker *w;
     const size_t *idx;
@@ -414,20 +405,16 @@ static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest,
     uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
     finish(c->w, i, sys_errno, digest, st, size, 0);
 }
-#endif
 
 static void hash_md5_batch(worker *w, size_t k)
 {
-#ifdef MERKLE_HAVE_MD5_MB
     mb_ctx c = { w, w->md5_idx };
     if (merkle__md5_mb_files(w->e->opts->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK) return;
-        /* The engine refused the batch as a whole (allocation): fall back per file. Files it
-        ** already reported are reported again with the same outcome, which is harmless. */
-#endif
+    /* The engine refused the batch as a whole (allocation): fall back per file. Files it
+    ** already reported are reported again with the same outcome, which is harmless. */
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
 }
 
-#ifdef MERKLE_HAVE_MD5_MB
 /* Pull form of the MD5 engine: each thread's lanes take files from the shared cursor until
 ** the whole list is done; non-MD5 files are settled here without a lane. */
 static int pull_next(void *ctx, size_t *index, const char **path)
@@ -465,7 +452,6 @@ static void pull_bytes(void *ctx, uint64_t n)
     w->t.bytes += n;
     if (w->t.bytes - w->t.bytes_reported >= PROGRESS_BYTES) progress(w->e, &w->t, 0, 0);
 }
-#endif
 
 /* The non-MD5 file i of a chunk: batched when the batch engine is in use. */
 static void hash_other(worker *w, size_t i, size_t *pending, size_t *np)
@@ -506,7 +492,6 @@ static void *worker_main(void *arg)
 {
     worker *w = arg;
     engine *e = w->e;
-#ifdef MERKLE_HAVE_MD5_MB
     if (w->eng) {
         merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
         if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) ==
@@ -516,7 +501,6 @@ static void *worker_main(void *arg)
         }
         /* Not expected (arguments are valid); the chunked path below picks up the rest. */
     }
-#endif
     for (;;) {
         size_t a = atomic_fetch_add(&e->next, e->chunk);
         if (a >= e->n) break;
@@ -537,12 +521,8 @@ static int worker_init(worker *w, engine *e, int use_mb)
     w->fb.small = e->n < MERKLE__IO_TRIAL_MIN;
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
     w->md5_paths = malloc(e->chunk * sizeof *w->md5_paths);
-#ifdef MERKLE_HAVE_MD5_MB
     if (use_mb && merkle__md5_mb_engine_alloc(&w->eng, NULL, 0) != MERKLE_OK) w->eng = NULL;
     if (w->eng) merkle__md5_mb_engine_set_small(w->eng, e->n < MERKLE__IO_TRIAL_MIN);
-#else
-    (void)use_mb;
-#endif
     return (w->buf && w->md5_idx && w->md5_paths) ? 0 : -1;
 }
 
@@ -553,9 +533,7 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
-#ifdef MERKLE_HAVE_MD5_MB
     merkle__md5_mb_engine_free(w->eng);
-#endif
     merkle__mdigest_free(&w->md);
 }
 

@@ -484,7 +484,6 @@ fail: /* the trie was empty: drop everything built so far (all of it lives in th
 ** multi-buffer SHA-256.
 */
 #define PF_LANES 32
-#define PF_STEPS 1
 
 typedef struct pcur {
     const tnode *n;
@@ -558,8 +557,7 @@ static merkle_status batch_apply(merkle_trie *t, const sort_item *it, size_t n, 
                 __builtin_prefetch(it[ahead].key);
                 pcur_start(&cur[ahead % PF_LANES], t, &it[ahead]);
             }
-            for (size_t k = i + 1; k < ahead; k++)
-                for (int r = 0; r < PF_STEPS; r++) pcur_step(&cur[k % PF_LANES], t);
+            for (size_t k = i + 1; k < ahead; k++) pcur_step(&cur[k % PF_LANES], t);
             size_t q = it[i].idx;
             merkle_status st = merkle__trie_put_one(t, it[i].key, it[i].klen, it[i].val, it[i].vlen,
                                                     it[i].vlen >= 32 ? dig[j] : NULL);

@@ -7,7 +7,17 @@
 
 #include "merkle/common.h"
 
-size_t tu_alloc_count;
+/* MERKLE_TEST_FILTER=PATTERN runs only the cases whose name matches (cmocka's * and ?
+** wildcards), MERKLE_TEST_SKIP=PATTERN leaves the matching ones out, in every test program:
+**   MERKLE_TEST_FILTER=test_json_codec build/rel/tests/test_proof
+** Run before main (every test program links this object: tests/CMakeLists.txt). */
+__attribute__((constructor)) void tu_test_filter_init(void)
+{
+    const char *f = getenv("MERKLE_TEST_FILTER");
+    const char *s = getenv("MERKLE_TEST_SKIP");
+    if (f && *f) cmocka_set_test_filter(f);
+    if (s && *s) cmocka_set_skip_filter(s);
+}
 
 json *tu_load_vectors(const char *name)
 {

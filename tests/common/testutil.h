@@ -14,6 +14,10 @@
 
 #include "json.h"
 
+/* Every test program runs only the cases matching MERKLE_TEST_FILTER (and not matching
+** MERKLE_TEST_SKIP) when set: cmocka patterns, e.g. MERKLE_TEST_FILTER='test_json*'. */
+void tu_test_filter_init(void);
+
 /* Directory of the KAT vector files (tests/vectors), set by CMake. */
 #ifndef MERKLE_VECTOR_DIR
 #error "MERKLE_VECTOR_DIR must be defined by the build"
@@ -41,10 +45,6 @@ void tu_rng_fill(tu_rng *r, uint8_t *buf, size_t len);
 /* Vector generators of tests/vectors (see their schema key): leaf i = ASCII decimal of i; stream
  * byte k = k mod 251. */
 void tu_counter_bytes(uint8_t *buf, size_t len);
-
-/* Count heap allocations made through malloc/calloc/realloc in this process (tests link a
-** wrapper via -Wl,--wrap when they need it; 0 otherwise). */
-extern size_t tu_alloc_count;
 
 /* The tree hashes by a small number, for loops over both: 1 SHA-256, 2 BLAKE2b-256 (the
 ** merkle_hash_alg values themselves are 3 and 6). */

@@ -18,7 +18,7 @@
 static size_t allocs_for_root(merkle_hash_alg alg, const uint8_t *data, size_t len, size_t ls,
                               int by_leaf)
 {
-    static merkle_tree t; /* not on the test's stack: 14 KiB */
+    static merkle_tree t; /* not on the test's stack: 8,768 bytes */
     uint8_t root[32];
     size_t before = g_allocs;
     assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, alg, ls), MERKLE_OK);
