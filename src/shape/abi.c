@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "common/internal.h"
+#include "common/json.h"
 #include "merkle/shape.h"
 #include "tree/tree_impl.h"
 
@@ -331,40 +332,11 @@ merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *ty
 
 typedef merkle__sink sout;
 
-static void sput_jstr(sout *o, const char *s, size_t n)
-{
-    static const char hexd[] = "0123456789abcdef";
-    merkle__sink_put(o, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = { '\\', (char)c };
-            merkle__sink_put(o, e, 2);
-        } else if (c < 0x20) {
-            const char *named = c == '\n'   ? "\\n"
-                                : c == '\r' ? "\\r"
-                                : c == '\t' ? "\\t"
-                                : c == '\b' ? "\\b"
-                                : c == '\f' ? "\\f"
-                                            : NULL;
-            if (named) {
-                merkle__sink_puts(o, named);
-            } else {
-                char e[6] = { '\\', 'u', '0', '0', hexd[c >> 4], hexd[c & 15] };
-                merkle__sink_put(o, e, 6);
-            }
-        } else {
-            merkle__sink_put(o, (const char *)&c, 1);
-        }
-    }
-    merkle__sink_put(o, "\"", 1);
-}
-
 static void sput_node(sout *o, const uint8_t h[32])
 {
     char hex[67] = "0x";
     merkle_hex_encode(hex + 2, h, 32);
-    sput_jstr(o, hex, 66);
+    merkle__json_string_put(o, hex, 66);
 }
 
 merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len,
@@ -396,7 +368,7 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
             const char *b = p;
             while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
             merkle__sink_puts(&o, i ? ",\n    " : "\n    ");
-            sput_jstr(&o, a, (size_t)(b - a));
+            merkle__json_string_put(&o, a, (size_t)(b - a));
             if (*p) p++;
         }
         merkle__sink_puts(&o, "\n  ],\n");
@@ -432,7 +404,7 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
                     merkle__sink_puts(
                         &o, !strcmp(v[k].s, "true") || !strcmp(v[k].s, "1") ? "true" : "false");
                 else
-                    sput_jstr(&o, v[k].s, v[k].n);
+                    merkle__json_string_put(&o, v[k].s, v[k].n);
                 free(v[k].s);
             }
             merkle__sink_puts(&o, "\n      ]");

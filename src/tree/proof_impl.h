@@ -23,6 +23,9 @@ static inline unsigned merkle__popcount(uint64_t x)
     return (unsigned)__builtin_popcountll(x);
 }
 
+/* "inclusion", "consistency", "range"; NULL for a value that is no merkle_proof_kind. */
+const char *merkle__proof_kind_name(merkle_proof_kind k);
+
 /* H(0x01 || l || r) into out (out may alias l or r). */
 void merkle__node(merkle_hash_alg hash, uint8_t out[MERKLE_HASH_LEN],
                   const uint8_t l[MERKLE_HASH_LEN], const uint8_t r[MERKLE_HASH_LEN]);

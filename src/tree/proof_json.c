@@ -1,0 +1,348 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** The JSON rendering of proof objects and its parser (over src/common/json.h).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "tree/proof_impl.h"
+
+typedef unsigned long long ull;
+
+/* ------------------------------------------------------------------ JSON rendering */
+
+/* A tree hash: bitcoin's are written in display (byte-reversed) order. */
+static void put_hash(merkle__sink *b, const merkle_proof *p, const uint8_t *d)
+{
+    if (p->profile != MERKLE_PROFILE_BITCOIN) {
+        merkle__json_hex_string(b, d, MERKLE_HASH_LEN);
+        return;
+    }
+    uint8_t r[MERKLE_HASH_LEN];
+    for (int i = 0; i < MERKLE_HASH_LEN; i++) r[i] = d[MERKLE_HASH_LEN - 1 - i];
+    merkle__json_hex_string(b, r, MERKLE_HASH_LEN);
+}
+
+static void put_path(merkle__sink *b, const char *key, const merkle_proof *p, const uint8_t *leaf,
+                     size_t leaf_len, int with_leaf)
+{
+    merkle__json_putf(b, "  \"%s\": [", key);
+    size_t k = 0;
+    if (with_leaf) {
+        merkle__sink_puts(b, "\n    ");
+        merkle__json_hex_string(b, leaf, leaf_len);
+        k++;
+    }
+    for (size_t i = 0; i < p->path_len; i++, k++) {
+        merkle__sink_puts(b, k ? ",\n    " : "\n    ");
+        put_hash(b, p, p->path[i]);
+    }
+    merkle__sink_puts(b, k ? "\n  ]" : "]");
+}
+
+merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const merkle_proof *p,
+                                   const uint8_t *leaf, size_t leaf_len)
+{
+    if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
+    const char *kn = merkle__proof_kind_name(p->kind), *pn = merkle_profile_name(p->profile),
+               *hn = merkle_hash_alg_name(p->hash);
+    if (!kn || !pn || !hn || p->path_len > MERKLE_PROOF_MAX_PATH) return MERKLE_ERR_ARG;
+    merkle__sink b = { out, cap, 0 };
+    merkle__json_putf(&b, "{\n  \"type\": \"%s\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n",
+                      kn, pn, hn);
+    if (p->kind == MERKLE_PROOF_CONSISTENCY) {
+        merkle__json_putf(&b, "  \"old_size\": %llu,\n  \"new_size\": %llu,\n", (ull)p->index,
+                          (ull)p->tree_size);
+        if (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) {
+            merkle__sink_puts(&b, "  \"old_root\": ");
+            merkle__json_hex_string(&b, p->old_root, MERKLE_HASH_LEN);
+            merkle__sink_puts(&b, ",\n");
+        }
+        if (p->flags & MERKLE_PROOF_HAS_ROOT) {
+            merkle__sink_puts(&b, "  \"new_root\": ");
+            merkle__json_hex_string(&b, p->root, MERKLE_HASH_LEN);
+            merkle__sink_puts(&b, ",\n");
+        }
+        put_path(&b, "path", p, NULL, 0, 0);
+        merkle__sink_puts(&b, "\n}\n");
+    } else {
+        merkle__json_putf(&b, "  \"tree_size\": %llu,\n", (ull)p->tree_size);
+        if (p->kind == MERKLE_PROOF_INCLUSION)
+            merkle__json_putf(&b, "  \"%s\": %llu,\n",
+                              p->profile == MERKLE_PROFILE_SSZ ||
+                                      p->profile == MERKLE_PROFILE_BITTORRENT_V2
+                                  ? "gindex"
+                                  : "index",
+                              (ull)p->index);
+        else
+            merkle__json_putf(&b, "  \"start\": %llu,\n  \"end\": %llu,\n", (ull)p->index,
+                              (ull)p->end);
+        if (p->leaf_size) merkle__json_putf(&b, "  \"leaf_size\": %llu,\n", (ull)p->leaf_size);
+        if (leaf) {
+            merkle__sink_puts(&b, "  \"leaf\": ");
+            merkle__json_hex_string(&b, leaf, leaf_len);
+            merkle__sink_puts(&b, ",\n");
+        }
+        if (p->flags & MERKLE_PROOF_HAS_LEAF_HASH) {
+            merkle__sink_puts(&b, "  \"leaf_hash\": ");
+            put_hash(&b, p, p->leaf_hash);
+            merkle__sink_puts(&b, ",\n");
+        }
+        put_path(&b, "path", p, NULL, 0, 0);
+        if (p->flags & MERKLE_PROOF_HAS_ROOT) {
+            merkle__sink_puts(&b, ",\n  \"root\": ");
+            put_hash(&b, p, p->root);
+        }
+        if (p->kind == MERKLE_PROOF_INCLUSION && leaf && p->profile == MERKLE_PROFILE_SIA) {
+            merkle__sink_puts(&b, ",\n");
+            put_path(&b, "proof_set", p, leaf, leaf_len, 1);
+        }
+        merkle__sink_puts(&b, "\n}\n");
+    }
+    merkle__sink_put(&b, "", 1); /* NUL */
+    *out_len = b.len;
+    return b.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
+}
+
+/* ------------------------------------------------------------------ JSON parsing */
+
+enum {
+    F_TYPE = 1 << 0,
+    F_PROFILE = 1 << 1,
+    F_HASH = 1 << 2,
+    F_SIZE = 1 << 3,
+    F_INDEX = 1 << 4,
+    F_START = 1 << 5,
+    F_END = 1 << 6,
+    F_OLD = 1 << 7,
+    F_LEAFSIZE = 1 << 8,
+    F_LEAF = 1 << 9,
+    F_LEAFHASH = 1 << 10,
+    F_ROOT = 1 << 11,
+    F_OLDROOT = 1 << 12,
+    F_PATH = 1 << 13
+};
+
+merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t leaf_cap,
+                                     size_t *leaf_len, const char *json, size_t len,
+                                     merkle_error *err)
+{
+    if (!p || (!json && len) || (!leaf_buf && leaf_cap))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof or input");
+    if (leaf_len) *leaf_len = 0;
+    merkle__json j = MERKLE__JSON_INIT(json, len, err);
+    memset(p, 0, offsetof(merkle_proof, path));
+    p->version = MERKLE_PROOF_VERSION;
+    p->path_len = 0;
+    unsigned seen = 0;
+    const char *type = NULL, *prof = NULL, *hashn = NULL;
+    size_t type_n = 0, prof_n = 0, hash_n = 0;
+    uint64_t index = 0, start = 0, end = 0, old = 0;
+    merkle_status s;
+    if ((s = merkle__json_expect(&j, '{', "expected a JSON object")) != MERKLE_OK) return s;
+    if (merkle__json_peek(&j) == '}') {
+        j.pos++;
+    } else {
+        for (;;) {
+            const char *k;
+            size_t kn;
+            if ((s = merkle__json_key(&j, &k, &kn)) != MERKLE_OK) return s;
+            unsigned f = 0;
+            if (merkle__json_key_is(k, kn, "type"))
+                f = F_TYPE;
+            else if (merkle__json_key_is(k, kn, "profile"))
+                f = F_PROFILE;
+            else if (merkle__json_key_is(k, kn, "hash"))
+                f = F_HASH;
+            else if (merkle__json_key_is(k, kn, "tree_size") ||
+                     merkle__json_key_is(k, kn, "total") ||
+                     merkle__json_key_is(k, kn, "new_size") || merkle__json_key_is(k, kn, "size2"))
+                f = F_SIZE;
+            else if (merkle__json_key_is(k, kn, "index") || merkle__json_key_is(k, kn, "gindex"))
+                f = F_INDEX;
+            else if (merkle__json_key_is(k, kn, "start"))
+                f = F_START;
+            else if (merkle__json_key_is(k, kn, "end"))
+                f = F_END;
+            else if (merkle__json_key_is(k, kn, "old_size") || merkle__json_key_is(k, kn, "size1"))
+                f = F_OLD;
+            else if (merkle__json_key_is(k, kn, "leaf_size"))
+                f = F_LEAFSIZE;
+            else if (merkle__json_key_is(k, kn, "leaf"))
+                f = F_LEAF;
+            else if (merkle__json_key_is(k, kn, "leaf_hash"))
+                f = F_LEAFHASH;
+            else if (merkle__json_key_is(k, kn, "root") || merkle__json_key_is(k, kn, "new_root") ||
+                     merkle__json_key_is(k, kn, "root2"))
+                f = F_ROOT;
+            else if (merkle__json_key_is(k, kn, "old_root") || merkle__json_key_is(k, kn, "root1"))
+                f = F_OLDROOT;
+            else if (merkle__json_key_is(k, kn, "path") || merkle__json_key_is(k, kn, "proof") ||
+                     merkle__json_key_is(k, kn, "aunts"))
+                f = F_PATH;
+            if (f & seen) return merkle__json_fail(&j, "duplicate key");
+            seen |= f;
+            if (f && merkle__json_peek(&j) == 'n') {
+                /* null: the field is absent (a nil root, for instance). */
+                if ((s = merkle__json_literal(&j, "null")) != MERKLE_OK) return s;
+                seen &= ~f;
+            } else {
+                switch (f) {
+                case F_TYPE: s = merkle__json_string(&j, &type, &type_n); break;
+                case F_PROFILE: s = merkle__json_string(&j, &prof, &prof_n); break;
+                case F_HASH: s = merkle__json_string(&j, &hashn, &hash_n); break;
+                case F_SIZE: s = merkle__json_uint(&j, &p->tree_size); break;
+                case F_INDEX: s = merkle__json_uint(&j, &index); break;
+                case F_START: s = merkle__json_uint(&j, &start); break;
+                case F_END: s = merkle__json_uint(&j, &end); break;
+                case F_OLD: s = merkle__json_uint(&j, &old); break;
+                case F_LEAFSIZE: s = merkle__json_uint(&j, &p->leaf_size); break;
+                case F_LEAF: {
+                    size_t n = 0;
+                    s = merkle__json_hex(&j, leaf_buf, leaf_cap, &n, "leaf");
+                    if (s == MERKLE_ERR_BUFFER)
+                        return merkle__fail(err, MERKLE_ERR_BUFFER, 1, j.pos,
+                                            "proof JSON: leaf of %zu bytes does not fit", n);
+                    if (leaf_len) *leaf_len = n;
+                    p->flags |= MERKLE_PROOF_HAS_LEAF;
+                    break;
+                }
+                case F_LEAFHASH: s = merkle__json_hash(&j, p->leaf_hash, "leaf_hash", 0); break;
+                case F_ROOT: s = merkle__json_hash(&j, p->root, "root", 1); break;
+                case F_OLDROOT: s = merkle__json_hash(&j, p->old_root, "old_root", 1); break;
+                case F_PATH: {
+                    if ((s = merkle__json_expect(&j, '[', "path must be an array")) != MERKLE_OK)
+                        return s;
+                    if (merkle__json_peek(&j) == ']') {
+                        j.pos++;
+                        break;
+                    }
+                    for (;;) {
+                        if (p->path_len >= MERKLE_PROOF_MAX_PATH)
+                            return merkle__json_fail(&j, "path has too many hashes");
+                        char what[32];
+                        snprintf(what, sizeof what, "path[%zu]", p->path_len);
+                        if ((s = merkle__json_hash(&j, p->path[p->path_len], what, 0)) != MERKLE_OK)
+                            return s;
+                        p->path_len++;
+                        int c = merkle__json_peek(&j);
+                        if (c == ',') {
+                            j.pos++;
+                            continue;
+                        }
+                        if (c == ']') {
+                            j.pos++;
+                            break;
+                        }
+                        return merkle__json_fail(&j, "expected ',' or ']' in path");
+                    }
+                    break;
+                }
+                default: s = merkle__json_skip(&j, 1); break;
+                }
+                if (s != MERKLE_OK) return s;
+            }
+            int c = merkle__json_peek(&j);
+            if (c == ',') {
+                j.pos++;
+                continue;
+            }
+            if (c == '}') {
+                j.pos++;
+                break;
+            }
+            return merkle__json_fail(&j, "expected ',' or '}'");
+        }
+    }
+    if (merkle__json_peek(&j) != -1)
+        return merkle__json_fail(&j, "trailing data after the JSON object");
+
+    /* Kind: explicit, or implied by the fields present. */
+    if (type) {
+        if (merkle__json_key_is(type, type_n, "inclusion"))
+            p->kind = MERKLE_PROOF_INCLUSION;
+        else if (merkle__json_key_is(type, type_n, "consistency"))
+            p->kind = MERKLE_PROOF_CONSISTENCY;
+        else if (merkle__json_key_is(type, type_n, "range"))
+            p->kind = MERKLE_PROOF_RANGE;
+        else
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown type");
+    } else if (seen & F_OLD) {
+        p->kind = MERKLE_PROOF_CONSISTENCY;
+    } else if (seen & (F_START | F_END)) {
+        p->kind = MERKLE_PROOF_RANGE;
+    } else {
+        p->kind = MERKLE_PROOF_INCLUSION;
+    }
+    p->profile = MERKLE_PROFILE_RFC6962;
+    if (prof) {
+        char name[16];
+        if (prof_n >= sizeof name)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile");
+        memcpy(name, prof, prof_n);
+        name[prof_n] = 0;
+        if (merkle_profile_from_name(&p->profile, name) != MERKLE_OK)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown profile '%s'",
+                                name);
+    }
+    (void)merkle_profile_defaults(&p->hash, NULL, p->profile);
+    if (hashn) {
+        char name[16];
+        if (hash_n >= sizeof name)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash");
+        memcpy(name, hashn, hash_n);
+        name[hash_n] = 0;
+        if (merkle_hash_alg_from_name(&p->hash, name) != MERKLE_OK)
+            return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: unknown hash '%s'",
+                                name);
+    }
+    unsigned need = F_SIZE | F_PATH;
+    switch (p->kind) {
+    case MERKLE_PROOF_INCLUSION:
+        need |= F_INDEX;
+        p->index = index;
+        p->end = index + 1;
+        break;
+    case MERKLE_PROOF_RANGE:
+        need |= F_START | F_END;
+        p->index = start;
+        p->end = end;
+        break;
+    case MERKLE_PROOF_CONSISTENCY:
+        need |= F_OLD;
+        p->index = old;
+        break;
+    }
+    if ((seen & need) != need) {
+        const char *miss = !(seen & F_SIZE)
+                               ? (p->kind == MERKLE_PROOF_CONSISTENCY ? "new_size" : "tree_size")
+                           : !(seen & F_PATH)                      ? "path"
+                           : !(seen & F_INDEX) && (need & F_INDEX) ? "index"
+                           : !(seen & F_OLD) && (need & F_OLD)     ? "old_size"
+                                                                   : "start/end";
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: missing \"%s\"", miss);
+    }
+    if (!(seen & F_LEAF)) p->flags &= ~MERKLE_PROOF_HAS_LEAF;
+    if (p->profile == MERKLE_PROFILE_BITCOIN) {
+        /* Display order in JSON, internal order in the object. */
+        uint8_t *hs[MERKLE_PROOF_MAX_PATH + 3];
+        size_t nh = 0;
+        hs[nh++] = p->root;
+        hs[nh++] = p->old_root;
+        hs[nh++] = p->leaf_hash;
+        for (size_t i = 0; i < p->path_len; i++) hs[nh++] = p->path[i];
+        for (size_t k = 0; k < nh; k++)
+            for (int i = 0; i < MERKLE_HASH_LEN / 2; i++) {
+                uint8_t t = hs[k][i];
+                hs[k][i] = hs[k][MERKLE_HASH_LEN - 1 - i];
+                hs[k][MERKLE_HASH_LEN - 1 - i] = t;
+            }
+    }
+    if (seen & F_ROOT) p->flags |= MERKLE_PROOF_HAS_ROOT;
+    if (seen & F_OLDROOT) p->flags |= MERKLE_PROOF_HAS_OLD_ROOT;
+    if (seen & F_LEAFHASH) p->flags |= MERKLE_PROOF_HAS_LEAF_HASH;
+    if (j.bad_len) return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "%s", j.bad_len_msg);
+    return MERKLE_OK;
+}
