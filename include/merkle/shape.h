@@ -151,13 +151,39 @@ typedef struct merkle_shape_tree merkle_shape_tree;
 
 /*
 ** Build the tree of n level-0 nodes (copied; sorted first with SORT_LEAVES). *out_flags as
-** for merkle_shape_root. Allocates about 2n nodes. Errors as merkle_shape_root.
+** for merkle_shape_root. Every level is kept, each hashed with one batch call: O(n) time,
+** about 2n nodes allocated. All shapes, the promoting ones (rfc6962, sia: the level-0 nodes
+** are the leaf hashes H(0x00 || leaf)) included; an empty rfc6962/sia tree has the profile's
+** empty root. Errors as merkle_shape_root.
 */
 MERKLE_API merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_flags,
                                                  const merkle_shape *shape,
                                                  const uint8_t (*nodes)[MERKLE_HASH_LEN],
                                                  uint64_t n, merkle_error *err);
 MERKLE_API void merkle_shape_tree_free(merkle_shape_tree *t);
+
+/*
+** The tree of n raw leaves of a LEVELS shape whose node prefix is 0x01 (rfc6962, sia and
+** their variants): level-0 node i is H(0x00 || leaves[i][0..lens[i])) with the shape's hash,
+** hashed in batches (runs of equal length share a batch call; mixed lengths are grouped by
+** length), then built as merkle_shape_tree_alloc. leaves[i] may be NULL when lens[i] is 0.
+** This is CometBFT's ProofsFromByteSlices: build once, then merkle_shape_tree_branches.
+** Errors: MERKLE_ERR_UNSUPPORTED for another shape, MERKLE_ERR_ARG, MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_shape_tree_alloc_leaves(merkle_shape_tree **out,
+                                                        const merkle_shape *shape,
+                                                        const uint8_t *const *leaves,
+                                                        const size_t *lens, uint64_t n,
+                                                        merkle_error *err);
+
+/*
+** The same for a byte buffer cut into leaf_size leaves, the short last leaf included (the
+** leaves of merkle_tree_root_bytes). MERKLE_ERR_ARG for leaf_size 0; errors as above.
+*/
+MERKLE_API merkle_status merkle_shape_tree_alloc_bytes(merkle_shape_tree **out,
+                                                       const merkle_shape *shape, size_t leaf_size,
+                                                       const void *data, size_t len,
+                                                       merkle_error *err);
 
 /* The root (with the mix-in when the shape has it). */
 MERKLE_API void merkle_shape_tree_root(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_tree *t);
@@ -182,13 +208,29 @@ MERKLE_API merkle_status merkle_shape_tree_position(uint64_t *out, const merkle_
 
 /*
 ** Branch of the node at position pos: the siblings from the node up to the root (bottom-up;
-** Bitcoin's merkle branch, the SSZ single proof, OpenZeppelin getProof). Writes up to cap
+** Bitcoin's merkle branch, the SSZ single proof, OpenZeppelin getProof). In a promoting tree
+** (rfc6962, sia) a lone last node has no sibling at its height, so a leaf's branch is its
+** RFC 6962 audit path (merkle_proof_inclusion_path; verify it with
+** merkle_proof_inclusion_verify, which knows the tree size). Writes up to cap
 ** hashes and their number to *path_len (MERKLE_ERR_BUFFER with the needed count when cap
 ** is too small). MERKLE_ERR_RANGE for a bad position.
 */
 MERKLE_API merkle_status merkle_shape_tree_branch(uint8_t (*path)[MERKLE_HASH_LEN], size_t cap,
                                                   size_t *path_len, const merkle_shape_tree *t,
                                                   uint64_t pos);
+
+/*
+** Every branch of the tree at once, in input order: the branch of level-0 node i (what
+** merkle_shape_tree_branch gives for merkle_shape_tree_position(i)) is
+** paths[offsets[i] .. offsets[i + 1]). offsets (n + 1 entries; may be NULL) is always
+** filled; *paths_len receives the total, and when cap is smaller than it nothing is written
+** to paths and MERKLE_ERR_BUFFER is returned (query with paths NULL and cap 0). One pass over
+** the kept levels: O(n log n) copies, no hashing. MERKLE_ERR_RANGE when the total does not
+** fit in memory.
+*/
+MERKLE_API merkle_status merkle_shape_tree_branches(uint8_t (*paths)[MERKLE_HASH_LEN], size_t cap,
+                                                    size_t *paths_len, uint64_t *offsets,
+                                                    const merkle_shape_tree *t);
 
 /*
 ** Verify a branch: the node `leaf` at position pos (gindex for LEVELS; ignored with

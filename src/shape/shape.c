@@ -15,13 +15,12 @@
 #include <string.h>
 
 #include "merkle/shape.h"
+#include "tree/shape_impl.h"
 #include "tree/tree_impl.h"
 
 #define CH      2048
 #define CH_LOG2 11
 #define BLK     128 /* pairs hashed per batch call where a scratch copy is needed */
-
-typedef uint8_t node_t[MERKLE_HASH_LEN];
 
 size_t merkle_shape_struct_size(void)
 {
@@ -578,58 +577,50 @@ merkle_status merkle_shape_root(uint8_t out[MERKLE_HASH_LEN], uint32_t *out_flag
 
 /* ------------------------------------------------------------------ whole trees */
 
-struct merkle_shape_tree {
-    merkle_shape s;
-    uint64_t n;
-    uint64_t *perm; /* sorted position -> input index (SORT_LEAVES), else NULL */
-    uint64_t *rank; /* input index -> sorted position */
-    /* LEVELS */
-    unsigned depth; /* data tree depth (with padding) */
-    uint64_t cnt[MERKLE_MAX_DEPTH + 1];
-    node_t *lv[MERKLE_MAX_DEPTH + 1];
-    node_t z[MERKLE_MAX_DEPTH + 1];
-    node_t data_root, root;
-    /* HEAP */
-    node_t *heap;
-};
-
 void merkle_shape_tree_free(merkle_shape_tree *t)
 {
     if (!t) return;
-    for (unsigned h = 0; h <= MERKLE_MAX_DEPTH; h++) free(t->lv[h]);
+    free(t->lv[0]); /* the block of all levels */
     free(t->heap);
     free(t->perm);
     free(t->rank);
     free(t);
 }
 
-static merkle_status build_levels(merkle_shape_tree *t, uint32_t *flags, const node_t *nodes)
+static merkle_status build_levels(merkle_shape_tree *t, uint32_t *flags, const node_t *nodes,
+                                  merkle__shape_fill_fn fill, void *ctx)
 {
     const merkle_shape *s = &t->s;
     uint64_t n = t->n;
     merkle_status st = merkle_shape_depth(&t->depth, s, n);
     if (st != MERKLE_OK) return st;
-    if (s->odd == MERKLE_SHAPE_ODD_PROMOTE) return MERKLE_ERR_UNSUPPORTED;
     if ((s->flags & MERKLE_SHAPE_MIX_IN_LENGTH) && t->depth >= 62) return MERKLE_ERR_RANGE;
     if (s->odd == MERKLE_SHAPE_ODD_PAD) zero_roots(s, t->z, t->depth);
     if (n == 0) {
         if (s->odd == MERKLE_SHAPE_ODD_PAD)
             memcpy(t->data_root, t->z[t->depth], MERKLE_HASH_LEN);
+        else if (merkle__profile_classic(s->profile))
+            return merkle_tree_empty_root(t->data_root, s->profile, s->hash);
         else
             memset(t->data_root, 0, MERKLE_HASH_LEN);
         return MERKLE_OK;
     }
     unsigned H = ceil_log2(n);
+    /* Every level in one block (fewer allocations and page faults than one per level). */
+    uint64_t total = 0;
     t->cnt[0] = n;
-    t->lv[0] = malloc((size_t)n * MERKLE_HASH_LEN);
-    if (!t->lv[0]) return MERKLE_ERR_NOMEM;
-    memcpy(t->lv[0], nodes, (size_t)n * MERKLE_HASH_LEN);
+    for (unsigned h = 0; h < t->depth; h++) t->cnt[h + 1] = h < H ? (t->cnt[h] + 1) / 2 : 1;
+    for (unsigned h = 0; h <= t->depth; h++) total += t->cnt[h];
+    if (total > (uint64_t)SIZE_MAX / MERKLE_HASH_LEN) return MERKLE_ERR_NOMEM;
+    node_t *block = malloc((size_t)total * MERKLE_HASH_LEN);
+    if (!block) return MERKLE_ERR_NOMEM;
+    for (unsigned h = 0; h <= t->depth; block += t->cnt[h], h++) t->lv[h] = block;
+    if (nodes)
+        memcpy(t->lv[0], nodes, (size_t)n * MERKLE_HASH_LEN);
+    else
+        fill(ctx, t->lv[0]);
     for (unsigned h = 0; h < t->depth; h++) {
         uint64_t c = t->cnt[h], pairs = c / 2;
-        uint64_t up = h < H ? (c + 1) / 2 : 1;
-        t->lv[h + 1] = malloc((size_t)up * MERKLE_HASH_LEN);
-        if (!t->lv[h + 1]) return MERKLE_ERR_NOMEM;
-        t->cnt[h + 1] = up;
         *flags |= detect(s, (const node_t *)t->lv[h], (size_t)pairs);
         pair_level(s, t->lv[h + 1], (const node_t *)t->lv[h], (size_t)pairs);
         if (c & 1) {
@@ -641,17 +632,30 @@ static merkle_status build_levels(merkle_shape_tree *t, uint32_t *flags, const n
     return MERKLE_OK;
 }
 
-merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_flags,
-                                      const merkle_shape *s,
-                                      const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n,
-                                      merkle_error *err)
+/* merkle_shape_tree_alloc, with the level-0 nodes either given (nodes) or written by fill
+** into the tree's own level 0 (nodes NULL: no copy for a LEVELS tree without sorting). */
+static merkle_status tree_alloc(merkle_shape_tree **out, uint32_t *out_flags, const merkle_shape *s,
+                                const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n,
+                                merkle__shape_fill_fn fill, void *ctx, merkle_error *err)
 {
     if (out_flags) *out_flags = 0;
-    if (!out || (n && !nodes)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
     *out = NULL;
     if (!shape_ok(s)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid tree shape");
+    node_t *filled = NULL;
+    if (!nodes && n &&
+        (s->layout == MERKLE_SHAPE_LAYOUT_HEAP || (s->flags & MERKLE_SHAPE_SORT_LEAVES))) {
+        if (n > (uint64_t)SIZE_MAX / MERKLE_HASH_LEN)
+            return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        filled = malloc((size_t)n * MERKLE_HASH_LEN);
+        if (!filled) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        fill(ctx, filled);
+        nodes = (const node_t *)filled;
+    }
     merkle_shape_tree *t = calloc(1, sizeof *t);
-    if (!t) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (!t) {
+        free(filled);
+        return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
     t->s = *s;
     t->n = n;
     merkle_status st;
@@ -669,7 +673,7 @@ merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_fla
             if (!sorted) st = MERKLE_ERR_NOMEM;
             src = (const node_t *)sorted;
         }
-        if (st == MERKLE_OK) st = build_levels(t, &flags, src);
+        if (st == MERKLE_OK) st = build_levels(t, &flags, src, fill, ctx);
         free(sorted);
         memcpy(t->root, t->data_root, MERKLE_HASH_LEN);
         if (st == MERKLE_OK && (s->flags & MERKLE_SHAPE_MIX_IN_LENGTH))
@@ -682,19 +686,36 @@ merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_fla
         else
             for (uint64_t k = 0; k < n; k++) t->rank[t->perm[k]] = k;
     }
+    free(filled);
     if (st != MERKLE_OK) {
         merkle_shape_tree_free(t);
         if (st == MERKLE_ERR_RANGE)
             return merkle__fail(err, st, 0, 0,
                                 n && s->limit ? "more leaves than the limit"
                                               : "no leaves or a tree too deep");
-        if (st == MERKLE_ERR_UNSUPPORTED)
-            return merkle__fail(err, st, 0, 0, "promoting shapes have their proofs in proof.h");
         return merkle__fail(err, st, 0, 0, "out of memory");
     }
     if (out_flags) *out_flags = flags;
     *out = t;
     return MERKLE_OK;
+}
+
+merkle_status merkle_shape_tree_alloc(merkle_shape_tree **out, uint32_t *out_flags,
+                                      const merkle_shape *s,
+                                      const uint8_t (*nodes)[MERKLE_HASH_LEN], uint64_t n,
+                                      merkle_error *err)
+{
+    if (out_flags) *out_flags = 0;
+    if (!out || (n && !nodes)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    static const node_t none;
+    return tree_alloc(out, out_flags, s, n ? nodes : &none, n, NULL, NULL, err);
+}
+
+merkle_status merkle__shape_tree_alloc_fill(merkle_shape_tree **out, const merkle_shape *s,
+                                            uint64_t n, merkle__shape_fill_fn fill, void *ctx,
+                                            merkle_error *err)
+{
+    return tree_alloc(out, NULL, s, NULL, n, fill, ctx, err);
 }
 
 merkle_status merkle__shape_tree_from_heap(merkle_shape_tree **out, const merkle_shape *s,
@@ -776,7 +797,7 @@ static merkle_status data_node(uint8_t out[MERKLE_HASH_LEN], const merkle_shape_
         return MERKLE_OK;
     }
     /* DUPLICATE: the missing right sibling at the end of an odd level is its left one. */
-    if (t->n && j == t->cnt[h] && (j & 1)) {
+    if (t->s.odd == MERKLE_SHAPE_ODD_DUPLICATE && t->n && j == t->cnt[h] && (j & 1)) {
         memcpy(out, t->lv[h][j - 1], MERKLE_HASH_LEN);
         return MERKLE_OK;
     }
@@ -827,6 +848,8 @@ merkle_status merkle_shape_tree_branch(uint8_t (*path)[MERKLE_HASH_LEN], size_t 
                                        size_t *path_len, const merkle_shape_tree *t, uint64_t pos)
 {
     if (!path_len || !t || (cap && !path)) return MERKLE_ERR_ARG;
+    if (!t->heap && t->s.odd == MERKLE_SHAPE_ODD_PROMOTE)
+        return merkle__shape_tree_branch_promote(path, cap, path_len, t, pos);
     node_t tmp;
     merkle_status st = merkle_shape_tree_node(tmp, t, pos);
     if (st != MERKLE_OK) return st;

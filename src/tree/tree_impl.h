@@ -27,6 +27,14 @@ void merkle__leaf_level(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN], c
                         size_t leaf_size, size_t n);
 
 /*
+** out[i] = H(0x00 || leaves[i][0..lens[i])) for i < n, with the batch kernels: runs of equal
+** length share one batch call, mixed lengths are grouped by length a window at a time
+** (leaf_list.c). leaves[i] may be NULL when lens[i] is 0. Allocates nothing.
+*/
+void merkle__leaf_list(merkle_hash_alg hash, uint8_t (*out)[MERKLE_HASH_LEN],
+                       const uint8_t *const *leaves, const size_t *lens, size_t n);
+
+/*
 ** Reduce m >= 1 hashes in a[] to the root of the tree they are the leaves-level of (pairing
 ** with promotion of an odd last node, which equals the RFC 6962 split). b[] is scratch of at
 ** least (m + 1) / 2 entries. The root is left in a[0]. a and b are clobbered.
