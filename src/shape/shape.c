@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "merkle/shape.h"
-#include "tree/shape_impl.h"
+#include "shape/shape_impl.h"
 #include "tree/tree_impl.h"
 
 #define CH      2048

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** In-memory trees with every level kept (merkle/shape.h, src/tree/shape_levels.c): trees of
+** In-memory trees with every level kept (merkle/shape.h, src/shape/shape_levels.c): trees of
 ** the promoting profiles (rfc6962, sia) built from raw leaves or a buffer, their branches --
 ** one at a time and all at once -- against the streaming prover's audit paths
 ** (merkle_proof_inclusion_path) and merkle_proof_inclusion_verify for every size up to 70

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree/shape_impl.h"
+#include "shape/shape_impl.h"
 #include "tree/tree_impl.h"
 
 #define LEAF_CHUNK 4096 /* leaves hashed per merkle__leaf_list call */
