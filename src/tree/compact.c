@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "tree/proof_impl.h"
+#include "tree/tree_impl.h"
 
 #define COMPACT_VERSION 1u
 
@@ -85,9 +86,31 @@ merkle_status merkle_compact_range_from_leaves(merkle_compact_range *r, merkle_h
 {
     if (!r || (n && (!leaves || !lens))) return MERKLE_ERR_ARG;
     merkle_status s = merkle_compact_range_init(r, hash, begin);
-    for (size_t i = 0; s == MERKLE_OK && i < n; i++)
-        s = merkle_compact_range_append_leaf(r, leaves[i], lens[i]);
-    return s;
+    if (s != MERKLE_OK) return s;
+    if (n > UINT64_MAX - begin) return MERKLE_ERR_RANGE;
+    for (size_t i = 0; i < n; i++)
+        if (!leaves[i] && lens[i]) return MERKLE_ERR_ARG;
+    /* Aligned blocks of up to a chunk of leaves: each one's leaves hashed in one batch and
+    ** reduced level by level (one batch call per level), then appended as a subtree, which
+    ** merges it with its left siblings as the leaves one by one would have been. */
+    uint8_t a[MERKLE_TREE_CHUNK][MERKLE_HASH_LEN], b[MERKLE_TREE_CHUNK / 2][MERKLE_HASH_LEN];
+    uint64_t pos = begin;
+    for (size_t i = 0; i < n;) {
+        unsigned h = MERKLE_TREE_CHUNK_LOG2;
+        if (pos) {
+            unsigned align = (unsigned)__builtin_ctzll(pos);
+            if (align < h) h = align;
+        }
+        while (((size_t)1 << h) > n - i) h--;
+        size_t k = (size_t)1 << h;
+        merkle__leaf_list(hash, a, leaves + i, lens + i, k);
+        merkle__reduce(hash, a, b, k);
+        s = merkle_compact_range_append_subtree(r, h, a[0]);
+        if (s != MERKLE_OK) return s;
+        i += k;
+        pos += k;
+    }
+    return MERKLE_OK;
 }
 
 merkle_status merkle_compact_range_merge(merkle_compact_range *r, const merkle_compact_range *right)

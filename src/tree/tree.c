@@ -341,8 +341,17 @@ merkle_status merkle_tree_root_list(uint8_t out[MERKLE_HASH_LEN], merkle_profile
     if (!out || (n && (!leaves || !lens))) return MERKLE_ERR_ARG;
     merkle_tree t;
     merkle_status s = merkle_tree_init(&t, profile, hash, 1);
-    for (size_t i = 0; s == MERKLE_OK && i < n; i++)
-        s = merkle_tree_push_leaf(&t, leaves[i], lens[i]);
+    for (size_t i = 0; i < n; i++)
+        if (!leaves[i] && lens[i]) return MERKLE_ERR_ARG;
+    /* The leaf hashes go straight into the pending level, a chunk's worth per batch. */
+    for (size_t i = 0; s == MERKLE_OK && i < n;) {
+        size_t k = MERKLE_TREE_CHUNK - (size_t)t.pending;
+        if (k > n - i) k = n - i;
+        merkle__leaf_list(t.hash, &t.level[t.pending], leaves + i, lens + i, k);
+        t.pending += k;
+        i += k;
+        if (t.pending == MERKLE_TREE_CHUNK) s = flush_chunk(&t);
+    }
     if (s == MERKLE_OK) s = merkle_tree_root(out, NULL, &t);
     return s;
 }

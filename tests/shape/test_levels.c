@@ -386,6 +386,67 @@ static void test_leaf_list(void **state)
     }
 }
 
+/* root_list and compact_range_from_leaves (batched) against leaves pushed one at a time. */
+static void test_list_roots(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 34);
+    static const uint64_t begins[] = {
+        0, 1, 3, 64, 127, 128, 1000, 4096, 5 << 20, UINT64_MAX - 5000
+    };
+    for (int round = 0; round < 60; round++) {
+        uint64_t n = round < 20 ? (uint64_t)round : 1 + tu_rng_below(&r, 3000);
+        merkle_hash_alg hash = round & 1 ? MERKLE_HASH_BLAKE2B_256 : MERKLE_HASH_SHA256;
+        merkle_profile prof = round % 4 == 3 ? MERKLE_PROFILE_SIA : MERKLE_PROFILE_RFC6962;
+        leafset ls;
+        leafset_make(&ls, &r, n, round % 3 ? 64 : SIZE_MAX, round % 5 == 0);
+        merkle_tree t;
+        assert_int_equal(merkle_tree_init(&t, prof, hash, 1), MERKLE_OK);
+        for (uint64_t i = 0; i < n; i++)
+            assert_int_equal(merkle_tree_push_leaf(&t, ls.ptr[i], ls.len[i]), MERKLE_OK);
+        node_t want, got;
+        assert_int_equal(merkle_tree_root(want, NULL, &t), MERKLE_OK);
+        assert_int_equal(merkle_tree_root_list(got, prof, hash, ls.ptr, ls.len, (size_t)n),
+                         MERKLE_OK);
+        assert_memory_equal(got, want, 32);
+        for (size_t b = 0; b < sizeof begins / sizeof begins[0]; b++) {
+            merkle_compact_range one, all;
+            assert_int_equal(merkle_compact_range_init(&one, hash, begins[b]), MERKLE_OK);
+            for (uint64_t i = 0; i < n; i++)
+                assert_int_equal(merkle_compact_range_append_leaf(&one, ls.ptr[i], ls.len[i]),
+                                 MERKLE_OK);
+            assert_int_equal(
+                merkle_compact_range_from_leaves(&all, hash, begins[b], ls.ptr, ls.len, (size_t)n),
+                MERKLE_OK);
+            assert_int_equal(all.begin, one.begin);
+            assert_int_equal(all.end, one.end);
+            assert_int_equal(all.count, one.count);
+            for (uint32_t k = 0; k < one.count; k++) {
+                assert_int_equal(all.heights[k], one.heights[k]);
+                assert_memory_equal(all.hashes[k], one.hashes[k], 32);
+            }
+        }
+        leafset_free(&ls);
+    }
+    /* Errors: a NULL leaf with a length, a range past 2^64 - 1. */
+    const uint8_t *bad[2] = { (const uint8_t *)"x", NULL };
+    size_t lens[2] = { 1, 1 };
+    node_t out;
+    merkle_compact_range cr;
+    assert_int_equal(
+        merkle_tree_root_list(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, bad, lens, 2),
+        MERKLE_ERR_ARG);
+    assert_int_equal(merkle_compact_range_from_leaves(&cr, MERKLE_HASH_SHA256, 0, bad, lens, 2),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_compact_range_from_leaves(&cr, MERKLE_HASH_SHA256, UINT64_MAX - 1, bad, lens, 2),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(
+        merkle_tree_root_list(out, (merkle_profile)99, MERKLE_HASH_SHA256, bad, lens, 1),
+        MERKLE_ERR_ARG);
+}
+
 /* ------------------------------------------------------------------ errors */
 
 static void test_errors(void **state)
@@ -459,7 +520,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_promote_lists), cmocka_unit_test(test_promote_bytes),
         cmocka_unit_test(test_other_shapes),  cmocka_unit_test(test_leaf_list),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_list_roots),    cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
