@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "common/json.h"
-#include "merkle/shape.h"
-#include "tree/tree_impl.h"
+#include "shape/shape_impl.h"
 
 typedef unsigned long long ull;
 

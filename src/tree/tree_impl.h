@@ -51,19 +51,6 @@ merkle_status merkle__tree_push_subtree(merkle_tree *t, unsigned height,
                                         const uint8_t root[MERKLE_HASH_LEN]);
 
 /*
-** A HEAP shape tree over a given array of 2n-1 nodes (taken over: freed on failure too) and
-** the array position of each input leaf (tree_index[0..n), copied), as a loaded
-** @openzeppelin/merkle-tree dump describes it. Checks every interior node against its
-** children and that the positions are distinct leaf positions: MERKLE_ERR_VERIFY if not.
-*/
-struct merkle_shape;
-struct merkle_shape_tree;
-merkle_status merkle__shape_tree_from_heap(struct merkle_shape_tree **out,
-                                           const struct merkle_shape *shape,
-                                           uint8_t (*heap)[MERKLE_HASH_LEN], uint64_t n,
-                                           const uint64_t *tree_index);
-
-/*
 ** merkle_tree_root_parallel / merkle_tree_root_bytes_mt with an explicit piece size (bytes; 0 = the
 ** default of a few MiB): tests use tiny pieces to exercise many pieces and tails quickly.
 ** Exactly one of read_at and mem is used (read_at if not NULL).
