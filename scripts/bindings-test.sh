@@ -7,8 +7,9 @@
 #         cargo clippy -D warnings when clippy is installed; target dir BUILD_DIR/bindings/rust
 #   node: npm ci (from package-lock.json) + npm test in bindings/node: the N-API addon is built
 #         by scripts/build.js, the tests compare with @openzeppelin/merkle-tree and merkletreejs
-#   go:   go test ./... in bindings/go (cgo; no module outside the standard library),
-#         GOCACHE/GOPATH under BUILD_DIR
+#   go:   go vet ./... and go test -race ./... with GODEBUG=cgocheck=2 in bindings/go (cgo; no
+#         module outside the standard library, GOPROXY=off), GOCACHE/GOPATH under BUILD_DIR,
+#         linked with an rpath to BUILD_DIR (CGO_LDFLAGS) so the tests find libmerkle.so.1
 # A toolchain that is absent is reported as SKIPPED (cargo is looked for in ~/.cargo/bin too);
 # a binding whose tests fail fails the script.
 set -euo pipefail
@@ -42,9 +43,11 @@ for b in "${which[@]}"; do
     ;;
   go)
     if ! command -v go >/dev/null || [ ! -d bindings/go ]; then skipped+=(go); continue; fi
-    echo "-- go: go test ./... (bindings/go)"
-    (cd bindings/go && GOCACHE="$build/bindings/go/cache" GOPATH="$build/bindings/go/path" \
-      GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...)
+    echo "-- go: go vet ./... + go test -race ./... with GODEBUG=cgocheck=2 (bindings/go)"
+    (cd bindings/go && export GOCACHE="$build/bindings/go/cache" GOPATH="$build/bindings/go/path" \
+      GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=1 \
+      CGO_LDFLAGS="-Wl,-rpath,$build${CGO_LDFLAGS:+ $CGO_LDFLAGS}" &&
+      go vet ./... && GODEBUG=cgocheck=2 go test -race -count=1 ./...)
     ;;
   *) echo "bindings-test: unknown binding '$b' (rust, node, go)" >&2; exit 2 ;;
   esac

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT OR Apache-2.0
+
+package merkle
+
+/*
+#cgo pkg-config: merkle
+#include <stdlib.h>
+#include <string.h>
+#include <merkle/merkle.h>
+
+// Root of n leaves stored back to back in base (lens[i] bytes each). The pointer array lives
+// in C memory for the duration of the call only (no Go pointer is kept).
+merkle_status gm_root_list(uint8_t *out, int profile, int hash, const uint8_t *base,
+                                  const size_t *lens, size_t n) {
+	if (n == 0)
+		return merkle_tree_root_list(out, (merkle_profile)profile, (merkle_hash_alg)hash, NULL,
+		                             NULL, 0);
+	const uint8_t **ptrs = malloc(n * sizeof *ptrs);
+	if (!ptrs)
+		return MERKLE_ERR_NOMEM;
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		ptrs[i] = base + off;
+		off += lens[i];
+	}
+	merkle_status s = merkle_tree_root_list(out, (merkle_profile)profile, (merkle_hash_alg)hash,
+	                                        ptrs, lens, n);
+	free(ptrs);
+	return s;
+}
+
+// Leaf hashes H(0x00 || leaf) of n leaves stored back to back (equal lengths: one batch call).
+merkle_status gm_leaf_hashes(uint8_t *out, int hash, const uint8_t *base,
+                                    const size_t *lens, size_t n) {
+	static const uint8_t zero = 0;
+	int same = 1;
+	for (size_t i = 1; i < n && same; i++)
+		same = lens[i] == lens[0];
+	if (n > 0 && same)
+		return merkle_hash_batch_strided(out, (merkle_hash_alg)hash, &zero, 1, base, lens[0],
+		                                 lens[0], n);
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		merkle_status s = merkle_tree_leaf_hash(out + 32 * i, (merkle_hash_alg)hash, base + off,
+		                                        lens[i]);
+		if (s != MERKLE_OK)
+			return s;
+		off += lens[i];
+	}
+	return MERKLE_OK;
+}
+
+// All levels of the RFC 6962 tree over the n >= 1 leaf hashes at buf[0..32n): level l+1
+// follows level l (pairs hashed with one batch call, an odd last node promoted). buf holds
+// 2n - 1 + depth nodes at most; the number of nodes written is returned in *total.
+merkle_status gm_levels(uint8_t *buf, int hash, uint64_t n, uint64_t *total) {
+	static const uint8_t one = 1;
+	uint8_t *lvl = buf;
+	uint64_t m = n, sum = n;
+	while (m > 1) {
+		uint8_t *next = lvl + 32 * m;
+		uint64_t pairs = m / 2;
+		merkle_status s = merkle_hash_batch_strided(next, (merkle_hash_alg)hash, &one, 1, lvl, 64,
+		                                            64, pairs);
+		if (s != MERKLE_OK)
+			return s;
+		if (m & 1)
+			memcpy(next + 32 * pairs, lvl + 32 * (m - 1), 32);
+		lvl = next;
+		m = pairs + (m & 1);
+		sum += m;
+	}
+	*total = sum;
+	return MERKLE_OK;
+}
+
+// RFC 9162 section 2.1.3.2: the root that an audit path gives for leaf `index` of a tree of
+// `size` leaves. MERKLE_ERR_VERIFY when index >= size or the path has the wrong length.
+merkle_status gm_root_from_path(uint8_t *out, int hash, uint64_t index, uint64_t size,
+                                       const uint8_t *leaf, const uint8_t *path, size_t len) {
+	if (index >= size)
+		return MERKLE_ERR_VERIFY;
+	uint64_t fn = index, sn = size - 1;
+	uint8_t r[32];
+	memcpy(r, leaf, 32);
+	for (size_t i = 0; i < len; i++) {
+		const uint8_t *p = path + 32 * i;
+		merkle_status s;
+		if (sn == 0)
+			return MERKLE_ERR_VERIFY;
+		if ((fn & 1) || fn == sn) {
+			s = merkle_tree_node_hash(r, (merkle_hash_alg)hash, p, r);
+			if (!(fn & 1))
+				while (fn != 0 && !(fn & 1)) {
+					fn >>= 1;
+					sn >>= 1;
+				}
+		} else {
+			s = merkle_tree_node_hash(r, (merkle_hash_alg)hash, r, p);
+		}
+		if (s != MERKLE_OK)
+			return s;
+		fn >>= 1;
+		sn >>= 1;
+	}
+	if (sn != 0)
+		return MERKLE_ERR_VERIFY;
+	memcpy(out, r, 32);
+	return MERKLE_OK;
+}
+
+// n appends of leaf hashes to a compact range in one call.
+merkle_status gm_compact_append_hashes(merkle_compact_range *r, const uint8_t *hashes,
+                                              size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		merkle_status s = merkle_compact_range_append_leaf_hash(r, hashes + 32 * i);
+		if (s != MERKLE_OK)
+			return s;
+	}
+	return MERKLE_OK;
+}
+*/
+import "C"
+
+import "unsafe"
+
+// u8 returns a C pointer to the first byte of b (nil for an empty slice). b holds no Go
+// pointers, so passing it to C is allowed by the cgo rules.
+func u8(b []byte) *C.uint8_t {
+	if len(b) == 0 {
+		return nil
+	}
+	return (*C.uint8_t)(unsafe.Pointer(&b[0]))
+}
+
+// h32 returns a C pointer to a digest.
+func h32(h *[32]byte) *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&h[0])) }
+
+// hs returns a C pointer to the first digest of a list (nil when empty).
+func hs(h [][32]byte) *[32]C.uint8_t {
+	if len(h) == 0 {
+		return nil
+	}
+	return (*[32]C.uint8_t)(unsafe.Pointer(&h[0]))
+}
+
+// packed copies items back to back into one buffer and returns it with the lengths.
+func packed(items [][]byte) ([]byte, []C.size_t) {
+	total := 0
+	for _, it := range items {
+		total += len(it)
+	}
+	buf := make([]byte, total+1) // +1: never an empty buffer, so &buf[0] exists
+	lens := make([]C.size_t, len(items)+1)
+	off := 0
+	for i, it := range items {
+		copy(buf[off:], it)
+		off += len(it)
+		lens[i] = C.size_t(len(it))
+	}
+	return buf, lens
+}
