@@ -143,28 +143,72 @@ function encodeSeq(buf, off, ts, vs) {
   return tail;
 }
 
+// Hex digit values by character code (-1: not a hex digit).
+const HEXVAL = new Int8Array(128).fill(-1);
+for (let c = 0; c < 10; c++) HEXVAL[48 + c] = c;
+for (let c = 0; c < 6; c++) { HEXVAL[65 + c] = 10 + c; HEXVAL[97 + c] = 10 + c; }
+
+// '0x' + 40 hex digits into buf[off..off+20); false (nothing written) when v is not that form.
+function writeAddressHex(buf, off, v) {
+  if (v.length !== 42 || v.charCodeAt(0) !== 48 || (v.charCodeAt(1) | 32) !== 120) return false;
+  for (let i = 2; i < 42; i++) if ((v.charCodeAt(i) & ~127) || HEXVAL[v.charCodeAt(i)] < 0) return false;
+  for (let i = 0, j = 2; i < 20; i++, j += 2) buf[off + i] = (HEXVAL[v.charCodeAt(j)] << 4) | HEXVAL[v.charCodeAt(j + 1)];
+  return true;
+}
+
+// A string of 1 to 45 decimal digits (< 2^150: within every uint/int of 160 bits or more)
+// into the low bytes of the zeroed word at buf[off..off+32), without a BigInt: 7-digit chunks
+// into 24-bit limbs (every product and carry stays below 2^53, so the arithmetic on doubles is
+// exact). False (nothing written) when v is not such a string.
+const LIMBS = new Float64Array(8);
+function writeDecimal(buf, off, v) {
+  const n = v.length;
+  if (n === 0 || n > 45) return false;
+  for (let i = 0; i < n; i++) { const c = v.charCodeAt(i) - 48; if (c < 0 || c > 9) return false; }
+  let used = 1;
+  LIMBS[0] = 0;
+  for (let i = 0, len = n % 7 || 7; i < n; i += len, len = 7) {
+    let carry = 0, mul = 1;
+    for (let j = i; j < i + len; j++) { carry = carry * 10 + (v.charCodeAt(j) - 48); mul *= 10; }
+    for (let k = 0; k < used; k++) {
+      const x = LIMBS[k] * mul + carry;
+      carry = Math.floor(x / 16777216);
+      LIMBS[k] = x - carry * 16777216;
+    }
+    if (carry) LIMBS[used++] = carry;
+  }
+  // LIMBS[k] holds bits 24k..24k+23; 150 bits need at most 7 limbs (21 bytes)
+  for (let k = 0, o = off + 31; k < used; k++, o -= 3) {
+    const l = LIMBS[k];
+    buf[o] = l & 255;
+    buf[o - 1] = (l >>> 8) & 255;
+    buf[o - 2] = l >>> 16;
+  }
+  return true;
+}
+
+// Every buffer encodeOne writes into is zero-filled beforehand (Buffer.alloc), so padding
+// and the high bytes of small words are never written.
 function encodeOne(buf, off, t, v) {
   switch (t.kind) {
     case 'address': {
+      if (typeof v === 'string' && writeAddressHex(buf, off + 12, v)) return off + 32;
       const b = toBytes(v, 'address');
       if (b.length !== 20) throw new TypeError(`Invalid address length ${b.length}`);
-      buf.fill(0, off, off + 12);
       buf.set(b, off + 12);
       return off + 32;
     }
     case 'bool':
       if (typeof v !== 'boolean') throw new TypeError(`Expected a boolean, got ${typeof v}`);
-      buf.fill(0, off, off + 32);
       buf[off + 31] = v ? 1 : 0;
       return off + 32;
     case 'uint':
     case 'int':
-      writeWord(buf, off, toBigInt(v, t));
+      if (!(typeof v === 'string' && t.bits >= 160 && writeDecimal(buf, off, v))) writeWord(buf, off, toBigInt(v, t));
       return off + 32;
     case 'bytesN': {
       const b = toBytes(v, t.name);
       if (b.length > t.n) throw new RangeError(`Expected at most ${t.n} bytes for ${t.name}, got ${b.length}`);
-      buf.fill(0, off, off + 32);
       buf.set(b, off);
       return off + 32;
     }
@@ -173,7 +217,6 @@ function encodeOne(buf, off, t, v) {
       const b = t.kind === 'string' ? Buffer.from(String(v), 'utf8') : toBytes(v, 'bytes');
       writeWord(buf, off, BigInt(b.length));
       const padded = Math.ceil(b.length / 32) * 32;
-      buf.fill(0, off + 32, off + 32 + padded);
       buf.set(b, off + 32);
       return off + 32 + padded;
     }
@@ -198,7 +241,7 @@ function encode(types, values) {
     throw new TypeError(`Expected ${ts.length} values, got ${Array.isArray(values) ? values.length : typeof values}`);
   let size = 0;
   ts.forEach((t, i) => { size += t.dynamic ? 32 + encodedSize(t, values[i]) : t.size; });
-  const buf = Buffer.allocUnsafe(size);
+  const buf = Buffer.alloc(size);
   const end = encodeSeq(buf, 0, ts, values);
   if (end !== size) throw new Error('internal: ABI size mismatch');
   return buf;
@@ -210,7 +253,7 @@ function encodeRows(types, rows) {
   const ts = types.map(parseType);
   if (ts.every((t) => !t.dynamic)) {
     const stride = ts.reduce((a, t) => a + t.size, 0);
-    const data = Buffer.allocUnsafe(stride * rows.length);
+    const data = Buffer.alloc(stride * rows.length);
     for (let r = 0; r < rows.length; r++) {
       const v = rows[r];
       if (!Array.isArray(v) || v.length !== ts.length) throw new TypeError(`Expected ${ts.length} values in row ${r}`);

@@ -40,6 +40,7 @@ class MerkleTree {
     for (const o of ['isBitcoinTree', 'fillDefaultHash', 'concatenator', 'hashFn'])
       if (options[o]) throw new TypeError(`merkletreejs option '${o}' is not supported by this drop-in`);
     this.hashFn = hasher(hashFn);
+    this._alg = typeof hashFn === 'string' ? ALGS[hashFn] : 0;  // layers in one native call
     this.hashLeaves = !!options.hashLeaves;
     this.sortLeaves = !!(options.sortLeaves || options.sort);
     this.sortPairs = !!(options.sortPairs || options.sort);
@@ -58,15 +59,28 @@ class MerkleTree {
       const first = this.layers.length === 1;
       const limit = this.complete && first && !Number.isInteger(Math.log2(nodes.length))
         ? 2 * nodes.length - 2 ** Math.ceil(Math.log2(nodes.length)) : nodes.length;
-      const next = [];
-      for (let i = 0; i < nodes.length; i += 2) {
-        if (i >= limit) { next.push(...nodes.slice(limit)); break; }
-        if (i + 1 === nodes.length && !this.duplicateOdd) { next.push(nodes[i]); continue; }
-        const left = nodes[i];
-        const right = i + 1 === nodes.length ? left : nodes[i + 1];
-        const pair = this.sortPairs && Buffer.compare(left, right) > 0 ? [right, left] : [left, right];
-        next.push(this.hashFn(Buffer.concat(pair)));
+      // limit is even, or nodes.length: the nodes before it hash in pairs, an odd last one
+      // goes up alone (or paired with itself: duplicateOdd), the ones after limit go up as
+      // they are.
+      const paired = limit - (limit % 2);
+      let next;
+      if (this._alg && nodes.slice(0, paired).every((b) => b.length === 32)) {
+        const h = native.hashPairs(this._alg, Buffer.concat(nodes.slice(0, paired)), this.sortPairs);
+        next = new Array(paired / 2);
+        for (let i = 0; i < next.length; i++) next[i] = h.subarray(32 * i, 32 * i + 32);
+      } else {
+        next = [];
+        for (let i = 0; i < paired; i += 2) {
+          const left = nodes[i], right = nodes[i + 1];
+          const pair = this.sortPairs && Buffer.compare(left, right) > 0 ? [right, left] : [left, right];
+          next.push(this.hashFn(Buffer.concat(pair)));
+        }
       }
+      if (paired < limit) {
+        const last = nodes[paired];
+        next.push(this.duplicateOdd ? this.hashFn(Buffer.concat([last, last])) : last);
+      }
+      for (let i = limit; i < nodes.length; i++) next.push(nodes[i]);
       this.layers.push(next);
       nodes = next;
     }

@@ -13,12 +13,12 @@
 
 #include <merkle/merkle.h>
 
-#define CHECK_NAPI(env, call)                                                                 \
-    do {                                                                                      \
-        if ((call) != napi_ok) {                                                              \
-            napi_throw_error((env), "EINTERNAL", "merkle: Node-API call failed: " #call);     \
-            return NULL;                                                                      \
-        }                                                                                     \
+#define CHECK_NAPI(env, call)                                                                      \
+    do {                                                                                           \
+        if ((call) != napi_ok) {                                                                   \
+            napi_throw_error((env), "EINTERNAL", "merkle: Node-API call failed: " #call);          \
+            return NULL;                                                                           \
+        }                                                                                          \
     } while (0)
 
 static const char *status_code(merkle_status s)
@@ -75,9 +75,14 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **p, size_t *len)
     }
     size_t elem = 1;
     switch (type) {
-    case napi_int16_array: case napi_uint16_array: elem = 2; break;
-    case napi_int32_array: case napi_uint32_array: case napi_float32_array: elem = 4; break;
-    case napi_float64_array: case napi_bigint64_array: case napi_biguint64_array: elem = 8; break;
+    case napi_int16_array:
+    case napi_uint16_array: elem = 2; break;
+    case napi_int32_array:
+    case napi_uint32_array:
+    case napi_float32_array: elem = 4; break;
+    case napi_float64_array:
+    case napi_bigint64_array:
+    case napi_biguint64_array: elem = 8; break;
     default: break;
     }
     *p = data ? (const uint8_t *)data : (const uint8_t *)"";
@@ -88,8 +93,7 @@ static int get_bytes(napi_env env, napi_value v, const uint8_t **p, size_t *len)
 static int get_hash(napi_env env, napi_value v, const uint8_t **p)
 {
     size_t len;
-    if (!get_bytes(env, v, p, &len))
-        return 0;
+    if (!get_bytes(env, v, p, &len)) return 0;
     if (len != MERKLE_HASH_LEN) {
         napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "merkle: a hash must be 32 bytes");
         return 0;
@@ -100,7 +104,8 @@ static int get_hash(napi_env env, napi_value v, const uint8_t **p)
 static int get_u32(napi_env env, napi_value v, uint32_t *out)
 {
     double d;
-    if (napi_get_value_double(env, v, &d) != napi_ok || d < 0 || d > 4294967295.0 || d != (double)(uint32_t)d) {
+    if (napi_get_value_double(env, v, &d) != napi_ok || d < 0 || d > 4294967295.0 ||
+        d != (double)(uint32_t)d) {
         throw_type(env, "merkle: expected an unsigned 32-bit integer");
         return 0;
     }
@@ -122,7 +127,8 @@ static int get_u64(napi_env env, napi_value v, uint64_t *out)
         return 1;
     }
     double d;
-    if (napi_get_value_double(env, v, &d) != napi_ok || d < 0 || d > 9007199254740991.0 || d != (double)(uint64_t)d) {
+    if (napi_get_value_double(env, v, &d) != napi_ok || d < 0 || d > 9007199254740991.0 ||
+        d != (double)(uint64_t)d) {
         throw_type(env, "merkle: expected a non-negative safe integer");
         return 0;
     }
@@ -154,12 +160,11 @@ static napi_value alloc_buffer(napi_env env, size_t len, uint8_t **p)
     return out;
 }
 
-#define ARGS(n)                                                                               \
-    size_t argc = (n);                                                                        \
-    napi_value argv[(n) > 0 ? (n) : 1];                                                       \
-    CHECK_NAPI(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));                    \
-    if (argc < (n))                                                                           \
-        return throw_type(env, "merkle: missing arguments");
+#define ARGS(n)                                                                                    \
+    size_t argc = (n);                                                                             \
+    napi_value argv[(n) > 0 ? (n) : 1];                                                            \
+    CHECK_NAPI(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));                         \
+    if (argc < (n)) return throw_type(env, "merkle: missing arguments");
 
 /* hash(alg, data) -> Buffer(32) */
 static napi_value js_hash(napi_env env, napi_callback_info info)
@@ -168,12 +173,10 @@ static napi_value js_hash(napi_env env, napi_callback_info info)
     uint32_t alg;
     const uint8_t *p;
     size_t len;
-    if (!get_u32(env, argv[0], &alg) || !get_bytes(env, argv[1], &p, &len))
-        return NULL;
+    if (!get_u32(env, argv[0], &alg) || !get_bytes(env, argv[1], &p, &len)) return NULL;
     uint8_t out[32];
     merkle_status s = merkle_hash(out, (merkle_hash_alg)alg, p, len);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     return new_buffer(env, out, 32);
 }
 
@@ -183,11 +186,9 @@ static napi_value js_root_list(napi_env env, napi_callback_info info)
     ARGS(3);
     uint32_t profile, alg, n;
     bool is_arr = false;
-    if (!get_u32(env, argv[0], &profile) || !get_u32(env, argv[1], &alg))
-        return NULL;
+    if (!get_u32(env, argv[0], &profile) || !get_u32(env, argv[1], &alg)) return NULL;
     CHECK_NAPI(env, napi_is_array(env, argv[2], &is_arr));
-    if (!is_arr)
-        return throw_type(env, "merkle: leaves must be an array of Uint8Array");
+    if (!is_arr) return throw_type(env, "merkle: leaves must be an array of Uint8Array");
     CHECK_NAPI(env, napi_get_array_length(env, argv[2], &n));
     const uint8_t **ptrs = malloc((n ? n : 1) * sizeof *ptrs);
     size_t *lens = malloc((n ? n : 1) * sizeof *lens);
@@ -198,19 +199,19 @@ static napi_value js_root_list(napi_env env, napi_callback_info info)
     }
     for (uint32_t i = 0; i < n; i++) {
         napi_value el;
-        if (napi_get_element(env, argv[2], i, &el) != napi_ok || !get_bytes(env, el, &ptrs[i], &lens[i])) {
+        if (napi_get_element(env, argv[2], i, &el) != napi_ok ||
+            !get_bytes(env, el, &ptrs[i], &lens[i])) {
             free(ptrs);
             free(lens);
             return NULL;
         }
     }
     uint8_t out[32];
-    merkle_status s = merkle_tree_root_list(out, (merkle_profile)profile, (merkle_hash_alg)alg,
-                                            ptrs, lens, n);
+    merkle_status s =
+        merkle_tree_root_list(out, (merkle_profile)profile, (merkle_hash_alg)alg, ptrs, lens, n);
     free(ptrs);
     free(lens);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     return new_buffer(env, out, 32);
 }
 
@@ -225,10 +226,9 @@ static napi_value js_root_bytes(napi_env env, napi_callback_info info)
         !get_u32(env, argv[2], &leaf) || !get_bytes(env, argv[3], &p, &len))
         return NULL;
     uint8_t out[32];
-    merkle_status s = merkle_tree_root_bytes(out, (merkle_profile)profile, (merkle_hash_alg)alg,
-                                             leaf, p, len);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    merkle_status s =
+        merkle_tree_root_bytes(out, (merkle_profile)profile, (merkle_hash_alg)alg, leaf, p, len);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     return new_buffer(env, out, 32);
 }
 
@@ -239,12 +239,10 @@ static napi_value js_leaf_hash(napi_env env, napi_callback_info info)
     uint32_t alg;
     const uint8_t *p;
     size_t len;
-    if (!get_u32(env, argv[0], &alg) || !get_bytes(env, argv[1], &p, &len))
-        return NULL;
+    if (!get_u32(env, argv[0], &alg) || !get_bytes(env, argv[1], &p, &len)) return NULL;
     uint8_t out[32];
     merkle_status s = merkle_tree_leaf_hash(out, (merkle_hash_alg)alg, p, len);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     return new_buffer(env, out, 32);
 }
 
@@ -252,10 +250,10 @@ static int get_hashes(napi_env env, napi_value v, const uint8_t (**h)[32], size_
 {
     const uint8_t *p;
     size_t len;
-    if (!get_bytes(env, v, &p, &len))
-        return 0;
+    if (!get_bytes(env, v, &p, &len)) return 0;
     if (len % 32) {
-        napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "merkle: hashes must be a multiple of 32 bytes");
+        napi_throw_range_error(env, "ERR_OUT_OF_RANGE",
+                               "merkle: hashes must be a multiple of 32 bytes");
         return 0;
     }
     *h = (const uint8_t(*)[32])p;
@@ -271,18 +269,17 @@ static napi_value js_inclusion_path(napi_env env, napi_callback_info info)
     uint64_t index;
     const uint8_t(*h)[32];
     size_t n;
-    if (!get_u32(env, argv[0], &alg) || !get_hashes(env, argv[1], &h, &n) || !get_u64(env, argv[2], &index))
+    if (!get_u32(env, argv[0], &alg) || !get_hashes(env, argv[1], &h, &n) ||
+        !get_u64(env, argv[2], &index))
         return NULL;
     uint8_t path[MERKLE_PROOF_MAX_PATH][32], root[32];
     size_t plen = 0;
     merkle_status s = merkle_proof_inclusion_path(path, MERKLE_PROOF_MAX_PATH, &plen, root,
                                                   (merkle_hash_alg)alg, h, n, index);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     napi_value arr, a, b;
     CHECK_NAPI(env, napi_create_array_with_length(env, 2, &arr));
-    if (!(a = new_buffer(env, path, plen * 32)) || !(b = new_buffer(env, root, 32)))
-        return NULL;
+    if (!(a = new_buffer(env, path, plen * 32)) || !(b = new_buffer(env, root, 32))) return NULL;
     napi_set_element(env, arr, 0, a);
     napi_set_element(env, arr, 1, b);
     return arr;
@@ -296,17 +293,18 @@ static napi_value js_consistency_path(napi_env env, napi_callback_info info)
     uint64_t m;
     const uint8_t(*h)[32];
     size_t n;
-    if (!get_u32(env, argv[0], &alg) || !get_hashes(env, argv[1], &h, &n) || !get_u64(env, argv[2], &m))
+    if (!get_u32(env, argv[0], &alg) || !get_hashes(env, argv[1], &h, &n) ||
+        !get_u64(env, argv[2], &m))
         return NULL;
     uint8_t path[MERKLE_PROOF_MAX_PATH][32], r1[32], r2[32];
     size_t plen = 0;
     merkle_status s = merkle_proof_consistency_path(path, MERKLE_PROOF_MAX_PATH, &plen, r1, r2,
                                                     (merkle_hash_alg)alg, h, n, m);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     napi_value arr, a, b, c;
     CHECK_NAPI(env, napi_create_array_with_length(env, 3, &arr));
-    if (!(a = new_buffer(env, path, plen * 32)) || !(b = new_buffer(env, r1, 32)) || !(c = new_buffer(env, r2, 32)))
+    if (!(a = new_buffer(env, path, plen * 32)) || !(b = new_buffer(env, r1, 32)) ||
+        !(c = new_buffer(env, r2, 32)))
         return NULL;
     napi_set_element(env, arr, 0, a);
     napi_set_element(env, arr, 1, b);
@@ -324,10 +322,8 @@ static napi_value bool_value(napi_env env, int b)
 /* Map a verifier's status to true / false, throwing for argument errors. */
 static napi_value verdict(napi_env env, merkle_status s)
 {
-    if (s == MERKLE_OK)
-        return bool_value(env, 1);
-    if (s == MERKLE_ERR_VERIFY)
-        return bool_value(env, 0);
+    if (s == MERKLE_OK) return bool_value(env, 1);
+    if (s == MERKLE_ERR_VERIFY) return bool_value(env, 0);
     return throw_status(env, s, NULL);
 }
 
@@ -340,10 +336,12 @@ static napi_value js_verify_inclusion(napi_env env, napi_callback_info info)
     const uint8_t *root, *leaf;
     const uint8_t(*path)[32];
     size_t plen;
-    if (!get_u32(env, argv[0], &alg) || !get_hash(env, argv[1], &root) || !get_u64(env, argv[2], &size) ||
-        !get_u64(env, argv[3], &index) || !get_hash(env, argv[4], &leaf) || !get_hashes(env, argv[5], &path, &plen))
+    if (!get_u32(env, argv[0], &alg) || !get_hash(env, argv[1], &root) ||
+        !get_u64(env, argv[2], &size) || !get_u64(env, argv[3], &index) ||
+        !get_hash(env, argv[4], &leaf) || !get_hashes(env, argv[5], &path, &plen))
         return NULL;
-    return verdict(env, merkle_proof_inclusion_verify((merkle_hash_alg)alg, root, size, index, leaf, path, plen));
+    return verdict(env, merkle_proof_inclusion_verify((merkle_hash_alg)alg, root, size, index, leaf,
+                                                      path, plen));
 }
 
 /* verifyConsistency(alg, oldRoot, newRoot, oldSize, newSize, path) -> boolean */
@@ -355,10 +353,12 @@ static napi_value js_verify_consistency(napi_env env, napi_callback_info info)
     const uint8_t *r1, *r2;
     const uint8_t(*path)[32];
     size_t plen;
-    if (!get_u32(env, argv[0], &alg) || !get_hash(env, argv[1], &r1) || !get_hash(env, argv[2], &r2) ||
-        !get_u64(env, argv[3], &m) || !get_u64(env, argv[4], &n) || !get_hashes(env, argv[5], &path, &plen))
+    if (!get_u32(env, argv[0], &alg) || !get_hash(env, argv[1], &r1) ||
+        !get_hash(env, argv[2], &r2) || !get_u64(env, argv[3], &m) || !get_u64(env, argv[4], &n) ||
+        !get_hashes(env, argv[5], &path, &plen))
         return NULL;
-    return verdict(env, merkle_proof_consistency_verify((merkle_hash_alg)alg, r1, r2, m, n, path, plen));
+    return verdict(env,
+                   merkle_proof_consistency_verify((merkle_hash_alg)alg, r1, r2, m, n, path, plen));
 }
 
 /*
@@ -373,8 +373,7 @@ static napi_value js_double_keccak(napi_env env, napi_callback_info info)
     ARGS(2);
     const uint8_t *data;
     size_t len;
-    if (!get_bytes(env, argv[0], &data, &len))
-        return NULL;
+    if (!get_bytes(env, argv[0], &data, &len)) return NULL;
     uint32_t stride;
     /* argv[1] is either a number (fixed stride) or an offsets array */
     napi_valuetype t;
@@ -382,23 +381,18 @@ static napi_value js_double_keccak(napi_env env, napi_callback_info info)
     uint8_t *out;
     napi_value res;
     if (t == napi_number) {
-        if (!get_u32(env, argv[1], &stride))
-            return NULL;
+        if (!get_u32(env, argv[1], &stride)) return NULL;
         if (stride == 0 || len % stride)
             return throw_type(env, "merkle: data length is not a multiple of the stride");
         size_t n = len / stride;
-        if (!(res = alloc_buffer(env, n * 32, &out)))
-            return NULL;
+        if (!(res = alloc_buffer(env, n * 32, &out))) return NULL;
         if (n) {
             uint8_t *tmp = malloc(n * 32);
-            if (!tmp)
-                return throw_status(env, MERKLE_ERR_NOMEM, NULL);
+            if (!tmp) return throw_status(env, MERKLE_ERR_NOMEM, NULL);
             merkle_status s = merkle_keccak256_batch_strided(tmp, NULL, 0, data, stride, stride, n);
-            if (s == MERKLE_OK)
-                s = merkle_keccak256_batch_strided(out, NULL, 0, tmp, 32, 32, n);
+            if (s == MERKLE_OK) s = merkle_keccak256_batch_strided(out, NULL, 0, tmp, 32, 32, n);
             free(tmp);
-            if (s != MERKLE_OK)
-                return throw_status(env, s, NULL);
+            if (s != MERKLE_OK) return throw_status(env, s, NULL);
         }
         return res;
     }
@@ -408,15 +402,13 @@ static napi_value js_double_keccak(napi_env env, napi_callback_info info)
     napi_value ab;
     bool is_ta = false;
     CHECK_NAPI(env, napi_is_typedarray(env, argv[1], &is_ta));
-    if (!is_ta)
-        return throw_type(env, "merkle: offsets must be a Float64Array");
+    if (!is_ta) return throw_type(env, "merkle: offsets must be a Float64Array");
     CHECK_NAPI(env, napi_get_typedarray_info(env, argv[1], &type, &count, &od, &ab, &off));
     if (type != napi_float64_array || count == 0)
         return throw_type(env, "merkle: offsets must be a non-empty Float64Array");
     const double *o = od;
     size_t n = count - 1;
-    if (!(res = alloc_buffer(env, n * 32, &out)))
-        return NULL;
+    if (!(res = alloc_buffer(env, n * 32, &out))) return NULL;
     for (size_t i = 0; i < n; i++) {
         if (!(o[i] >= 0 && o[i] <= o[i + 1] && o[i + 1] <= (double)len))
             return throw_type(env, "merkle: offsets must ascend within the data");
@@ -436,8 +428,7 @@ static int cmp_item(const void *a, const void *b)
 {
     const struct sort_item *x = a, *y = b;
     int c = memcmp(x->h, y->h, 32);
-    if (c)
-        return c;
+    if (c) return c;
     return (x->index > y->index) - (x->index < y->index); /* stable, as Array.prototype.sort */
 }
 
@@ -453,24 +444,20 @@ static napi_value js_oz_build(napi_env env, napi_callback_info info)
     const uint8_t(*h)[32];
     size_t n;
     bool sort = true;
-    if (!get_hashes(env, argv[0], &h, &n))
-        return NULL;
+    if (!get_hashes(env, argv[0], &h, &n)) return NULL;
     CHECK_NAPI(env, napi_get_value_bool(env, argv[1], &sort));
     if (n == 0) {
         napi_throw_error(env, "MERKLE_ERR_RANGE", "Expected non-zero number of leaves");
         return NULL;
     }
-    if (n > 0x7fffffff)
-        return throw_status(env, MERKLE_ERR_RANGE, NULL);
+    if (n > 0x7fffffff) return throw_status(env, MERKLE_ERR_RANGE, NULL);
     struct sort_item *items = malloc(n * sizeof *items);
-    if (!items)
-        return throw_status(env, MERKLE_ERR_NOMEM, NULL);
+    if (!items) return throw_status(env, MERKLE_ERR_NOMEM, NULL);
     for (size_t i = 0; i < n; i++) {
         items[i].h = h[i];
         items[i].index = (uint32_t)i;
     }
-    if (sort)
-        qsort(items, n, sizeof *items, cmp_item);
+    if (sort) qsort(items, n, sizeof *items, cmp_item);
     size_t total = 2 * n - 1;
     uint8_t *tree;
     napi_value tbuf, ibuf, iab;
@@ -500,13 +487,50 @@ static napi_value js_oz_build(napi_env env, napi_callback_info info)
     return arr;
 }
 
+/*
+** hashPairs(alg, nodes, sortPairs) -> Buffer: for nodes = m 32-byte nodes end to end, the
+** floor(m/2) hashes of the concatenated pairs (2i, 2i+1), each pair in ascending byte order
+** first when sortPairs is true (merkletreejs's sortPairs); one batch call for the layer.
+*/
+static napi_value js_hash_pairs(napi_env env, napi_callback_info info)
+{
+    ARGS(3);
+    uint32_t alg;
+    const uint8_t *p;
+    size_t len;
+    bool sort = false;
+    if (!get_u32(env, argv[0], &alg) || !get_bytes(env, argv[1], &p, &len)) return NULL;
+    CHECK_NAPI(env, napi_get_value_bool(env, argv[2], &sort));
+    if (len % 32) return throw_type(env, "merkle: nodes must be 32-byte hashes end to end");
+    size_t n = len / 64;
+    uint8_t *out;
+    napi_value res;
+    if (!(res = alloc_buffer(env, n * 32, &out))) return NULL;
+    if (n == 0) return res;
+    const uint8_t *src = p;
+    uint8_t *tmp = NULL;
+    if (sort) {
+        if (!(tmp = malloc(n * 64))) return throw_status(env, MERKLE_ERR_NOMEM, NULL);
+        for (size_t i = 0; i < n; i++) {
+            const uint8_t *a = p + 64 * i, *b = a + 32;
+            int swap = memcmp(a, b, 32) > 0;
+            memcpy(tmp + 64 * i, swap ? b : a, 32);
+            memcpy(tmp + 64 * i + 32, swap ? a : b, 32);
+        }
+        src = tmp;
+    }
+    merkle_status s = merkle_hash_batch_strided(out, (merkle_hash_alg)alg, NULL, 0, src, 64, 64, n);
+    free(tmp);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
+    return res;
+}
+
 /* ozNode(a, b) -> keccak256(sorted a || b) */
 static napi_value js_oz_node(napi_env env, napi_callback_info info)
 {
     ARGS(2);
     const uint8_t *a, *b;
-    if (!get_hash(env, argv[0], &a) || !get_hash(env, argv[1], &b))
-        return NULL;
+    if (!get_hash(env, argv[0], &a) || !get_hash(env, argv[1], &b)) return NULL;
     merkle_shape shape;
     merkle_shape_init(&shape, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_OPENZEPPELIN);
     uint8_t out[32];
@@ -521,8 +545,7 @@ static napi_value js_oz_process_proof(napi_env env, napi_callback_info info)
     const uint8_t *leaf;
     const uint8_t(*path)[32];
     size_t n;
-    if (!get_hash(env, argv[0], &leaf) || !get_hashes(env, argv[1], &path, &n))
-        return NULL;
+    if (!get_hash(env, argv[0], &leaf) || !get_hashes(env, argv[1], &path, &n)) return NULL;
     merkle_shape shape;
     merkle_shape_init(&shape, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_OPENZEPPELIN);
     uint8_t acc[32];
@@ -541,17 +564,14 @@ static napi_value js_oz_valid_tree(napi_env env, napi_callback_info info)
     ARGS(1);
     const uint8_t(*t)[32];
     size_t n;
-    if (!get_hashes(env, argv[0], &t, &n))
-        return NULL;
-    if (n == 0 || n % 2 == 0)
-        return bool_value(env, 0);
+    if (!get_hashes(env, argv[0], &t, &n)) return NULL;
+    if (n == 0 || n % 2 == 0) return bool_value(env, 0);
     merkle_shape shape;
     merkle_shape_init(&shape, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_OPENZEPPELIN);
     for (size_t i = 0; 2 * i + 2 < n; i++) {
         uint8_t h[32];
         merkle_shape_node(h, &shape, t[2 * i + 1], t[2 * i + 2]);
-        if (!merkle_ct_equal(h, t[i], 32))
-            return bool_value(env, 0);
+        if (!merkle_ct_equal(h, t[i], 32)) return bool_value(env, 0);
     }
     return bool_value(env, 1);
 }
@@ -562,8 +582,7 @@ static merkle_status sexp_load(merkle_sexp_store **st, merkle_sexp_node *node, c
                                size_t len, merkle_error *e)
 {
     merkle_status s = merkle_sexp_store_alloc(st);
-    if (s != MERKLE_OK)
-        return s;
+    if (s != MERKLE_OK) return s;
     size_t used = 0;
     s = merkle_sexp_parse(node, &used, *st, p, len, MERKLE_SEXP_BACKREFS, NULL, e);
     if (s == MERKLE_OK && used != len) {
@@ -580,8 +599,7 @@ static napi_value js_clvm(napi_env env, napi_callback_info info)
     uint32_t op;
     const uint8_t *p;
     size_t len;
-    if (!get_u32(env, argv[0], &op) || !get_bytes(env, argv[1], &p, &len))
-        return NULL;
+    if (!get_u32(env, argv[0], &op) || !get_bytes(env, argv[1], &p, &len)) return NULL;
     merkle_sexp_store *st = NULL;
     merkle_sexp_node node;
     merkle_error e;
@@ -591,8 +609,7 @@ static napi_value js_clvm(napi_env env, napi_callback_info info)
     if (s == MERKLE_OK && op == 0) {
         uint8_t h[32];
         s = merkle_sexp_tree_hash(h, st, node);
-        if (s == MERKLE_OK)
-            res = new_buffer(env, h, 32);
+        if (s == MERKLE_OK) res = new_buffer(env, h, 32);
     } else if (s == MERKLE_OK && op == 1) {
         uint64_t n = 0;
         s = merkle_sexp_serialized_length(&n, st, node);
@@ -607,15 +624,13 @@ static napi_value js_clvm(napi_env env, napi_callback_info info)
         uint8_t *out = NULL;
         size_t n = 0;
         s = merkle_sexp_serialize_backrefs_alloc(&out, &n, st, node, 0, &e);
-        if (s == MERKLE_OK)
-            res = new_buffer(env, out, n);
+        if (s == MERKLE_OK) res = new_buffer(env, out, n);
         merkle_sexp_buffer_free(out);
     } else if (s == MERKLE_OK) {
         s = MERKLE_ERR_ARG;
     }
     merkle_sexp_store_free(st);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, &e);
+    if (s != MERKLE_OK) return throw_status(env, s, &e);
     return res;
 }
 
@@ -643,12 +658,10 @@ static napi_value js_trie_new(napi_env env, napi_callback_info info)
 {
     ARGS(1);
     uint32_t bf;
-    if (!get_u32(env, argv[0], &bf))
-        return NULL;
+    if (!get_u32(env, argv[0], &bf)) return NULL;
     merkle_trie *t;
     merkle_status s = merkle_trie_alloc(&t, bf);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, NULL);
+    if (s != MERKLE_OK) return throw_status(env, s, NULL);
     napi_value obj;
     CHECK_NAPI(env, napi_create_object(env, &obj));
     if (napi_wrap(env, obj, t, trie_finalize, NULL, NULL) != napi_ok) {
@@ -662,8 +675,7 @@ static napi_value js_trie_close(napi_env env, napi_callback_info info)
 {
     ARGS(1);
     void *t = NULL;
-    if (napi_remove_wrap(env, argv[0], &t) == napi_ok && t)
-        merkle_trie_free(t);
+    if (napi_remove_wrap(env, argv[0], &t) == napi_ok && t) merkle_trie_free(t);
     return NULL;
 }
 
@@ -673,12 +685,10 @@ static napi_value js_trie_op(napi_env env, napi_callback_info info)
     size_t argc = 4;
     napi_value argv[4];
     CHECK_NAPI(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-    if (argc < 2)
-        return throw_type(env, "merkle: missing arguments");
+    if (argc < 2) return throw_type(env, "merkle: missing arguments");
     merkle_trie *t = this_trie(env, argv[0]);
     uint32_t op;
-    if (!t || !get_u32(env, argv[1], &op))
-        return NULL;
+    if (!t || !get_u32(env, argv[1], &op)) return NULL;
     const uint8_t *k = NULL, *v = NULL;
     size_t kl = 0, vl = 0;
     if (op <= 2 || op == 4) {
@@ -693,8 +703,7 @@ static napi_value js_trie_op(napi_env env, napi_callback_info info)
         if (argc < 4 || !get_bytes(env, argv[3], &v, &vl))
             return argc < 4 ? throw_type(env, "merkle: missing value") : NULL;
         s = merkle_trie_put(t, k, kl, v, vl);
-        if (s != MERKLE_OK)
-            return throw_status(env, s, NULL);
+        if (s != MERKLE_OK) return throw_status(env, s, NULL);
         return NULL;
     case 1: {
         size_t len = 0;
@@ -707,8 +716,7 @@ static napi_value js_trie_op(napi_env env, napi_callback_info info)
         }
         uint8_t *out;
         napi_value res = alloc_buffer(env, len, &out);
-        if (!res)
-            return NULL;
+        if (!res) return NULL;
         s = merkle_trie_get(out, len, &len, &found, t, k, kl);
         return s == MERKLE_OK ? res : throw_status(env, s, NULL);
     }
@@ -725,12 +733,10 @@ static napi_value js_trie_op(napi_env env, napi_callback_info info)
     case 4: {
         size_t len = 0;
         s = merkle_trie_prove(NULL, 0, &len, t, k, kl, &e);
-        if (s != MERKLE_OK && s != MERKLE_ERR_BUFFER)
-            return throw_status(env, s, &e);
+        if (s != MERKLE_OK && s != MERKLE_ERR_BUFFER) return throw_status(env, s, &e);
         uint8_t *out;
         napi_value res = alloc_buffer(env, len, &out);
-        if (!res)
-            return NULL;
+        if (!res) return NULL;
         s = merkle_trie_prove(out, len, &len, t, k, kl, &e);
         return s == MERKLE_OK ? res : throw_status(env, s, &e);
     }
@@ -739,8 +745,7 @@ static napi_value js_trie_op(napi_env env, napi_callback_info info)
         napi_create_double(env, (double)merkle_trie_size(t), &n);
         return n;
     }
-    default:
-        return throw_status(env, MERKLE_ERR_ARG, NULL);
+    default: return throw_status(env, MERKLE_ERR_ARG, NULL);
     }
 }
 
@@ -750,21 +755,17 @@ static napi_value js_trie_verify(napi_env env, napi_callback_info info)
     ARGS(2);
     const uint8_t *root, *p;
     size_t len;
-    if (!get_hash(env, argv[0], &root) || !get_bytes(env, argv[1], &p, &len))
-        return NULL;
+    if (!get_hash(env, argv[0], &root) || !get_bytes(env, argv[1], &p, &len)) return NULL;
     merkle_trie_proof_info pi;
     merkle_error e;
     memset(&e, 0, sizeof e);
     merkle_status s = merkle_trie_proof_verify(&pi, root, p, len, &e);
-    if (s != MERKLE_OK)
-        return throw_status(env, s, &e);
+    if (s != MERKLE_OK) return throw_status(env, s, &e);
     napi_value obj, key, val;
     CHECK_NAPI(env, napi_create_object(env, &obj));
-    if (!(key = new_buffer(env, pi.key, pi.key_len)))
-        return NULL;
+    if (!(key = new_buffer(env, pi.key, pi.key_len))) return NULL;
     if (pi.present) {
-        if (!(val = new_buffer(env, pi.value, pi.value_len)))
-            return NULL;
+        if (!(val = new_buffer(env, pi.value, pi.value_len))) return NULL;
     } else {
         napi_get_null(env, &val);
     }
@@ -787,29 +788,31 @@ static napi_value init(napi_env env, napi_value exports)
         const char *name;
         napi_callback fn;
     } fns[] = {
-        {"version", js_version},
-        {"hash", js_hash},
-        {"rootList", js_root_list},
-        {"rootBytes", js_root_bytes},
-        {"leafHash", js_leaf_hash},
-        {"inclusionPath", js_inclusion_path},
-        {"consistencyPath", js_consistency_path},
-        {"verifyInclusion", js_verify_inclusion},
-        {"verifyConsistency", js_verify_consistency},
-        {"doubleKeccak", js_double_keccak},
-        {"ozBuild", js_oz_build},
-        {"ozNode", js_oz_node},
-        {"ozProcessProof", js_oz_process_proof},
-        {"ozValidTree", js_oz_valid_tree},
-        {"clvm", js_clvm},
-        {"trieNew", js_trie_new},
-        {"trieClose", js_trie_close},
-        {"trieOp", js_trie_op},
-        {"trieVerify", js_trie_verify},
+        { "version", js_version },
+        { "hash", js_hash },
+        { "rootList", js_root_list },
+        { "rootBytes", js_root_bytes },
+        { "leafHash", js_leaf_hash },
+        { "inclusionPath", js_inclusion_path },
+        { "consistencyPath", js_consistency_path },
+        { "verifyInclusion", js_verify_inclusion },
+        { "verifyConsistency", js_verify_consistency },
+        { "doubleKeccak", js_double_keccak },
+        { "hashPairs", js_hash_pairs },
+        { "ozBuild", js_oz_build },
+        { "ozNode", js_oz_node },
+        { "ozProcessProof", js_oz_process_proof },
+        { "ozValidTree", js_oz_valid_tree },
+        { "clvm", js_clvm },
+        { "trieNew", js_trie_new },
+        { "trieClose", js_trie_close },
+        { "trieOp", js_trie_op },
+        { "trieVerify", js_trie_verify },
     };
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
         napi_value f;
-        if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) != napi_ok ||
+        if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) !=
+                napi_ok ||
             napi_set_named_property(env, exports, fns[i].name, f) != napi_ok)
             return NULL;
     }
