@@ -35,6 +35,11 @@ static const cli_opt proof_opts[] = {
       NULL },
     { OPT_RANGE, "range", "START:END", NULL,
       "prove the leaves [START, END) (a Sia range proof: the subtree roots left to right)", NULL },
+    { OPT_ALL, "all", NULL, NULL,
+      "rfc6962, sia: prove every leaf, one JSON proof per line from leaf 0 on (each the proof "
+      "--index I prints); the input and its tree are held in memory",
+      "The tree is built once with every level kept and all audit paths come from one walk "
+      "over it, instead of one pass over the input per leaf. An empty input prints nothing." },
     { OPT_GINDEX, "gindex", "G", NULL,
       "ssz, bittorrent-v2: prove the node at generalized index G (a comma-separated list "
       "gives a multiproof)",
@@ -66,6 +71,7 @@ const cli_cmd proof_spec = {
     NULL,
     "Usage: merkle proof --index I [OPTIONS] [FILE]\n"
     "       merkle proof --range START:END [OPTIONS] [FILE]\n"
+    "       merkle proof --all [OPTIONS] [FILE]\n"
     "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
     "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
     "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
@@ -159,7 +165,7 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
 /* The options of proof and consistency beyond root's input options. */
 typedef struct own_opts {
     const char *index, *range, *old_size, *gindex;
-    int binary;
+    int binary, all;
 } own_opts;
 
 /* Parse proof's or consistency's options: 0 with *name the input, -1 after --help, else the
@@ -182,6 +188,7 @@ static int proof_parse(int argc, char **argv, const cli_cmd *cmd, own_opts *own,
         case OPT_OLD_SIZE: own->old_size = arg; break;
         case OPT_GINDEX: own->gindex = arg; break;
         case OPT_BINARY: own->binary = 1; break;
+        case OPT_ALL: own->all = 1; break;
         default:
             if ((rc = root_opt_apply(o, cmd, c, arg)) != 0) return rc;
         }
@@ -424,6 +431,14 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
     int rc = proof_parse(argc, argv, cmd, &own, &o, &name);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (o.mpi) return cli_cmd_usage(cmd, "--mpi is not supported for proofs");
+    if (own.all) {
+        if (own.index || own.range || own.gindex)
+            return cli_cmd_usage(cmd, "--all proves every leaf: no --index, --range or --gindex");
+        if (own.binary) return cli_cmd_usage(cmd, "--all writes JSON lines; --binary is one proof");
+        if (!root_profile_classic(o.profile))
+            return cli_cmd_usage(cmd, "--all belongs to the rfc6962 and sia profiles");
+        return proof_all(&o, name);
+    }
     if (!root_profile_classic(o.profile)) {
         if (consistency || own.range)
             return cli_cmd_usage(cmd, "the %s profile has inclusion proofs and multiproofs only",

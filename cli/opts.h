@@ -54,6 +54,7 @@ enum cli_opt_id {
     OPT_CACHE_KEY,
     OPT_VERSION,
     OPT_BACKREFS,
+    OPT_ALL,
 };
 
 /*

@@ -84,6 +84,9 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
 /* bittorrent-v2 --piece-layer: print the piece layer of one input ("<hex>  <name>" per
 ** piece; nothing for a file not larger than a piece). 0, or -1 after a message. */
 int shaped_piece_layer(const root_opts *o, const char *name);
+/* `merkle proof --all` for rfc6962 and sia: every inclusion proof, one JSON line each
+** (cli/proof_all.c). Returns the exit status. */
+int proof_all(const root_opts *o, const char *name);
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
                  int binary);
 /* Validate the shaped options against the profile; CLI_USAGE after a message, else 0. */

@@ -15,7 +15,7 @@ _merkle_command_options()
 {
     case $1 in
         'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --mpi' ;;
-        'proof') echo '--index= --range= --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
+        'proof') echo '--index= --range= --all --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
         'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;

@@ -76,6 +76,7 @@ complete -c merkle -n '__merkle_using root' -l piece-layer -x -d 'bittorrent-v2:
 complete -c merkle -n '__merkle_using root' -l mpi -d 'run under mpirun: the ranks share the work (only in a...'
 complete -c merkle -n '__merkle_using proof' -l index -x -d 'prove leaf I (0-based)'
 complete -c merkle -n '__merkle_using proof' -l range -x -d 'prove the leaves [START, END) (a Sia range proof: the...'
+complete -c merkle -n '__merkle_using proof' -l all -d 'rfc6962, sia: prove every leaf, one JSON proof per line...'
 complete -c merkle -n '__merkle_using proof' -l gindex -x -d 'ssz, bittorrent-v2: prove the node at generalized index...'
 complete -c merkle -n '__merkle_using proof' -l binary -d 'write the binary proof encoding ("MRKP", version 1)...'
 complete -c merkle -n '__merkle_using proof' -l profile -x -a 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' -d 'rfc6962 (default) or sia (Sia crypto.MerkleRoot:...'

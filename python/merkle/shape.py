@@ -15,7 +15,7 @@ import ctypes
 
 from . import _lib
 from ._lib import MerkleError, Owner, check, fn
-from .tree import profile_id, hash_id
+from .tree import profile_defaults, profile_id, hash_id
 
 c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
 c_uint32, c_uint64 = ctypes.c_uint32, ctypes.c_uint64
@@ -30,6 +30,12 @@ _shape_root = fn("merkle_shape_root", c_int, c_void_p, ctypes.POINTER(c_uint32),
                  c_uint64, _errp)
 _tree_alloc = fn("merkle_shape_tree_alloc", c_int, ctypes.POINTER(c_void_p), ctypes.POINTER(c_uint32),
                  c_void_p, c_void_p, c_uint64, _errp)
+_tree_alloc_leaves = fn("merkle_shape_tree_alloc_leaves", c_int, ctypes.POINTER(c_void_p), c_void_p,
+                       c_void_p, c_void_p, c_uint64, _errp)
+_tree_alloc_bytes = fn("merkle_shape_tree_alloc_bytes", c_int, ctypes.POINTER(c_void_p), c_void_p,
+                      c_size_t, c_char_p, c_size_t, _errp)
+_tree_branches = fn("merkle_shape_tree_branches", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+                    c_void_p, c_void_p)
 _tree_free = fn("merkle_shape_tree_free", None, c_void_p)
 _tree_root = fn("merkle_shape_tree_root", None, c_void_p, c_void_p)
 _tree_count = fn("merkle_shape_tree_count", c_uint64, c_void_p)
@@ -180,8 +186,9 @@ def bittorrent_v2_root(data):
 
 
 class ShapeTree(Owner):
-    """A whole tree in memory for proofs: positions are generalized indices (bitcoin, ssz,
-    bittorrent-v2) or heap array indices (openzeppelin)."""
+    """A whole tree in memory for proofs, every level kept: positions are generalized indices
+    (rfc6962, sia, bitcoin, ssz, bittorrent-v2) or heap array indices (openzeppelin). For
+    rfc6962 and sia the nodes are leaf hashes (or use from_leaves / from_bytes)."""
 
     def __init__(self, profile, nodes, hash=None, limit=None, mix_in_length=False, _ptr=None):
         self._ptr = None
@@ -197,6 +204,48 @@ class ShapeTree(Owner):
                           ctypes.byref(err)), err)
         self._ptr = p.value
         self.mutated = bool(flags.value & _MUTATED)
+
+    @classmethod
+    def from_leaves(cls, leaves, profile="rfc6962", hash=None):
+        """The tree of raw leaves (bytes) of rfc6962 or sia: leaf i's node is H(0x00 || leaf),
+        hashed in batches. Its branches are the RFC 6962 audit paths (CometBFT's aunts)."""
+        s = _shape(profile, hash)
+        data = [bytes(x) for x in leaves]
+        n = len(data)
+        ptrs = (c_char_p * max(n, 1))(*data)
+        lens = (c_size_t * max(n, 1))(*[len(x) for x in data])
+        p, err = c_void_p(), _err()
+        check(_tree_alloc_leaves(ctypes.byref(p), ctypes.byref(s), ptrs, lens, n, ctypes.byref(err)),
+              err)
+        t = cls(profile, None, hash=hash, _ptr=p.value)
+        return t
+
+    @classmethod
+    def from_bytes(cls, data, leaf_size=None, profile="rfc6962", hash=None):
+        """The tree of bytes cut into leaf_size leaves (the profile's default when None), the
+        short last leaf included: the tree whose root merkle.root_bytes gives."""
+        s = _shape(profile, hash)
+        if leaf_size is None:
+            leaf_size = profile_defaults(profile)[1]
+        data = bytes(data)
+        p, err = c_void_p(), _err()
+        check(_tree_alloc_bytes(ctypes.byref(p), ctypes.byref(s), leaf_size, data, len(data),
+                                ctypes.byref(err)), err)
+        return cls(profile, None, hash=hash, _ptr=p.value)
+
+    def branches(self):
+        """Every level-0 node's branch (what branch(position(i)) gives), in input order, built
+        in one pass: a list of lists of 32-byte hashes."""
+        n = len(self)
+        total = c_size_t()
+        off = (c_uint64 * (n + 1))()
+        st = _tree_branches(None, 0, ctypes.byref(total), off, self._live())
+        if st not in (_lib.OK, _lib.ERR_BUFFER):
+            check(st)
+        buf = ctypes.create_string_buffer(32 * max(total.value, 1))
+        check(_tree_branches(buf, total.value, ctypes.byref(total), off, self._live()))
+        raw = buf.raw
+        return [[raw[32 * k:32 * k + 32] for k in range(off[i], off[i + 1])] for i in range(n)]
 
     @classmethod
     def load_dump(cls, text):
