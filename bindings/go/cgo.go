@@ -109,11 +109,37 @@ merkle_status gm_root_from_path(uint8_t *out, int hash, uint64_t index, uint64_t
 	return MERKLE_OK;
 }
 
-// n appends of leaf hashes to a compact range in one call.
-merkle_status gm_compact_append_hashes(merkle_compact_range *r, const uint8_t *hashes,
-                                              size_t n) {
-	for (size_t i = 0; i < n; i++) {
-		merkle_status s = merkle_compact_range_append_leaf_hash(r, hashes + 32 * i);
+// n appends of leaf hashes to a compact range in one call. Where the range's end is aligned,
+// blocks of up to 1024 leaves are reduced level by level with one batch hash call per level
+// and appended as one subtree (what the appends one by one would have merged to).
+merkle_status gm_compact_append_hashes(merkle_compact_range *r, const uint8_t *hashes, size_t n) {
+	static const uint8_t one = 1;
+	uint8_t a[512][32], b[256][32];
+	size_t i = 0;
+	while (i < n) {
+		unsigned k = 0;
+		while (k < 10 && ((r->end >> k) & 1) == 0 && ((size_t)2 << k) <= n - i)
+			k++;
+		merkle_status s;
+		if (k == 0) {
+			s = merkle_compact_range_append_leaf_hash(r, hashes + 32 * i);
+			i++;
+		} else {
+			size_t m = (size_t)1 << k;
+			s = merkle_hash_batch_strided(&a[0][0], r->hash, &one, 1, hashes + 32 * i, 64, 64,
+			                              m / 2);
+			uint8_t(*src)[32] = a, (*dst)[32] = b;
+			for (m /= 2; s == MERKLE_OK && m > 1; m /= 2) {
+				s = merkle_hash_batch_strided(&dst[0][0], r->hash, &one, 1, &src[0][0], 64, 64,
+				                              m / 2);
+				uint8_t(*t)[32] = src;
+				src = dst;
+				dst = t;
+			}
+			if (s == MERKLE_OK)
+				s = merkle_compact_range_append_subtree(r, k, src[0]);
+			i += (size_t)1 << k;
+		}
 		if (s != MERKLE_OK)
 			return s;
 	}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"math/rand"
 	"testing"
 
@@ -366,5 +367,37 @@ func TestDigests(t *testing.T) {
 	}
 	if merkle.Version() == "" {
 		t.Error("version")
+	}
+}
+
+// AppendLeafHashes (aligned blocks reduced in batches) against appends one by one, from
+// begins and in chunk sizes that hit every alignment case.
+func TestCompactRangeBatches(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	lh := make([][32]byte, 5000)
+	for i := range lh {
+		r.Read(lh[i][:])
+	}
+	for _, begin := range []uint64{0, 1, 3, 1024, 1000, 4097, 1 << 40} {
+		one, _ := merkle.NewCompactRange(merkle.SHA256, begin)
+		for _, h := range lh {
+			one.AppendLeafHash(h)
+		}
+		many, _ := merkle.NewCompactRange(merkle.SHA256, begin)
+		for i := 0; i < len(lh); {
+			k := 1 + r.Intn(2100)
+			if i+k > len(lh) {
+				k = len(lh) - i
+			}
+			if err := many.AppendLeafHashes(lh[i : i+k]); err != nil {
+				t.Fatal(err)
+			}
+			i += k
+		}
+		a, ah := one.Hashes()
+		b, bh := many.Hashes()
+		if fmt.Sprint(a, ah) != fmt.Sprint(b, bh) || one.End() != many.End() {
+			t.Fatalf("begin %d: batched range differs", begin)
+		}
 	}
 }

@@ -263,3 +263,15 @@ func (r *CompactRange) Clone() *CompactRange {
 func (lv *Levels) Slices() (nodes [][32]byte, starts, sizes []int) {
 	return lv.nodes, lv.starts, lv.sizes
 }
+
+// InclusionPathLen is the number of hashes in the audit path of leaf index in a tree of size
+// leaves (0 when index >= size).
+func InclusionPathLen(index, size uint64) int {
+	return int(C.merkle_proof_inclusion_path_len(C.uint64_t(index), C.uint64_t(size)))
+}
+
+// ConsistencyPathLen is the number of hashes in the RFC 9162 consistency proof from oldSize
+// to newSize (0 when they are equal or invalid).
+func ConsistencyPathLen(oldSize, newSize uint64) int {
+	return int(C.merkle_proof_consistency_path_len(C.uint64_t(oldSize), C.uint64_t(newSize)))
+}
