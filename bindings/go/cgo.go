@@ -145,6 +145,44 @@ merkle_status gm_compact_append_hashes(merkle_compact_range *r, const uint8_t *h
 	}
 	return MERKLE_OK;
 }
+
+// Every leaf hash, every audit path and the root of the RFC 6962 tree over n >= 1 leaves
+// stored back to back (CometBFT's ProofsFromByteSlices), from one libmerkle shape tree
+// (merkle_shape_tree_alloc_leaves + merkle_shape_tree_branches). paths holds cap hashes,
+// offsets n + 1 entries.
+merkle_status gm_all_proofs(uint8_t *root, uint8_t *leaf_hashes, uint8_t *paths, size_t cap,
+                            uint64_t *offsets, int hash, const uint8_t *base, const size_t *lens,
+                            size_t n) {
+	merkle_shape sh;
+	merkle_status s = merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_RFC6962);
+	if (s != MERKLE_OK)
+		return s;
+	sh.hash = (merkle_hash_alg)hash;
+	const uint8_t **ptrs = malloc((n ? n : 1) * sizeof *ptrs);
+	if (!ptrs)
+		return MERKLE_ERR_NOMEM;
+	size_t off = 0;
+	for (size_t i = 0; i < n; i++) {
+		ptrs[i] = base + off;
+		off += lens[i];
+	}
+	merkle_shape_tree *t = NULL;
+	s = merkle_shape_tree_alloc_leaves(&t, &sh, ptrs, lens, n, NULL);
+	free(ptrs);
+	if (s != MERKLE_OK)
+		return s;
+	merkle_shape_tree_root(root, t);
+	size_t total = 0;
+	s = merkle_shape_tree_branches((uint8_t(*)[32])paths, cap, &total, offsets, t);
+	for (size_t i = 0; s == MERKLE_OK && i < n; i++) {
+		uint64_t pos;
+		s = merkle_shape_tree_position(&pos, t, i);
+		if (s == MERKLE_OK)
+			s = merkle_shape_tree_node(leaf_hashes + 32 * i, t, pos);
+	}
+	merkle_shape_tree_free(t);
+	return s;
+}
 */
 import "C"
 

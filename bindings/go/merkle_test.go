@@ -204,8 +204,15 @@ func TestDifferentialRFC6962(t *testing.T) {
 		if lr := lv.Root(); err != nil || !bytes.Equal(lr[:], want) {
 			t.Fatalf("n=%d: levels root %x (%v)", n, lv.Root(), err)
 		}
+		aroot, alh, apaths, aoff, err := merkle.AllProofs(merkle.SHA256, leaves)
+		if err != nil || aroot != got || len(aoff) != n+1 {
+			t.Fatalf("n=%d: AllProofs %v", n, err)
+		}
 		for i := 0; i < n; i++ {
 			wantPath := reftest.Path(i, leaves)
+			if alh[i] != lh[i] || !equalPath(apaths[aoff[i]:aoff[i+1]], wantPath) {
+				t.Fatalf("n=%d i=%d: AllProofs path %x", n, i, apaths[aoff[i]:aoff[i+1]])
+			}
 			path, root, err := merkle.InclusionProof(merkle.SHA256, lh, uint64(i))
 			if err != nil || root != got || !equalPath(path, wantPath) {
 				t.Fatalf("n=%d i=%d: path %x want %x (%v)", n, i, path, wantPath, err)
@@ -334,6 +341,9 @@ func TestTreeAndCompactRange(t *testing.T) {
 	}
 	if err := cr.AppendSubtree(1, [32]byte{}); !errors.Is(err, merkle.ErrState) {
 		t.Errorf("unaligned subtree: %v", err)
+	}
+	if _, _, _, _, err := merkle.AllProofs(merkle.SHA256, nil); !errors.Is(err, merkle.ErrRange) {
+		t.Errorf("AllProofs of nothing: %v", err)
 	}
 	var e *merkle.Error
 	_, _, err := merkle.InclusionProof(merkle.SHA256, nil, 0)

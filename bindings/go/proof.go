@@ -9,10 +9,16 @@ merkle_status gm_levels(uint8_t *buf, int hash, uint64_t n, uint64_t *total);
 merkle_status gm_root_from_path(uint8_t *out, int hash, uint64_t index, uint64_t size,
                                 const uint8_t *leaf, const uint8_t *path, size_t len);
 merkle_status gm_compact_append_hashes(merkle_compact_range *r, const uint8_t *hashes, size_t n);
+merkle_status gm_all_proofs(uint8_t *root, uint8_t *leaf_hashes, uint8_t *paths, size_t cap,
+                            uint64_t *offsets, int hash, const uint8_t *base, const size_t *lens,
+                            size_t n);
 */
 import "C"
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // InclusionProof returns the RFC 9162 audit path (bottom-up) of leaf index among the given
 // leaf hashes, and the root. ErrRange when index >= len(leafHashes).
@@ -274,4 +280,30 @@ func InclusionPathLen(index, size uint64) int {
 // to newSize (0 when they are equal or invalid).
 func ConsistencyPathLen(oldSize, newSize uint64) int {
 	return int(C.merkle_proof_consistency_path_len(C.uint64_t(oldSize), C.uint64_t(newSize)))
+}
+
+// AllProofs returns the root, the leaf hashes and the audit path of every leaf of the RFC
+// 6962 tree over items (at least one), from one libmerkle tree with every level kept:
+// paths[offsets[i]:offsets[i+1]] is the path of leaf i, bottom-up.
+func AllProofs(alg HashAlg, items [][]byte) (root [32]byte, leafHashes [][32]byte, paths [][32]byte, offsets []uint64, err error) {
+	n := len(items)
+	if n == 0 {
+		return root, nil, nil, nil, &Error{Op: "AllProofs", Status: ErrRange}
+	}
+	total := 0
+	for i := 0; i < n; i++ { // merkle_proof_inclusion_path_len, without a cgo call per leaf
+		inner := bits.Len64(uint64(i) ^ uint64(n-1))
+		total += inner + bits.OnesCount64(uint64(i)>>uint(inner))
+	}
+	buf, lens := packed(items)
+	leafHashes = make([][32]byte, n)
+	paths = make([][32]byte, total+1)
+	offsets = make([]uint64, n+1)
+	err = check("AllProofs", C.gm_all_proofs(h32(&root), (*C.uint8_t)(unsafe.Pointer(&leafHashes[0])),
+		(*C.uint8_t)(unsafe.Pointer(&paths[0])), C.size_t(len(paths)), (*C.uint64_t)(unsafe.Pointer(&offsets[0])),
+		C.int(alg), u8(buf), &lens[0], C.size_t(n)))
+	if err != nil {
+		return root, nil, nil, nil, err
+	}
+	return root, leafHashes, paths[:total], offsets, nil
 }
