@@ -27,6 +27,7 @@
 
 #include "bench_util.h"
 #include "hash/md5_mb.h"
+#include "io/md5_files.h"
 
 static double now(void)
 {

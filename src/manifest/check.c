@@ -18,6 +18,7 @@
 #include "common/internal.h"
 #include "hash/md5_mb.h"
 #include "io/fbatch.h"
+#include "io/md5_files.h"
 #include "io/uring.h"
 #include "manifest/manifest_impl.h"
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hash/md5_mb.h"
+#include "io/md5_files.h"
 #include "testutil.h"
 
 static void openssl_md5(uint8_t out[16], const void *data, size_t len)
