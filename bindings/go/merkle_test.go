@@ -112,6 +112,30 @@ func TestVectors(t *testing.T) {
 			if err != nil || n != uint64(reftest.Int(t, ex, "num_leaves")) || (want != nil && !bytes.Equal(got[:], want)) {
 				t.Errorf("%s: %x %d %v", v.ID, got, n, err)
 			}
+		case v.Op == "reader_proof":
+			data := reftest.Stream(t, in["stream"])
+			seg := int(reftest.Int(t, in, "segment_size"))
+			idx := uint64(reftest.Int(t, in, "index"))
+			path, root, n, leaf, err := merkle.ProveReader(context.Background(), merkle.RFC6962, h, seg, bytes.NewReader(data), idx)
+			if n != uint64(reftest.Int(t, ex, "num_leaves")) {
+				t.Errorf("%s: %d leaves", v.ID, n)
+			}
+			if reftest.Has(ex, "error") {
+				if !errors.Is(err, merkle.ErrRange) {
+					t.Errorf("%s: want ErrRange, got %v", v.ID, err)
+				}
+				break
+			}
+			set := reftest.HexList(t, ex, "proof_set")
+			if err != nil || !bytes.Equal(root[:], reftest.HexField(t, ex, "root")) || !bytes.Equal(leaf, set[0]) || !equalPath(path, set[1:]) {
+				t.Errorf("%s: %x %x %v", v.ID, path, root, err)
+			}
+			if err := merkle.VerifySia(h, root, n, idx, leaf, path); err != nil {
+				t.Errorf("%s: VerifySia %v", v.ID, err)
+			}
+			if err := merkle.VerifySia(h, root, n, idx, append(leaf, 1), path); !errors.Is(err, merkle.ErrVerify) {
+				t.Errorf("%s: VerifySia of another segment: %v", v.ID, err)
+			}
 		case v.Op == "range_proof":
 			data := reftest.Stream(t, in["stream"])
 			seg := int(reftest.Int(t, in, "segment_size"))
@@ -141,7 +165,7 @@ func TestVectors(t *testing.T) {
 		ran[v.Op]++
 	}
 	t.Logf("vectors checked: %v", ran)
-	if len(ran) < 7 {
+	if len(ran) < 8 {
 		t.Errorf("too few kinds of vectors ran: %v", ran)
 	}
 }

@@ -16,6 +16,8 @@ merkle_status gm_all_proofs(uint8_t *root, uint8_t *leaf_hashes, uint8_t *paths,
 import "C"
 
 import (
+	"context"
+	"io"
 	"math/bits"
 	"unsafe"
 )
@@ -306,4 +308,87 @@ func AllProofs(alg HashAlg, items [][]byte) (root [32]byte, leafHashes [][32]byt
 		return root, nil, nil, nil, err
 	}
 	return root, leafHashes, paths[:total], offsets, nil
+}
+
+// ProveReader streams r, cut into leafSize-byte leaves, through libmerkle's prover and
+// returns the inclusion proof of leaf index: the audit path (bottom-up), the root, the
+// number of leaves and a copy of the leaf's bytes (Sia's proofSet[0]). When the stream ends
+// before the leaf, the error wraps ErrRange and the root and count are still returned.
+// ctx is checked between 1 MiB reads.
+func ProveReader(ctx context.Context, p Profile, alg HashAlg, leafSize int, r io.Reader, index uint64) (path [][32]byte, root [32]byte, leaves uint64, leaf []byte, err error) {
+	if leafSize <= 0 {
+		return nil, root, 0, nil, errArg("ProveReader")
+	}
+	mem := make([]uint64, (uintptr(C.merkle_prover_struct_size())+7)/8)
+	pr := (*C.merkle_prover)(unsafe.Pointer(&mem[0]))
+	if err = check("ProveReader", C.merkle_prover_init(pr, C.MERKLE_PROOF_INCLUSION, C.merkle_hash_alg(alg), C.size_t(leafSize), C.uint64_t(index), 0)); err != nil {
+		return nil, root, 0, nil, err
+	}
+	// Also a tree, for the root and count when the leaf is never reached.
+	t, err := NewTree(p, alg, leafSize)
+	if err != nil {
+		return nil, root, 0, nil, err
+	}
+	ls := uint64(leafSize)
+	lo := index * ls // the leaf's bytes: [lo, lo+ls) of the stream
+	if index > (^uint64(0))/ls {
+		lo = ^uint64(0)
+	}
+	buf := make([]byte, readChunk)
+	var off uint64
+	for {
+		if err = ctx.Err(); err != nil {
+			return nil, root, 0, nil, err
+		}
+		n, rerr := io.ReadFull(r, buf)
+		if n > 0 {
+			chunk := buf[:n]
+			if e := check("ProveReader", C.merkle_prover_write(pr, unsafe.Pointer(&chunk[0]), C.size_t(n))); e != nil {
+				return nil, root, 0, nil, e
+			}
+			if _, e := t.Write(chunk); e != nil {
+				return nil, root, 0, nil, e
+			}
+			if end := off + uint64(n); end > lo && off < lo+ls {
+				a, b := uint64(0), uint64(n)
+				if lo > off {
+					a = lo - off
+				}
+				if lo+ls < end {
+					b = lo + ls - off
+				}
+				leaf = append(leaf, chunk[a:b]...)
+			}
+			off += uint64(n)
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			return nil, root, 0, nil, rerr
+		}
+	}
+	leaves = t.Count()
+	if root, err = t.Root(); err != nil {
+		return nil, root, leaves, nil, err
+	}
+	out := (*C.merkle_proof)(C.malloc(C.sizeof_merkle_proof))
+	defer C.free(unsafe.Pointer(out))
+	if err = check("ProveReader", C.merkle_prover_finish(out, pr, C.merkle_profile(p))); err != nil {
+		return nil, root, leaves, nil, err
+	}
+	path = make([][32]byte, int(out.path_len))
+	for i := range path {
+		path[i] = *(*[32]byte)(unsafe.Pointer(&out.path[i]))
+	}
+	if leaf == nil {
+		leaf = []byte{}
+	}
+	return path, root, leaves, leaf, nil
+}
+
+// VerifySia checks a Sia single-leaf proof: segment is the raw leaf (proofSet[0]), path the
+// hashes after it (bottom-up). nil or an error wrapping ErrVerify.
+func VerifySia(alg HashAlg, root [32]byte, numLeaves, index uint64, segment []byte, path [][32]byte) error {
+	return check("VerifySia", C.merkle_proof_sia_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(numLeaves), C.uint64_t(index), unsafe.Pointer(u8(segment)), C.size_t(len(segment)), hs(path), C.size_t(len(path))))
 }
