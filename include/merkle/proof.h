@@ -186,6 +186,57 @@ typedef struct merkle_compact_range {
 MERKLE_API merkle_status merkle_compact_range_init(merkle_compact_range *r, merkle_hash_alg hash,
                                                    uint64_t begin);
 
+/*
+** Getters: the range is [begin, end); its hashes are the roots of the maximal aligned blocks
+** of that range, left to right (transparency-dev's compact.Range holds the same three
+** things). The hash getter returns 0 for NULL; the others 0 for NULL or an unusable range.
+** merkle_compact_range_hash_count_for gives the number of hashes any range [begin, end)
+** has (0 when begin > end).
+*/
+MERKLE_API uint64_t merkle_compact_range_begin(const merkle_compact_range *r);
+MERKLE_API uint64_t merkle_compact_range_end(const merkle_compact_range *r);
+MERKLE_API merkle_hash_alg merkle_compact_range_hash(const merkle_compact_range *r);
+MERKLE_API size_t merkle_compact_range_hash_count(const merkle_compact_range *r);
+MERKLE_API size_t merkle_compact_range_hash_count_for(uint64_t begin, uint64_t end);
+
+/*
+** Copy the hashes into out[0..cap): *out_len receives their number; MERKLE_ERR_BUFFER (with
+** *out_len set) when cap is smaller. MERKLE_ERR_ARG for NULL pointers (out may be NULL when
+** cap is 0).
+*/
+MERKLE_API merkle_status merkle_compact_range_hashes(uint8_t (*out)[MERKLE_HASH_LEN], size_t cap,
+                                                     size_t *out_len,
+                                                     const merkle_compact_range *r);
+
+/*
+** Rebuild a range from what its getters return: [begin, end) and its n hashes, left to right.
+** MERKLE_ERR_RANGE when begin > end, MERKLE_ERR_FORMAT when n is not
+** merkle_compact_range_hash_count_for(begin, end), MERKLE_ERR_ARG for a bad hash or NULL
+** pointers. The hashes are taken as given (nothing can check them without the leaves). r is
+** untouched on failure; err may be NULL.
+*/
+MERKLE_API merkle_status merkle_compact_range_from_hashes(merkle_compact_range *r,
+                                                          merkle_hash_alg hash, uint64_t begin,
+                                                          uint64_t end,
+                                                          const uint8_t (*hashes)[MERKLE_HASH_LEN],
+                                                          size_t n, merkle_error *err);
+
+/*
+** Binary encoding, so that a log can save its state and resume (integers big-endian):
+**   "MKCR" | version u8 (=1) | hash u8 (1 SHA-256, 2 BLAKE2b-256, 7 Keccak-256, as in
+**   "MRKP") | begin u64 | end u64 | count u8 | count * 32 hash bytes
+** count must equal merkle_compact_range_hash_count_for(begin, end): at most
+** MERKLE_COMPACT_ENCODED_MAX bytes in all. encode: same buffer convention as
+** merkle_proof_encode (*out_len = size needed, also on MERKLE_ERR_BUFFER). decode: exact
+** length (no truncation, no trailing bytes), else MERKLE_ERR_FORMAT with err->offset at the
+** defect; r is untouched on failure.
+*/
+#define MERKLE_COMPACT_ENCODED_MAX (23 + MERKLE_COMPACT_MAX * MERKLE_HASH_LEN)
+MERKLE_API merkle_status merkle_compact_range_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                                     const merkle_compact_range *r);
+MERKLE_API merkle_status merkle_compact_range_decode(merkle_compact_range *r, const uint8_t *buf,
+                                                     size_t len, merkle_error *err);
+
 /* Append a leaf (hashed as H(0x00 || data)) or a leaf hash at the end. MERKLE_ERR_RANGE
 ** when end would pass 2^64 - 1. */
 MERKLE_API merkle_status merkle_compact_range_append_leaf(merkle_compact_range *r, const void *data,
