@@ -431,6 +431,7 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
     int rc = proof_parse(argc, argv, cmd, &own, &o, &name);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (o.mpi) return cli_cmd_usage(cmd, "--mpi is not supported for proofs");
+    if (o.verity) return cli_cmd_usage(cmd, "the verity profiles have no proofs here");
     if (own.all) {
         if (own.index || own.range || own.gindex)
             return cli_cmd_usage(cmd, "--all proves every leaf: no --index, --range or --gindex");

@@ -17,10 +17,13 @@
 
 /* The input options of root, proof and consistency. */
 const cli_opt root_input_opts[] = {
-    { OPT_PROFILE, "profile", "P", "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2",
+    { OPT_PROFILE, "profile", "P",
+      "rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity",
       "rfc6962 (default) or sia (Sia crypto.MerkleRoot: BLAKE2b-256, 64-byte segments, an "
       "empty input gives 32 zero bytes); bitcoin, ssz, openzeppelin (each with --leaves, one "
-      "32-byte hash per line) or bittorrent-v2 (BEP 52 pieces root of each FILE)",
+      "32-byte hash per line), bittorrent-v2 (BEP 52 pieces root of each FILE); merkle root "
+      "only: fsverity (the file digest that fsverity digest prints) or dm-verity (the root hash "
+      "that veritysetup format prints)",
       "See *TREE PROFILES AND HASHES*." },
     { OPT_HASH, "hash", "H", "sha256 blake2b-256 keccak256",
       "sha256 (the rfc6962 default), blake2b-256 (the sia default) or keccak256", NULL },
@@ -72,6 +75,19 @@ static const cli_opt root_shape_out_opts[] = {
       "bittorrent-v2: print the piece layer for pieces of SIZE bytes (a power of two, at least "
       "16K), one '<hex>  <name>' line per piece, instead of the pieces root",
       "A file not larger than one piece has none." },
+    { OPT_BLOCK_SIZE, "block-size", "N", NULL,
+      "fsverity, dm-verity: the block size (a power of two; default 4096)",
+      "fsverity takes 1024 to 65536, dm-verity 512 to 65536 (its data and hash blocks)." },
+    { OPT_SALT, "salt", "HEX", NULL,
+      "fsverity, dm-verity: the salt prepended to every hashed block (default: none)",
+      "At most 32 bytes for fsverity, 256 for dm-verity. veritysetup picks a random salt "
+      "unless given one: pass the same *--salt* to both." },
+    { OPT_HASH_TREE, "hash-tree", "OUT", CLI_VALUES_FILE,
+      "dm-verity: also write the hash device (superblock and hash blocks) to OUT, which must "
+      "not exist; one FILE only",
+      "*veritysetup verify* _FILE_ _OUT_ _ROOT_ accepts it. dm-verity covers whole blocks: "
+      "a partial last block is not hashed (as *veritysetup format* does) and a warning says "
+      "so." },
     CLI_OPT_END_ROW,
 };
 
@@ -110,12 +126,24 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
 {
     switch (id) {
     case OPT_PROFILE:
+        o->verity = 0;
+        if (strcmp(arg, "fsverity") == 0 || strcmp(arg, "dm-verity") == 0) {
+            o->verity = arg[0] == 'f' ? MERKLE_VERITY_FSVERITY : MERKLE_VERITY_DMVERITY;
+            o->profile = MERKLE_PROFILE_RFC6962;
+            return 0;
+        }
         if (merkle_profile_from_name(&o->profile, arg) != MERKLE_OK)
             return cli_cmd_usage(cmd,
                                  "unknown profile '%s' (rfc6962, sia, bitcoin, ssz, "
-                                 "openzeppelin or bittorrent-v2)",
+                                 "openzeppelin, bittorrent-v2, fsverity or dm-verity)",
                                  arg);
         return 0;
+    case OPT_BLOCK_SIZE:
+        if (cli_parse_size(arg, &o->block_size) != 0 || o->block_size == 0)
+            return cli_cmd_usage(cmd, "--block-size must be a positive integer, got '%s'", arg);
+        return 0;
+    case OPT_SALT: o->salt_hex = arg; return 0;
+    case OPT_HASH_TREE: o->hash_tree = arg; return 0;
     case OPT_HASH: o->hash_name = arg; return 0;
     case OPT_LEAF_SIZE:
         if (cli_parse_size(arg, &o->leaf_size_given) != 0 || o->leaf_size_given > SIZE_MAX / 2)
@@ -156,6 +184,25 @@ int root_opts_finish(root_opts *o, const cli_cmd *cmd)
     merkle_profile_defaults(&def_hash, &def_leaf, o->profile);
     o->hash = def_hash;
     o->have_hash = o->hash_name != NULL;
+    if (!o->verity && (o->block_size || o->salt_hex || o->hash_tree))
+        return cli_cmd_usage(cmd, "--%s belongs to the fsverity and dm-verity profiles",
+                             o->block_size ? "block-size"
+                             : o->salt_hex ? "salt"
+                                           : "hash-tree");
+    if (o->verity) {
+        if (o->hash_name && strcmp(o->hash_name, "sha256") != 0)
+            return cli_cmd_usage(cmd, "the verity profiles hash with sha256");
+        if (o->leaves || o->leaf_size_given)
+            return cli_cmd_usage(cmd, "the verity profiles cut FILE into --block-size blocks "
+                                      "(no --leaves or --leaf-size)");
+        if (o->hash_tree && o->verity != MERKLE_VERITY_DMVERITY)
+            return cli_cmd_usage(cmd, "--hash-tree belongs to the dm-verity profile");
+        if (o->mpi) return cli_cmd_usage(cmd, "--mpi serves the rfc6962 and sia profiles only");
+        o->hash = MERKLE_HASH_SHA256;
+        o->leaf_size = o->block_size ? (size_t)o->block_size : 4096;
+        if (o->threads == 0) o->threads = cli_num_cpus();
+        return 0;
+    }
     if (o->hash_name && merkle_hash_alg_from_name(&o->hash, o->hash_name) != MERKLE_OK)
         return cli_cmd_usage(cmd, "unknown hash '%s' (sha256, blake2b-256 or keccak256)",
                              o->hash_name);
@@ -198,6 +245,17 @@ int cmd_root(int argc, char **argv)
     static const char *stdin_only[] = { "-" };
     const char **names = first < argc ? (const char **)argv + first : stdin_only;
     int n = first < argc ? argc - first : 1;
+    if (o.verity) {
+        if (o.hash_tree && n != 1) return cli_cmd_usage(&root_spec, "--hash-tree takes one FILE");
+        int status = CLI_OK;
+        for (int i = 0; i < n; i++)
+            if (verity_root(&o, names[i]) != 0) status = CLI_FAIL;
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            cli_error("write error: %s", strerror(errno));
+            return CLI_FAIL;
+        }
+        return status;
+    }
     if (o.mpi && !root_profile_classic(o.profile))
         return cli_cmd_usage(&root_spec, "--mpi serves the rfc6962 and sia profiles only");
     if (o.mpi) return root_run_mpi(&o, names, n);

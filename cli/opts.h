@@ -55,6 +55,9 @@ enum cli_opt_id {
     OPT_VERSION,
     OPT_BACKREFS,
     OPT_ALL,
+    OPT_BLOCK_SIZE,
+    OPT_SALT,
+    OPT_HASH_TREE,
 };
 
 /*

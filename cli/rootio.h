@@ -20,15 +20,19 @@ typedef struct root_opts {
     int quiet;
     int mpi; /* --mpi: spread the work over the ranks of an MPI job (cli/mpi_*.c) */
     /* Shaped profiles (cli/shaped.c). */
-    int have_hash;        /* --hash given */
-    int internal_order;   /* bitcoin: hashes in internal byte order, not display order */
-    int strict;           /* bitcoin: a mutated transaction list is an error */
-    uint64_t limit;       /* ssz: --limit N (0: none) */
-    int mix_in;           /* ssz: --mix-in-length */
-    const char *values;   /* openzeppelin: --values TYPES */
-    const char *dump;     /* openzeppelin: --dump FILE, write the tree's dump() JSON */
-    int load;             /* openzeppelin: --load, the inputs are dump() JSON files */
-    uint64_t piece_layer; /* bittorrent-v2: --piece-layer SIZE (0: print the pieces root) */
+    int have_hash;         /* --hash given */
+    int internal_order;    /* bitcoin: hashes in internal byte order, not display order */
+    int strict;            /* bitcoin: a mutated transaction list is an error */
+    uint64_t limit;        /* ssz: --limit N (0: none) */
+    int mix_in;            /* ssz: --mix-in-length */
+    const char *values;    /* openzeppelin: --values TYPES */
+    const char *dump;      /* openzeppelin: --dump FILE, write the tree's dump() JSON */
+    int load;              /* openzeppelin: --load, the inputs are dump() JSON files */
+    uint64_t piece_layer;  /* bittorrent-v2: --piece-layer SIZE (0: print the pieces root) */
+    int verity;            /* --profile fsverity / dm-verity: a merkle_verity_format, or 0 */
+    uint64_t block_size;   /* verity: --block-size N (0: 4096) */
+    const char *salt_hex;  /* verity: --salt HEX */
+    const char *hash_tree; /* dm-verity: --hash-tree OUT, the hash device to write */
 } root_opts;
 
 typedef struct root_result {
@@ -84,6 +88,10 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
 /* bittorrent-v2 --piece-layer: print the piece layer of one input ("<hex>  <name>" per
 ** piece; nothing for a file not larger than a piece). 0, or -1 after a message. */
 int shaped_piece_layer(const root_opts *o, const char *name);
+/* `merkle root --profile fsverity|dm-verity` of one input: prints its line (cli/verity_cli.c).
+** 0, or -1 after a message. */
+int verity_root(const root_opts *o, const char *name);
+
 /* `merkle proof --all` for rfc6962 and sia: every inclusion proof, one JSON line each
 ** (cli/proof_all.c). Returns the exit status. */
 int proof_all(const root_opts *o, const char *name);

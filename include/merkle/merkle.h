@@ -17,5 +17,6 @@
 #include "merkle/shape.h"
 #include "merkle/tree.h"
 #include "merkle/trie.h"
+#include "merkle/verity.h"
 
 #endif
