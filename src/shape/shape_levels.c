@@ -106,7 +106,7 @@ merkle_status merkle_shape_tree_branches(uint8_t (*paths)[MERKLE_HASH_LEN], size
         for (uint64_t i = 0; i < n; i++) {
             uint64_t pos = 2 * n - 2 - (t->rank ? t->rank[i] : i);
             size_t len;
-            st = merkle_shape_tree_branch(paths + at, cap - at, &len, t, pos);
+            st = merkle_shape_tree_branch(paths ? paths + at : NULL, cap - at, &len, t, pos);
             if (st != MERKLE_OK) return st;
             at += len;
         }
