@@ -12,6 +12,7 @@
 #include "merkle/common.h"
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
+#include "merkle/mdb.h"
 #include "merkle/proof.h"
 #include "merkle/sexp.h"
 #include "merkle/shape.h"
