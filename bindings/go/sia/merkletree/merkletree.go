@@ -180,3 +180,9 @@ func VerifyProof(h hash.Hash, merkleRoot []byte, proofSet [][]byte, proofIndex u
 	}
 	return bytes.Equal(r, merkleRoot)
 }
+
+// sum, leafSum and nodeSum hash through h as upstream's helpers of the same names (kept for
+// code written against upstream's package internals, such as its tests).
+func sum(h hash.Hash, data ...[]byte) []byte  { return hasher{h: h}.sum(data...) }
+func leafSum(h hash.Hash, data []byte) []byte { return sum(h, []byte{0}, data) }
+func nodeSum(h hash.Hash, a, b []byte) []byte { return sum(h, []byte{1}, a, b) }

@@ -19,9 +19,9 @@ type subtree struct {
 // one root per perfect subtree (O(log n)); hashing is libmerkle's for SHA-256 and
 // BLAKE2b-256.
 type Tree struct {
-	x     hasher
-	stack []subtree // oldest (largest) first; heights strictly decrease, but for the top two while joining
-	count uint64    // leaves so far
+	x            hasher
+	stack        []subtree // oldest (largest) first; heights strictly decrease, but for the top two while joining
+	currentIndex uint64    // leaves so far (upstream's name)
 
 	proofTree  bool
 	proofIndex uint64
@@ -45,7 +45,7 @@ func (t *Tree) SetIndex(i uint64) error {
 
 // Push appends a segment (in a CachedTree: the root of a cached subtree).
 func (t *Tree) Push(data []byte) {
-	if t.proofTree && t.count == t.proofIndex {
+	if t.proofTree && t.currentIndex == t.proofIndex {
 		t.proofSet = append(t.proofSet, data)
 	}
 	sum := data
@@ -53,22 +53,22 @@ func (t *Tree) Push(data []byte) {
 		sum = t.x.leaf(data)
 	}
 	t.stack = append(t.stack, subtree{height: 0, sum: sum})
-	t.count++
+	t.currentIndex++
 	t.join()
 }
 
 // PushSubTree appends the root of a perfect subtree of 2^height leaves; height may not
 // exceed the smallest subtree's, and the subtree may not hold the segment to prove.
 func (t *Tree) PushSubTree(height int, sum []byte) error {
-	end := t.count + 1<<uint64(height)
-	if t.proofTree && (t.count == t.proofIndex || (t.count < t.proofIndex && t.proofIndex < end)) {
+	end := t.currentIndex + 1<<uint64(height)
+	if t.proofTree && (t.currentIndex == t.proofIndex || (t.currentIndex < t.proofIndex && t.proofIndex < end)) {
 		return errors.New("the cached tree shouldn't contain the element to prove")
 	}
 	if n := len(t.stack); n > 0 && height > t.stack[n-1].height {
 		return errors.New("can't add a subtree that is larger than the smallest subtree")
 	}
 	t.stack = append(t.stack, subtree{height: height, sum: sum})
-	t.count = end
+	t.currentIndex = end
 	t.join()
 	return nil
 }
@@ -79,7 +79,7 @@ func (t *Tree) join() {
 	for n := len(t.stack); n >= 2 && t.stack[n-1].height == t.stack[n-2].height; n = len(t.stack) {
 		left, right := t.stack[n-2], t.stack[n-1]
 		if h := right.height; len(t.proofSet) > 0 && h == len(t.proofSet)-1 {
-			rightStart := t.count - 1<<uint(h) // right covers [rightStart, count)
+			rightStart := t.currentIndex - 1<<uint(h) // right covers [rightStart, count)
 			if t.proofIndex < rightStart {
 				t.proofSet = append(t.proofSet, right.sum)
 			} else {
@@ -115,7 +115,7 @@ func (t *Tree) Prove() (merkleRoot []byte, proofSet [][]byte, proofIndex uint64,
 		panic("wrong usage: can't call prove on a tree if SetIndex wasn't called")
 	}
 	if len(t.stack) == 0 || len(t.proofSet) == 0 {
-		return t.Root(), nil, t.proofIndex, t.count
+		return t.Root(), nil, t.proofIndex, t.currentIndex
 	}
 	// The subtree holding the proved segment; those after it fold into its right sibling,
 	// those before it are its left siblings further up.
@@ -134,7 +134,7 @@ func (t *Tree) Prove() (merkleRoot []byte, proofSet [][]byte, proofIndex uint64,
 	for k := p - 1; k >= 0; k-- {
 		proofSet = append(proofSet, t.stack[k].sum)
 	}
-	return t.Root(), proofSet, t.proofIndex, t.count
+	return t.Root(), proofSet, t.proofIndex, t.currentIndex
 }
 
 // ReadAll pushes everything r yields, cut into segmentSize-byte segments (the last may be
@@ -185,7 +185,7 @@ func (ct *CachedTree) SetIndex(i uint64) error {
 // Prove returns the root and the proof of the selected segment: cachedProofSet (its proof
 // inside its cached subtree, segment first) followed by the siblings above that subtree.
 func (ct *CachedTree) Prove(cachedProofSet [][]byte) (merkleRoot []byte, proofSet [][]byte, proofIndex uint64, numLeaves uint64) {
-	numLeaves = (uint64(1) << ct.cachedNodeHeight) * ct.count
+	numLeaves = (uint64(1) << ct.cachedNodeHeight) * ct.currentIndex
 	merkleRoot, tail, _, _ := ct.Tree.Prove()
 	if len(tail) < 1 {
 		return merkleRoot, nil, ct.trueProofIndex, numLeaves

@@ -232,21 +232,12 @@ func (r *Range) Equal(other *Range) bool {
 
 // merge appends the range [r.end, end) whose hashes are seed, rest... (Go form).
 func (r *Range) merge(end uint64, seed []byte, rest [][]byte, visitor VisitFn) error {
-	// The merged nodes climb from the level of r.end's lowest set bit to the highest level
-	// at which the two ranges still meet inside one aligned subtree of [begin, end).
-	low := uint(bits.TrailingZeros64(r.end))
-	high := 63
-	if r.begin != 0 {
-		high = bits.Len64(r.end^(r.begin-1)) - 1
-	}
-	if h := bits.Len64((r.end-1)^end) - 1; h < high {
-		high = h
-	}
-	if uint(high) < low {
-		high = int(low)
+	low, high := getMergePath(r.begin, r.end, end)
+	if high < low {
+		high = low
 	}
 	index := r.end >> low
-	steps := uint(high) - low
+	steps := high - low
 	ones := bits.OnesCount64(index & (1<<steps - 1))
 	if n := len(r.hashes); n < ones {
 		return fmt.Errorf("corrupted lhs range: got %d hashes, want >= %d", n, ones)
@@ -255,7 +246,7 @@ func (r *Range) merge(end uint64, seed []byte, rest [][]byte, visitor VisitFn) e
 		return fmt.Errorf("corrupted rhs range: got %d hashes, want >= %d", n+1, zeros+1)
 	}
 	left, right := len(r.hashes), 0
-	for lv := low; lv < uint(high); lv++ {
+	for lv := low; lv < high; lv++ {
 		if index&1 == 0 {
 			seed = r.f.Hash(seed, rest[right])
 			right++
@@ -271,6 +262,21 @@ func (r *Range) merge(end uint64, seed []byte, rest [][]byte, visitor VisitFn) e
 	r.hashes = append(append(r.hashes[:left], seed), rest[right:]...)
 	r.end = end
 	return nil
+}
+
+// getMergePath returns the levels [low, high) of the nodes that merging [begin, mid) with
+// [mid, end) computes: from mid's lowest set bit up to the highest level at which the two
+// ranges still meet inside one aligned subtree of [begin, end).
+func getMergePath(begin, mid, end uint64) (uint, uint) {
+	low := bits.TrailingZeros64(mid)
+	high := 64
+	if begin != 0 {
+		high = bits.Len64(mid ^ (begin - 1))
+	}
+	if h := bits.Len64((mid - 1) ^ end); h < high {
+		high = h
+	}
+	return uint(low), uint(high - 1)
 }
 
 // Decompose splits [begin, end) into the sizes of its left and right parts: the set bits of

@@ -93,16 +93,22 @@ func VerifySubtreeInclusion(hasher merkle.LogHasher, index, start, end uint64, l
 }
 
 func subtreeValid(start, end uint64) error {
-	if start >= end {
-		return fmt.Errorf("start (%d) >= end (%d)", start, end)
+	// [start, end) must be a node's leftmost leaves: start a multiple of the smallest power
+	// of two >= end - start (an empty range, or one from 0, always is).
+	switch {
+	case start > end:
+		return fmt.Errorf("start %d must be less than or equal to end %d", start, end)
+	case start == 0 || start == end:
+		return nil
+	case end-start > 1<<63:
+		return fmt.Errorf("start %d must be 0 when subtree length %d > 1<<63", start, end-start)
 	}
-	n := end - start
-	ceil := uint64(1) << uint(bits.Len64(n-1))
-	if n == 1 {
-		ceil = 1
+	ceil := uint64(1)
+	if n := end - start; n > 1 {
+		ceil = 1 << uint(bits.Len64(n-1))
 	}
-	if start%ceil != 0 {
-		return fmt.Errorf("start (%d) is not a multiple of %d", start, ceil)
+	if start&(ceil-1) != 0 {
+		return fmt.Errorf("start %d not a multiple of bit_ceil(end - start) = %d", start, ceil)
 	}
 	return nil
 }
