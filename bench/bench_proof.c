@@ -123,15 +123,15 @@ int main(int argc, char **argv)
     double t0 = bench_now();
     for (int i = 0; i < iters; i++)
         if (merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, pr.root, pr.tree_size, pr.index,
-                                          pr.leaf_hash, (const uint8_t(*)[32])pr.path,
-                                          pr.path_len) != MERKLE_OK)
+                                          pr.leaf_hash, (const uint8_t(*)[32])pr.path, pr.path_len,
+                                          NULL) != MERKLE_OK)
             return 1;
     double tinc = (bench_now() - t0) / iters;
     t0 = bench_now();
     for (int i = 0; i < iters; i++)
         if (merkle_proof_consistency_verify(MERKLE_HASH_SHA256, cpr.old_root, cpr.root, cpr.index,
                                             cpr.tree_size, (const uint8_t(*)[32])cpr.path,
-                                            cpr.path_len) != MERKLE_OK)
+                                            cpr.path_len, NULL) != MERKLE_OK)
             return 1;
     double tcons = (bench_now() - t0) / iters;
     printf("verify inclusion   (%zu hashes): %8.2f us\n", pr.path_len, tinc * 1e6);

@@ -5,7 +5,7 @@
 **   bench_tree [--size MiB] [--reps N] [--merkle PATH] [--smoke]
 **
 ** In memory (a buffer of --size MiB, default 256):
-**   ours        merkle_tree_root_bytes (1 thread) / merkle_tree_root_bytes_mt (2 threads)
+**   ours        merkle_tree_root_bytes (1 thread) / merkle_tree_root_bytes_parallel (2 threads)
 **   naive-evp   the usual C code: every leaf hash and every node hash is one OpenSSL
 **               EVP_Digest call, all leaf hashes held in memory, levels paired with promotion
 **   flat-sha256 one OpenSSL SHA-256 over the same bytes (EVP streaming)
@@ -99,8 +99,8 @@ static double run_case(int kind, const uint8_t *data, size_t len, size_t ls, uin
         merkle_tree_root_bytes(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len);
         break;
     case K_OURS2:
-        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data, len,
-                                  2);
+        merkle_tree_root_bytes_parallel(out, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, ls, data,
+                                        len, 2);
         break;
     case K_NAIVE: naive_root(evp_sha256, out, data, len, ls); break;
     case K_FLAT: flat_sha256(out, data, len); break;

@@ -41,7 +41,7 @@ static void last_wins(int opt, int *quiet, int *status, int *warn)
     *warn = opt == 'w';
 }
 
-static int parse_alg(const cli_cmd *cmd, const char *arg, merkle_manifest_alg *alg)
+static int parse_alg(const cli_cmd *cmd, const char *arg, merkle_hash_alg *alg)
 {
     if (merkle_manifest_alg_from_name(alg, arg) != MERKLE_OK)
         return cli_cmd_usage(cmd, "unknown algorithm '%s' (md5, sha1, sha256, sha512, blake2b)",
@@ -163,7 +163,7 @@ typedef struct sum_printer {
     in_order io;
     const char *const *names;
     const merkle_check_result *res;
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     size_t dlen;
     unsigned flags;
     char *line;
@@ -201,7 +201,7 @@ static void sum_print(void *self, size_t i)
 
 /* sum's options. */
 typedef struct sum_args {
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     const char *alg_arg, *bits_arg, *jobs_arg; /* as given, for sum -c */
     uint64_t bits;
     int tag, zero, binary, do_check, ignore, strict, quiet, status, warn;
@@ -211,7 +211,7 @@ typedef struct sum_args {
 /* coreutils' checks of the option combinations, in its order and words: 0 or the status. */
 static int sum_check_combinations(const cli_cmd *cmd, const sum_args *sa)
 {
-    if (sa->bits && sa->alg != MERKLE_MANIFEST_BLAKE2B)
+    if (sa->bits && sa->alg != MERKLE_HASH_BLAKE2B)
         return cli_cmd_usage(cmd, "-l/--length is only valid with -a blake2b");
     if (sa->tag && sa->binary == 0) return cli_cmd_usage(cmd, "--tag does not support --text mode");
     if (sa->zero && sa->do_check)
@@ -236,7 +236,7 @@ static int sum_parse(int argc, char **argv, sum_args *sa)
 {
     const cli_cmd *cmd = &sum_spec;
     memset(sa, 0, sizeof *sa);
-    sa->alg = MERKLE_MANIFEST_MD5;
+    sa->alg = MERKLE_HASH_MD5;
     sa->binary = -1;
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
@@ -315,8 +315,8 @@ static int sum_as_check(const sum_args *sa, int argc, char **argv, int first)
 /* Hash names[0..n) and print their lines in order as they complete: the exit status. */
 static int sum_files(const sum_args *sa, const char *const *names, size_t n)
 {
-    merkle_manifest_alg alg = sa->alg;
-    size_t dlen = sa->bits ? (size_t)(sa->bits / 8) : merkle_manifest_alg_len(alg);
+    merkle_hash_alg alg = sa->alg;
+    size_t dlen = sa->bits ? (size_t)(sa->bits / 8) : merkle_hash_alg_len(alg);
     int rc;
     merkle_check_result *res = calloc(n, sizeof *res);
     if (!res) {
@@ -406,8 +406,8 @@ typedef struct cache_loader {
 } cache_loader;
 
 typedef struct check_opts {
-    merkle_manifest_alg alg; /* AUTO unless -a */
-    uint32_t digest_len;     /* -l BITS / 8 (BLAKE2b), 0 = any */
+    merkle_hash_alg alg; /* AUTO unless -a */
+    uint32_t digest_len; /* -l BITS / 8 (BLAKE2b), 0 = any */
     int quiet, status, strict, warn, ignore_missing;
     unsigned threads;
     merkle_vcache *cache;
@@ -453,13 +453,47 @@ static void cache_start(cache_loader *l, int threaded)
     if (!l->running) cache_load_main(l);
 }
 
+/* A parsed manifest (merkle_manifest is opaque) and the parts of it the commands read. */
+typedef struct mlist {
+    merkle_manifest *h;
+    const merkle_manifest_entry *entries;
+    size_t count;
+    const uint64_t *bad_lines;
+    size_t bad_count;
+    uint64_t lines;
+} mlist;
+
+/* Refresh the parts (after parsing or sorting). */
+static void mlist_view(mlist *l)
+{
+    l->entries = merkle_manifest_entries(l->h);
+    l->count = merkle_manifest_count(l->h);
+    l->bad_lines = merkle_manifest_bad_lines(l->h, &l->bad_count);
+    l->lines = merkle_manifest_lines(l->h);
+}
+
+static merkle_status mlist_parse(mlist *l, merkle_manifest_parser *p, const char *text, size_t len,
+                                 uint64_t first_line, merkle_error *err)
+{
+    memset(l, 0, sizeof *l);
+    merkle_status s = merkle_manifest_parse_alloc(&l->h, p, text, len, first_line, err);
+    if (s == MERKLE_OK) mlist_view(l);
+    return s;
+}
+
+static void mlist_free(mlist *l)
+{
+    merkle_manifest_free(l->h);
+    memset(l, 0, sizeof *l);
+}
+
 /* Results of one manifest printed in manifest order, each line as soon as every earlier
 ** entry is done (from the library's result callback, serialised by it). */
 typedef struct printer {
     in_order io;
     const check_opts *co;
     const char *shown, *tag;
-    const merkle_manifest *m;
+    const mlist *m;
     const merkle_check_result *res;
     size_t bi;
     uint64_t n_bad, n_fail, n_mismatch;
@@ -469,7 +503,7 @@ typedef struct printer {
 /* -w warnings for the malformed lines before line number upto. */
 static void print_bad_lines(printer *p, uint64_t upto)
 {
-    const merkle_manifest *m = p->m;
+    const mlist *m = p->m;
     for (; p->bi < m->bad_count && m->bad_lines[p->bi] < upto; p->bi++) {
         p->n_bad++;
         if (p->co->warn) {
@@ -528,11 +562,10 @@ static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
     merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION);
     o.threads = 1;
     (void)co;
-    if (merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_SHA512, 64, &o, NULL) !=
-            MERKLE_OK ||
+    if (merkle_manifest_hash_files(&r, names, 1, MERKLE_HASH_SHA512, 64, &o, NULL) != MERKLE_OK ||
         r.status != MERKLE_CHECK_OK || merkle_ct_equal(r.digest, e->digest, 64))
         return 0;
-    return merkle_manifest_hash_files(&r, names, 1, MERKLE_MANIFEST_BLAKE2B, 64, &o, NULL) ==
+    return merkle_manifest_hash_files(&r, names, 1, MERKLE_HASH_BLAKE2B, 64, &o, NULL) ==
                MERKLE_OK &&
            r.status == MERKLE_CHECK_OK && merkle_ct_equal(r.digest, e->digest, 64);
 }
@@ -540,13 +573,12 @@ static int is_b2sum_list(const merkle_manifest_entry *e, const check_opts *co)
 /* The algorithm of a manifest without -a: that of its first line that parses as any
 ** supported format (md5 when none does); *untagged_512 when that line is an untagged 128-hex
 ** digest (SHA-512 or BLAKE2b-512). */
-static merkle_manifest_alg detect_alg(const char *text, size_t len,
-                                      const merkle_manifest_parser *gp, int is_stdin,
-                                      int *untagged_512)
+static merkle_hash_alg detect_alg(const char *text, size_t len, const merkle_manifest_parser *gp,
+                                  int is_stdin, int *untagged_512)
 {
-    merkle_manifest_alg alg = MERKLE_MANIFEST_MD5;
+    merkle_hash_alg alg = MERKLE_HASH_MD5;
     merkle_manifest_parser probe = *gp;
-    probe.alg = MERKLE_MANIFEST_AUTO;
+    probe.alg = MERKLE_HASH_AUTO;
     probe.reject_dash = is_stdin;
     *untagged_512 = 0;
     /* Parsing writes into the line: each candidate line is copied first. */
@@ -565,7 +597,7 @@ static merkle_manifest_alg detect_alg(const char *text, size_t len,
         merkle_manifest_entry en;
         if (merkle_manifest_parse_line(&en, &probe, scratch, l, 0, NULL) == MERKLE_OK && en.name) {
             alg = en.alg;
-            *untagged_512 = alg == MERKLE_MANIFEST_SHA512 && !en.bsd;
+            *untagged_512 = alg == MERKLE_HASH_SHA512 && !en.bsd;
             break;
         }
         pos += l + 1;
@@ -632,24 +664,24 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
 
 /* Parse a window of the manifest into *m; the first window also settles the algorithm
 ** (detection, the b2sum-list check). 0, or -1 after an error message. */
-static int check_parse_window(const char *text, size_t len, int first, const char *shown,
-                              int is_stdin, merkle_manifest_parser *gp, const check_opts *co,
-                              merkle_manifest *m_out, merkle_manifest_alg *alg_io)
+static int check_parse_window(const char *text, size_t len, int first, uint64_t first_line,
+                              const char *shown, int is_stdin, merkle_manifest_parser *gp,
+                              const check_opts *co, mlist *m_out, merkle_hash_alg *alg_io)
 {
-    merkle_manifest_alg alg = *alg_io;
+    merkle_hash_alg alg = *alg_io;
     int detected_untagged_512 = 0;
     if (first) {
         alg = co->alg;
-        if (alg == MERKLE_MANIFEST_AUTO)
+        if (alg == MERKLE_HASH_AUTO)
             alg = detect_alg(text, len, gp, is_stdin, &detected_untagged_512);
         gp->alg = alg;
         gp->digest_len = co->digest_len;
         gp->reject_dash = is_stdin;
     }
-    merkle_manifest m;
+    mlist m;
     merkle_error err;
     merkle_manifest_parser before = *gp;
-    if (merkle_manifest_parse_alloc(&m, gp, text, len, &err) != MERKLE_OK) {
+    if (mlist_parse(&m, gp, text, len, first_line, &err) != MERKLE_OK) {
         cache_wait(co->loader);
         cli_error("%s", err.message);
         return -1;
@@ -658,15 +690,15 @@ static int check_parse_window(const char *text, size_t len, int first, const cha
     ** When its first file does not match as SHA-512 but does as BLAKE2b-512, it is a b2sum
     ** list: check it as one (said once), rather than report every file FAILED. */
     if (detected_untagged_512 && m.count && is_b2sum_list(&m.entries[0], co)) {
-        merkle_manifest m2;
+        mlist m2;
         merkle_manifest_parser p2 = before;
-        p2.alg = MERKLE_MANIFEST_BLAKE2B;
+        p2.alg = MERKLE_HASH_BLAKE2B;
         p2.digest_len = 64;
-        if (merkle_manifest_parse_alloc(&m2, &p2, text, len, &err) == MERKLE_OK) {
-            merkle_manifest_free(&m);
+        if (mlist_parse(&m2, &p2, text, len, first_line, &err) == MERKLE_OK) {
+            mlist_free(&m);
             m = m2;
             *gp = p2;
-            alg = MERKLE_MANIFEST_BLAKE2B;
+            alg = MERKLE_HASH_BLAKE2B;
             fflush(stdout);
             fprintf(stderr, "%s: ", cli_progname);
             mcli_quotef(stderr, shown);
@@ -708,7 +740,7 @@ static void check_summary(const printer *pr, const check_opts *co, const char *s
 }
 
 /* Check the entries of one window; 0, or -1 after an error message. */
-static int check_window(printer *pr, prog_ctx *pc, const merkle_manifest *m, int is_stdin,
+static int check_window(printer *pr, prog_ctx *pc, const mlist *m, int is_stdin,
                         const check_opts *co)
 {
     merkle_error err;
@@ -784,7 +816,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
     pr.io.tty = isatty(STDOUT_FILENO);
     prog_ctx pc;
     memset(&pc, 0, sizeof pc);
-    merkle_manifest_alg alg = co->alg;
+    merkle_hash_alg alg = co->alg;
     uint64_t line_base = 0;
     int rc = 0;
     for (int first = 1;; first = 0) {
@@ -801,18 +833,18 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
             goto out;
         }
         if (len == 0 && !first) break;
-        merkle_manifest m;
-        if (check_parse_window(text, len, first, shown, is_stdin, gp, co, &m, &alg) != 0) goto out;
-        for (size_t i = 0; i < m.count; i++) m.entries[i].line += line_base;
-        for (size_t i = 0; i < m.bad_count; i++) m.bad_lines[i] += line_base;
+        mlist m;
+        if (check_parse_window(text, len, first, line_base + 1, shown, is_stdin, gp, co, &m,
+                               &alg) != 0)
+            goto out;
         line_base += m.lines;
         if (first) {
             cache_wait(co->loader);
-            pr.tag = alg == MERKLE_MANIFEST_MD5      ? "MD5"
-                     : alg == MERKLE_MANIFEST_SHA1   ? "SHA1"
-                     : alg == MERKLE_MANIFEST_SHA256 ? "SHA256"
-                     : alg == MERKLE_MANIFEST_SHA512 ? "SHA512"
-                                                     : "BLAKE2b";
+            pr.tag = alg == MERKLE_HASH_MD5      ? "MD5"
+                     : alg == MERKLE_HASH_SHA1   ? "SHA1"
+                     : alg == MERKLE_HASH_SHA256 ? "SHA256"
+                     : alg == MERKLE_HASH_SHA512 ? "SHA512"
+                                                 : "BLAKE2b";
             /* Totals for the progress line when the whole list is in this window. */
             int whole = rd.eof && rd.cut == rd.len;
             cli_progress_start(&pc.p, co->quiet || co->status, 0, whole ? m.count : 0);
@@ -827,7 +859,7 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
             }
         }
         int w = check_window(&pr, &pc, &m, is_stdin, co);
-        merkle_manifest_free(&m);
+        mlist_free(&m);
         if (w != 0) goto out;
         if (rd.eof && rd.cut == rd.len) break;
     }
@@ -919,7 +951,7 @@ static int check_parse(int argc, char **argv, check_opts *co, const char **cache
         default: break; /* -c: accepted, as md5sum -c */
         }
     }
-    if (bits && co->alg != MERKLE_MANIFEST_BLAKE2B)
+    if (bits && co->alg != MERKLE_HASH_BLAKE2B)
         return cli_cmd_usage(cmd, "-l/--length is only valid with -a blake2b");
     co->digest_len = (uint32_t)(bits / 8);
     if (*key_path && !*cache_path) return cli_cmd_usage(cmd, "--cache-key needs --cache FILE");
@@ -963,7 +995,7 @@ int cmd_check(int argc, char **argv)
     cache_loader loader;
     if ((rc = check_open_cache(&co, &loader, cache_path, key_path)) != 0) return rc;
     merkle_manifest_parser gp;
-    merkle_manifest_parser_init(&gp, MERKLE_MANIFEST_AUTO, 0);
+    merkle_manifest_parser_init(&gp, MERKLE_HASH_AUTO, 0);
     if (co.mpi) {
         /* Ranks other than 0 serve rank 0 until it is done, then return its status. */
         int served = mpi_check_start();
@@ -997,8 +1029,7 @@ int cmd_check(int argc, char **argv)
 /* ------------------------------------------------------------------ manifest loading */
 
 /* Load a manifest file for audit/dirroot; 0 or CLI_* exit code. Malformed lines are errors. */
-static int load_manifest(const char *sub, const char *path, merkle_manifest_alg alg,
-                         merkle_manifest *m)
+static int load_manifest(const char *sub, const char *path, merkle_hash_alg alg, mlist *m)
 {
     int is_stdin = strcmp(path, "-") == 0;
     int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -1017,7 +1048,7 @@ static int load_manifest(const char *sub, const char *path, merkle_manifest_alg 
     merkle_manifest_parser p;
     merkle_manifest_parser_init(&p, alg, 0);
     merkle_error err;
-    if (merkle_manifest_parse_alloc(m, &p, text, len, &err) != MERKLE_OK) {
+    if (mlist_parse(m, &p, text, len, 1, &err) != MERKLE_OK) {
         free(text);
         cli_error("%s: %s", path, err.message);
         return CLI_USAGE;
@@ -1027,7 +1058,7 @@ static int load_manifest(const char *sub, const char *path, merkle_manifest_alg 
         for (size_t i = 0; i < m->bad_count; i++)
             fprintf(stderr, "%s %s: %s:%llu: improperly formatted checksum line\n", cli_progname,
                     sub, path, (unsigned long long)m->bad_lines[i]);
-        merkle_manifest_free(m);
+        mlist_free(m);
         return CLI_USAGE;
     }
     (void)sub;
@@ -1040,7 +1071,7 @@ int cmd_cat(int argc, char **argv)
 {
     const cli_cmd *cmd = &cat_spec;
     const char *sub = cmd->name, *mpath = NULL, *arg;
-    merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
+    merkle_hash_alg alg = MERKLE_HASH_AUTO;
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
     int c, prc;
@@ -1057,16 +1088,16 @@ int cmd_cat(int argc, char **argv)
     }
     if (!mpath) return cli_cmd_usage(cmd, "-m MANIFEST is required");
     if (optind >= argc) return cli_cmd_usage(cmd, "no FILE given");
-    merkle_manifest m;
+    mlist m;
     if (load_manifest(sub, mpath, alg, &m) != 0) return CLI_FAIL;
     merkle_vreader *r;
     merkle_error err;
-    if (merkle_vreader_alloc(&r, &m, AT_FDCWD, 0, &err) != MERKLE_OK) {
-        merkle_manifest_free(&m);
+    if (merkle_vreader_alloc(&r, m.h, NULL, 0, &err) != MERKLE_OK) {
+        mlist_free(&m);
         cli_error("%s: %s", mpath, err.message);
         return CLI_FAIL;
     }
-    merkle_manifest_free(&m);
+    mlist_free(&m);
     size_t n = (size_t)(argc - optind);
     merkle_vbuf **bufs = calloc(n, sizeof *bufs);
     const uint8_t **data = calloc(n, sizeof *data);
@@ -1155,7 +1186,7 @@ int cmd_audit(int argc, char **argv)
 {
     const cli_cmd *cmd = &audit_spec;
     const char *sub = cmd->name, *arg;
-    merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
+    merkle_hash_alg alg = MERKLE_HASH_AUTO;
     unsigned threads = 0;
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
@@ -1175,25 +1206,14 @@ int cmd_audit(int argc, char **argv)
     }
     if (argc - optind != 2) return cli_cmd_usage(cmd, "expected MANIFEST DIR");
     const char *mpath = argv[optind], *dir = argv[optind + 1];
-    merkle_manifest m;
+    mlist m;
     int rc = load_manifest(sub, mpath, alg, &m);
     if (rc) return rc;
-    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0) {
-        err_name(dir, strerror(errno));
-        merkle_manifest_free(&m);
-        return CLI_USAGE;
-    }
     merkle_audit_opts o;
     merkle_audit_opts_init(&o, MERKLE_AUDIT_OPTS_VERSION);
-    struct stat mst;
     merkle_file_id skip;
-    if (strcmp(mpath, "-") != 0 && stat(mpath, &mst) == 0) {
-        memset(&skip, 0, sizeof skip);
-        skip.dev = (uint64_t)mst.st_dev;
-        skip.ino = (uint64_t)mst.st_ino;
+    if (strcmp(mpath, "-") != 0 && merkle_file_id_of(&skip, mpath, NULL) == MERKLE_OK)
         o.skip = &skip;
-    }
     audit_ctx ac = { dir, { 0 } };
     cli_progress_start(&ac.p, 0, 0, m.count); /* is there a terminal to show progress on? */
     o.threads = threads;
@@ -1206,10 +1226,13 @@ int cmd_audit(int argc, char **argv)
     }
     merkle_audit_counts n;
     merkle_error err;
-    merkle_status s = merkle_manifest_audit(&n, &m, dirfd, &o, &err);
+    merkle_status s = merkle_manifest_audit(&n, m.h, dir, &o, &err);
     cli_progress_end(&ac.p);
-    merkle_manifest_free(&m);
-    close(dirfd);
+    mlist_free(&m);
+    if (s == MERKLE_ERR_IO) {
+        err_name(dir, strerror(err.sys_errno));
+        return CLI_USAGE;
+    }
     if (s != MERKLE_OK) {
         cli_error("%s", s == MERKLE_ERR_NOMEM ? "out of memory" : err.message);
         return CLI_USAGE;
@@ -1231,7 +1254,7 @@ int cmd_dirroot(int argc, char **argv)
 {
     const cli_cmd *cmd = &dirroot_spec;
     const char *sub = cmd->name, *arg;
-    merkle_manifest_alg alg = MERKLE_MANIFEST_AUTO;
+    merkle_hash_alg alg = MERKLE_HASH_AUTO;
     int leaves = 0;
     cli_parser p;
     cli_parser_init(&p, cmd, argc, argv);
@@ -1248,14 +1271,14 @@ int cmd_dirroot(int argc, char **argv)
         }
     }
     if (argc - optind != 1) return cli_cmd_usage(cmd, "expected one MANIFEST");
-    merkle_manifest m;
+    mlist m;
     int rc = load_manifest(sub, argv[optind], alg, &m);
     if (rc) return rc == CLI_USAGE ? CLI_FAIL : rc;
     uint8_t root[MERKLE_HASH_LEN];
     merkle_error err;
-    if (merkle_manifest_dirroot(root, &m, &err) != MERKLE_OK) {
+    if (merkle_manifest_dirroot(root, m.h, &err) != MERKLE_OK) {
         cli_error("%s: %s", argv[optind], err.message);
-        merkle_manifest_free(&m);
+        mlist_free(&m);
         return CLI_FAIL;
     }
     if (leaves) {
@@ -1279,6 +1302,6 @@ int cmd_dirroot(int argc, char **argv)
         merkle_hex_encode(hex, root, sizeof root);
         puts(hex);
     }
-    merkle_manifest_free(&m);
+    mlist_free(&m);
     return CLI_OK;
 }

@@ -293,10 +293,10 @@ int cmd_trie(int argc, char **argv)
         rc = CLI_FAIL;
     }
     if (rc == CLI_OK && is_root) {
-        char hex[2 * MERKLE_TRIE_ID_LEN + 1], s[MERKLE_CB58_ID_MAX];
+        char hex[2 * MERKLE_TRIE_ID_LEN + 1], s[MERKLE_TRIE_CB58_ID_MAX];
         size_t sl;
         merkle_hex_encode(hex, root, sizeof root);
-        (void)merkle_cb58_encode(s, sizeof s, &sl, root, sizeof root);
+        (void)merkle_trie_cb58_encode(s, sizeof s, &sl, root, sizeof root);
         printf("%s  %s\n", hex, s);
         if (fflush(stdout) != 0) {
             cli_error("write error: %s", strerror(errno));

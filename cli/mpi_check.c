@@ -102,7 +102,7 @@ static void serve_items(const uint8_t *buf, size_t len, const merkle_check_opts 
             mpi_hdr_fail(hdr, g_rank, "internal error: malformed request");
             goto done;
         }
-        ents[i].alg = (merkle_manifest_alg)h.alg;
+        ents[i].alg = (merkle_hash_alg)h.alg;
         ents[i].digest_len = h.dlen;
         memcpy(ents[i].digest, buf + pos, h.dlen);
         pos += h.dlen;
@@ -297,11 +297,25 @@ static void plan_assign(mpi_plan *p, merkle_check_result *results,
             p->owner[i] = 0; /* standard input is rank 0's */
             continue;
         }
-        struct stat sb;
-        if (fstatat(local->dirfd, e->name, &sb, 0) == 0 && S_ISREG(sb.st_mode)) {
-            merkle_file_id_from_stat(&p->ids[i], &sb);
+        /* names are relative to local->dir (NULL: the current directory) */
+        char *joined = NULL;
+        const char *path = e->name;
+        if (local->dir) {
+            size_t dl = strlen(local->dir), nl = strlen(e->name);
+            joined = malloc(dl + nl + 2);
+            if (joined) {
+                memcpy(joined, local->dir, dl);
+                joined[dl] = '/';
+                memcpy(joined + dl + 1, e->name, nl + 1);
+                path = joined;
+            }
+        }
+        int have = (!local->dir || joined) &&
+                   merkle_file_id_of(&p->ids[i], path, NULL) == MERKLE_OK && p->ids[i].regular;
+        free(joined);
+        if (have) {
             p->have_id[i] = 1;
-            p->weight[i] += (uint64_t)sb.st_size;
+            p->weight[i] += p->ids[i].size;
             if (local->cache && merkle_vcache_lookup(local->cache, e->name, &p->ids[i], e->alg,
                                                      e->digest, e->digest_len)) {
                 results[i].status = MERKLE_CHECK_OK;

@@ -67,13 +67,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (s != MERKLE_OK && merkle_vcache_count(c) != 0) abort(); /* a bad file loads nothing */
     if (s == MERKLE_OK) {
         if (merkle_vcache_count(c) > loaded) abort();
-        merkle_file_id id = { 1, 2, 3, 4, 5 };
+        merkle_file_id id = { 1, 0, 2, 3, 4, 5, 1 };
         uint8_t d[64] = { 0 };
-        (void)merkle_vcache_lookup(c, "a", &id, MERKLE_MANIFEST_MD5, d, 16);
-        (void)merkle_vcache_lookup(c, "x", &id, MERKLE_MANIFEST_SHA256, d, 32);
+        (void)merkle_vcache_lookup(c, "a", &id, MERKLE_HASH_MD5, d, 16);
+        (void)merkle_vcache_lookup(c, "x", &id, MERKLE_HASH_SHA256, d, 32);
         size_t count = merkle_vcache_count(c);
-        if (merkle_vcache_record(c, "fuzz-new-entry", &id, MERKLE_MANIFEST_MD5, d, 16, 10) !=
-            MERKLE_OK)
+        if (merkle_vcache_record(c, "fuzz-new-entry", &id, MERKLE_HASH_MD5, d, 16, 10) != MERKLE_OK)
             abort();
         if (merkle_vcache_save(c, out, NULL) != MERKLE_OK) abort();
         merkle_vcache *c2;

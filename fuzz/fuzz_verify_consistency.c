@@ -15,7 +15,7 @@ static int verify_cons(const merkle_proof *pr, const void *ctx)
     const cons *c = ctx;
     return merkle_proof_consistency_verify(MERKLE_HASH_SHA256, pr->old_root, pr->root, c->m, c->n,
                                            (const uint8_t(*)[MERKLE_HASH_LEN])pr->path,
-                                           pr->path_len);
+                                           pr->path_len, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -33,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         size_t np = (size - 80) / MERKLE_HASH_LEN;
         if (np > 70) np = 70;
-        merkle_status s =
-            merkle_proof_consistency_verify(MERKLE_HASH_SHA256, data + 16, data + 48, m, n,
-                                            (const uint8_t(*)[MERKLE_HASH_LEN])(data + 80), np);
+        merkle_status s = merkle_proof_consistency_verify(
+            MERKLE_HASH_SHA256, data + 16, data + 48, m, n,
+            (const uint8_t(*)[MERKLE_HASH_LEN])(data + 80), np, NULL);
         if (s != MERKLE_OK && s != MERKLE_ERR_VERIFY) __builtin_trap();
         if (s == MERKLE_OK && m != n && np != merkle_proof_consistency_path_len(m, n))
             __builtin_trap();

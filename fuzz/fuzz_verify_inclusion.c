@@ -16,7 +16,7 @@ static int verify_incl(const merkle_proof *pr, const void *ctx)
     const incl *c = ctx;
     return merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, pr->root, c->n, c->index,
                                          pr->leaf_hash, (const uint8_t(*)[MERKLE_HASH_LEN])pr->path,
-                                         pr->path_len);
+                                         pr->path_len, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t np = (size - 80) / MERKLE_HASH_LEN;
         if (np > 70) np = 70;
         const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])(data + 80);
-        merkle_status a =
-            merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, tsize, index, leaf, path, np);
+        merkle_status a = merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, tsize, index,
+                                                        leaf, path, np, NULL);
         if (a != MERKLE_OK && a != MERKLE_ERR_VERIFY) __builtin_trap();
         if (index < tsize && np <= 64) {
             uint8_t ro[70][MERKLE_HASH_LEN];
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 merkle_status b =
                     merkle_proof_range_verify(MERKLE_HASH_SHA256, root, tsize, index, index + 1,
                                               (const uint8_t(*)[MERKLE_HASH_LEN])leaf,
-                                              (const uint8_t(*)[MERKLE_HASH_LEN])ro, np);
+                                              (const uint8_t(*)[MERKLE_HASH_LEN])ro, np, NULL);
                 if ((a == MERKLE_OK) != (b == MERKLE_OK)) __builtin_trap();
             } else if (a == MERKLE_OK) {
                 __builtin_trap();

@@ -205,7 +205,7 @@ func RootBytesParallel(p Profile, alg HashAlg, leafSize int, data []byte, thread
 	if leafSize <= 0 || threads < 0 {
 		return out, &Error{Op: "RootBytesParallel", Status: ErrArg}
 	}
-	err := check("RootBytesParallel", C.merkle_tree_root_bytes_mt(h32(&out), C.merkle_profile(p), C.merkle_hash_alg(alg), C.size_t(leafSize), unsafe.Pointer(u8(data)), C.size_t(len(data)), C.unsigned(threads)))
+	err := check("RootBytesParallel", C.merkle_tree_root_bytes_parallel(h32(&out), C.merkle_profile(p), C.merkle_hash_alg(alg), C.size_t(leafSize), unsafe.Pointer(u8(data)), C.size_t(len(data)), C.unsigned(threads)))
 	return out, err
 }
 

@@ -53,13 +53,15 @@ func ConsistencyProof(alg HashAlg, leafHashes [][32]byte, oldSize uint64) (path 
 // VerifyInclusion checks that leafHash is leaf index of the tree of size leaves with the
 // given root (RFC 9162, exact path length). nil or an error wrapping ErrVerify.
 func VerifyInclusion(alg HashAlg, root [32]byte, size, index uint64, leafHash [32]byte, path [][32]byte) error {
-	return check("VerifyInclusion", C.merkle_proof_inclusion_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(size), C.uint64_t(index), h32(&leafHash), hs(path), C.size_t(len(path))))
+	var e C.merkle_error
+	return checkErr("VerifyInclusion", C.merkle_proof_inclusion_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(size), C.uint64_t(index), h32(&leafHash), hs(path), C.size_t(len(path)), &e), &e)
 }
 
 // VerifyConsistency checks an RFC 9162 consistency proof between two tree heads. nil or an
 // error wrapping ErrVerify (oldSize 0 included).
 func VerifyConsistency(alg HashAlg, oldRoot, newRoot [32]byte, oldSize, newSize uint64, path [][32]byte) error {
-	return check("VerifyConsistency", C.merkle_proof_consistency_verify(C.merkle_hash_alg(alg), h32(&oldRoot), h32(&newRoot), C.uint64_t(oldSize), C.uint64_t(newSize), hs(path), C.size_t(len(path))))
+	var e C.merkle_error
+	return checkErr("VerifyConsistency", C.merkle_proof_consistency_verify(C.merkle_hash_alg(alg), h32(&oldRoot), h32(&newRoot), C.uint64_t(oldSize), C.uint64_t(newSize), hs(path), C.size_t(len(path)), &e), &e)
 }
 
 // RootFromPath returns the root that an audit path gives for leafHash at index in a tree of
@@ -178,7 +180,8 @@ func VerifyRange(alg HashAlg, root [32]byte, size, start, end uint64, leafHashes
 	if uint64(len(leafHashes)) != end-start || start >= end {
 		return &Error{Op: "VerifyRange", Status: ErrRange}
 	}
-	return check("VerifyRange", C.merkle_proof_range_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(size), C.uint64_t(start), C.uint64_t(end), hs(leafHashes), hs(proof), C.size_t(len(proof))))
+	var e C.merkle_error
+	return checkErr("VerifyRange", C.merkle_proof_range_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(size), C.uint64_t(start), C.uint64_t(end), hs(leafHashes), hs(proof), C.size_t(len(proof)), &e), &e)
 }
 
 // CompactRange is the minimal list of perfect-subtree roots covering leaves [Begin, End)
@@ -390,5 +393,6 @@ func ProveReader(ctx context.Context, p Profile, alg HashAlg, leafSize int, r io
 // VerifySia checks a Sia single-leaf proof: segment is the raw leaf (proofSet[0]), path the
 // hashes after it (bottom-up). nil or an error wrapping ErrVerify.
 func VerifySia(alg HashAlg, root [32]byte, numLeaves, index uint64, segment []byte, path [][32]byte) error {
-	return check("VerifySia", C.merkle_proof_sia_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(numLeaves), C.uint64_t(index), unsafe.Pointer(u8(segment)), C.size_t(len(segment)), hs(path), C.size_t(len(path))))
+	var e C.merkle_error
+	return checkErr("VerifySia", C.merkle_proof_sia_verify(C.merkle_hash_alg(alg), h32(&root), C.uint64_t(numLeaves), C.uint64_t(index), unsafe.Pointer(u8(segment)), C.size_t(len(segment)), hs(path), C.size_t(len(path)), &e), &e)
 }

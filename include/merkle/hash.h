@@ -27,21 +27,32 @@
 extern "C" {
 #endif
 
-/* Values never change and never clash with merkle_manifest_alg's: one number is one digest
-** across the library (MD5 1, SHA-1 2, SHA-256 3, SHA-512 4, BLAKE2b of any length 5 are the
-** manifest's; BLAKE2b-256 6, Keccak-256 7). Binary proofs keep their own hash byte
-** (docs/formats.md), mapped explicitly. */
+/* Every digest of the library, in one enum (docs/library.md, rule 7). The values never change:
+** they are stored in validation caches, directory-root leaves and binary proofs. Tree
+** functions (tree.h, proof.h, shape.h, the generic hasher below) accept SHA256, BLAKE2B_256
+** and KECCAK256 and refuse the others with MERKLE_ERR_ARG; checksum lists (manifest.h) accept
+** MD5 .. BLAKE2B; AUTO means "detect" where a function says so. */
 typedef enum merkle_hash_alg {
-    MERKLE_HASH_SHA256 = 3,
-    MERKLE_HASH_BLAKE2B_256 = 6,
-    MERKLE_HASH_KECCAK256 = 7 /* Keccak-256, original padding (Ethereum), not SHA3-256 */
+    MERKLE_HASH_AUTO = 0,        /* manifest parsing only: detect from the line */
+    MERKLE_HASH_MD5 = 1,         /* checksum lists only */
+    MERKLE_HASH_SHA1 = 2,        /* checksum lists only */
+    MERKLE_HASH_SHA256 = 3,      /* trees and checksum lists */
+    MERKLE_HASH_SHA512 = 4,      /* checksum lists only */
+    MERKLE_HASH_BLAKE2B = 5,     /* checksum lists only: any length 1..64 bytes, b2sum: 64 */
+    MERKLE_HASH_BLAKE2B_256 = 6, /* trees: unkeyed BLAKE2b with a 32-byte digest parameter */
+    MERKLE_HASH_KECCAK256 = 7    /* trees: Keccak-256, original padding (Ethereum), not SHA3-256 */
 } merkle_hash_alg;
 
-/* Parse "sha256" / "blake2b-256" (also "blake2b256") / "keccak256" (also "keccak-256").
-** MERKLE_ERR_ARG for anything else. */
+/* Parse a tree digest name: "sha256" / "blake2b-256" (also "blake2b256") / "keccak256" (also
+** "keccak-256"). MERKLE_ERR_ARG for anything else (checksum-list names:
+** merkle_manifest_alg_from_name). */
 MERKLE_API merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name);
-/* Canonical name ("sha256", "blake2b-256", "keccak256"); NULL for an invalid value. */
+/* Canonical lower-case name of any digest ("md5", "sha1", "sha256", "sha512", "blake2b",
+** "blake2b-256", "keccak256"); NULL for AUTO or an invalid value. */
 MERKLE_API const char *merkle_hash_alg_name(merkle_hash_alg alg);
+/* Default digest length in bytes (MD5 16, SHA-1 20, SHA-512 and BLAKE2b 64, the others 32);
+** 0 for AUTO or an invalid value. */
+MERKLE_API size_t merkle_hash_alg_len(merkle_hash_alg alg);
 
 /* ------------------------------------------------------------------ SHA-256 */
 
@@ -167,7 +178,11 @@ typedef struct merkle_hasher {
     } u;
 } merkle_hasher;
 
-/* MERKLE_ERR_ARG for an unknown algorithm. */
+/* sizeof(merkle_hasher) and its alignment in this library (for bindings that allocate it). */
+MERKLE_API size_t merkle_hasher_struct_size(void);
+MERKLE_API size_t merkle_hasher_struct_align(void);
+
+/* MERKLE_ERR_ARG for an algorithm that is not a tree digest. */
 MERKLE_API merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg);
 MERKLE_API void merkle_hasher_update(merkle_hasher *h, const void *data, size_t len);
 /* Writes MERKLE_HASH_LEN bytes. */

@@ -22,38 +22,28 @@
 #include <stdint.h>
 
 #include "merkle/common.h"
+#include "merkle/hash.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Digest algorithms of checksum lists. The values are stable (they are stored in caches and
-** in directory-root leaves). */
-typedef enum merkle_manifest_alg {
-    MERKLE_MANIFEST_AUTO = 0, /* parsing only: detect from the line */
-    MERKLE_MANIFEST_MD5 = 1,
-    MERKLE_MANIFEST_SHA1 = 2,
-    MERKLE_MANIFEST_SHA256 = 3,
-    MERKLE_MANIFEST_SHA512 = 4,
-    MERKLE_MANIFEST_BLAKE2B = 5 /* any length 1..64 bytes in steps of 1 byte; b2sum: 64 */
-} merkle_manifest_alg;
+/* Checksum lists use merkle_hash_alg (hash.h): MERKLE_HASH_MD5, SHA1, SHA256, SHA512 and
+** BLAKE2B (any length 1..64 bytes), and MERKLE_HASH_AUTO where parsing may detect. Names and
+** default lengths: merkle_hash_alg_name, merkle_hash_alg_len. */
 
-/* Parse "md5", "sha1", "sha256", "sha512", "blake2b" (case-insensitive). MERKLE_ERR_ARG
-** otherwise. */
-MERKLE_API merkle_status merkle_manifest_alg_from_name(merkle_manifest_alg *out, const char *name);
-/* Lower-case name ("md5", ...); NULL for an invalid value. */
-MERKLE_API const char *merkle_manifest_alg_name(merkle_manifest_alg alg);
-/* Default digest length in bytes (16, 20, 32, 64, 64); 0 for an invalid value. */
-MERKLE_API size_t merkle_manifest_alg_len(merkle_manifest_alg alg);
+/* Parse a checksum-list digest name: "md5", "sha1", "sha256", "sha512", "blake2b"
+** (case-insensitive). MERKLE_ERR_ARG otherwise. */
+MERKLE_API merkle_status merkle_manifest_alg_from_name(merkle_hash_alg *out, const char *name);
 
 /* One parsed manifest line. `name` points into the caller's line buffer (parse_line) or
 ** into the merkle_manifest that owns it; it is NUL-terminated (a name never holds a NUL). */
 typedef struct merkle_manifest_entry {
     const char *name;
     size_t name_len;
-    uint64_t line;           /* 1-based line number in the manifest */
-    merkle_manifest_alg alg; /* never AUTO */
-    uint32_t digest_len;     /* bytes */
+    uint64_t line;       /* 1-based line number in the manifest */
+    merkle_hash_alg alg; /* never AUTO */
+    uint32_t digest_len; /* bytes */
     uint8_t digest[MERKLE_MAX_DIGEST_LEN];
     uint8_t binary; /* GNU line with '*' before the name */
     uint8_t bsd;    /* BSD tag line */
@@ -65,14 +55,14 @@ typedef struct merkle_manifest_entry {
 ** have been seen. Initialise with merkle_manifest_parser_init.
 */
 typedef struct merkle_manifest_parser {
-    merkle_manifest_alg alg; /* AUTO: detect (BSD tag name; GNU: from the hex length) */
-    uint32_t digest_len;     /* BLAKE2b: required length in bytes, 0 = any (b2sum -c) */
-    int bsd_reversed;        /* -1 unknown, 0 no, 1 yes (coreutils' state) */
-    int reject_dash;         /* the manifest is read from stdin: a name "-" is malformed */
+    merkle_hash_alg alg; /* AUTO: detect (BSD tag name; GNU: from the hex length) */
+    uint32_t digest_len; /* BLAKE2b: required length in bytes, 0 = any (b2sum -c) */
+    int bsd_reversed;    /* -1 unknown, 0 no, 1 yes (coreutils' state) */
+    int reject_dash;     /* the manifest is read from stdin: a name "-" is malformed */
 } merkle_manifest_parser;
 
 /* alg may be AUTO. digest_len: 0, or for BLAKE2b the bytes to require. */
-MERKLE_API void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_manifest_alg alg,
+MERKLE_API void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_hash_alg alg,
                                             uint32_t digest_len);
 
 /*
@@ -90,61 +80,68 @@ MERKLE_API merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out,
                                                     size_t len, uint64_t line_no,
                                                     merkle_error *err);
 
-/* Formatting flags of merkle_manifest_format_line. */
-enum {
+/* Formatting flags of merkle_manifest_format_line (its uint32_t flags). */
+typedef enum merkle_manifest_format_flag {
     MERKLE_MANIFEST_TAG = 1,    /* BSD tag line (coreutils --tag) */
     MERKLE_MANIFEST_BINARY = 2, /* GNU line with '*' (coreutils -b) */
     MERKLE_MANIFEST_ZERO = 4    /* end with NUL instead of LF, never escape (coreutils -z) */
-};
+} merkle_manifest_format_flag;
 
 /*
 ** Write one checksum line exactly as md5sum/sha1sum/sha256sum/sha512sum/b2sum print it
 ** (terminator included) into out[0..cap). *out_len receives the length in every case; when
 ** cap is too small nothing is written and MERKLE_ERR_BUFFER is returned. No NUL is appended.
-** Errors: MERKLE_ERR_ARG (bad alg/length, NULL).
+** Errors: MERKLE_ERR_ARG (bad alg/length, NULL, unknown flag bits).
 */
 MERKLE_API merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len,
-                                                     merkle_manifest_alg alg, const uint8_t *digest,
+                                                     merkle_hash_alg alg, const uint8_t *digest,
                                                      size_t digest_len, const char *name,
-                                                     unsigned flags);
+                                                     uint32_t flags);
 
 /*
-** A whole parsed manifest. ALLOCATES: free with merkle_manifest_free. Malformed lines are
-** recorded (bad_lines, 1-based) and skipped; the order of entries is the file order.
+** A whole parsed manifest (opaque). ALLOCATES: free with merkle_manifest_free. Malformed
+** lines are recorded (merkle_manifest_bad_lines, 1-based) and skipped; the order of entries
+** is the file order.
 */
-typedef struct merkle_manifest {
-    merkle_manifest_entry *entries;
-    size_t count;
-    uint64_t *bad_lines;
-    size_t bad_count;
-    uint64_t lines; /* lines read */
-    char *storage_; /* private */
-} merkle_manifest;
+typedef struct merkle_manifest merkle_manifest;
 
 /*
-** Parse text[0..len) (lines separated by LF) with parser state p (updated). Returns
-** MERKLE_OK even when some lines are malformed (see m->bad_lines); MERKLE_ERR_NOMEM.
-** On failure *m is left empty (safe to free).
+** Parse text[0..len) (lines separated by LF) with parser state p (updated) into a new
+** manifest *out. first_line is the number of text's first line (1 for a whole manifest; a
+** later window of a long manifest passes the lines before it + 1). Returns MERKLE_OK even
+** when some lines are malformed (see merkle_manifest_bad_lines); MERKLE_ERR_NOMEM,
+** MERKLE_ERR_ARG. On failure *out is NULL.
 */
-MERKLE_API merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_parser *p,
-                                                     const void *text, size_t len,
+MERKLE_API merkle_status merkle_manifest_parse_alloc(merkle_manifest **out,
+                                                     merkle_manifest_parser *p, const void *text,
+                                                     size_t len, uint64_t first_line,
                                                      merkle_error *err);
-/* Release a manifest (NULL or zeroed is fine). */
+/* Release a manifest (NULL is a no-op). */
 MERKLE_API void merkle_manifest_free(merkle_manifest *m);
+
+/* Number of entries, and the entries themselves (an array of that many, in file order; or
+** in name order after merkle_manifest_sort). Valid until the manifest is freed or sorted. */
+MERKLE_API size_t merkle_manifest_count(const merkle_manifest *m);
+MERKLE_API const merkle_manifest_entry *merkle_manifest_entries(const merkle_manifest *m);
+/* Line numbers (1-based, ascending) of the malformed lines; *count receives how many (may be
+** NULL when only the pointer is wanted). */
+MERKLE_API const uint64_t *merkle_manifest_bad_lines(const merkle_manifest *m, size_t *count);
+/* Number of lines read (a last line without LF counts). */
+MERKLE_API uint64_t merkle_manifest_lines(const merkle_manifest *m);
 
 /* ------------------------------------------------------------------ file digests */
 
 /*
-** Digest of a whole open file descriptor, read to EOF through a 64 KiB stack buffer.
-** *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO (err->sys_errno),
-** MERKLE_ERR_ARG.
+** Digest of the whole file at path (symbolic links followed), read to EOF through a 64 KiB
+** stack buffer. *size receives the bytes hashed (may be NULL). Errors: MERKLE_ERR_IO
+** (err->sys_errno: the open or read failed), MERKLE_ERR_ARG (bad algorithm or length, NULL).
 */
-MERKLE_API merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg,
-                                                   size_t digest_len, int fd, uint64_t *size,
-                                                   merkle_error *err);
+MERKLE_API merkle_status merkle_manifest_digest_file(uint8_t *out, merkle_hash_alg alg,
+                                                     size_t digest_len, const char *path,
+                                                     uint64_t *size, merkle_error *err);
 
 /* One-shot digest of a buffer. MERKLE_ERR_ARG for a bad algorithm or length. */
-MERKLE_API merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg,
+MERKLE_API merkle_status merkle_manifest_digest(uint8_t *out, merkle_hash_alg alg,
                                                 size_t digest_len, const void *data, size_t len);
 
 /* ------------------------------------------------------------------ validation cache */
@@ -189,16 +186,21 @@ MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, 
 /* Number of entries. */
 MERKLE_API size_t merkle_vcache_count(const merkle_vcache *c);
 
-/* Stat facts the cache compares (from fstat/fstatat). */
+/* The identity and stat facts of a file that the cache compares, filled by the library
+** (merkle_file_id_of) in the same way on every platform: no struct stat in the API. */
 typedef struct merkle_file_id {
-    uint64_t dev, ino, size;
-    int64_t mtime_ns, ctime_ns;
+    uint64_t dev;               /* device (POSIX st_dev) or volume serial number */
+    uint64_t ino_hi;            /* high 64 bits of the file number (128-bit file IDs); 0 on POSIX */
+    uint64_t ino_lo;            /* low 64 bits of the file number (POSIX st_ino) */
+    uint64_t size;              /* bytes */
+    int64_t mtime_ns, ctime_ns; /* last modification and status change, ns since 1970 */
+    uint32_t regular;           /* 1 for a regular file, 0 for anything else */
 } merkle_file_id;
 
-/* Fill *out from a struct stat (of fstat/fstatat/stat) exactly as the cache does: device,
-** inode, size, and mtime and ctime in nanoseconds. */
-struct stat;
-MERKLE_API void merkle_file_id_from_stat(merkle_file_id *out, const struct stat *st);
+/* Fill *out from the file at path (symbolic links followed), exactly as the cache and the
+** checker do. Errors: MERKLE_ERR_IO (err->sys_errno), MERKLE_ERR_ARG (NULL). */
+MERKLE_API merkle_status merkle_file_id_of(merkle_file_id *out, const char *path,
+                                           merkle_error *err);
 
 /*
 ** 1 when name is cached with exactly this identity and stat, algorithm and digest equal to
@@ -208,7 +210,7 @@ MERKLE_API void merkle_file_id_from_stat(merkle_file_id *out, const struct stat 
 ** otherwise. Thread-safe.
 */
 MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
-                                    merkle_manifest_alg alg, const uint8_t *expected, size_t len);
+                                    merkle_hash_alg alg, const uint8_t *expected, size_t len);
 
 /*
 ** Record that name with identity id hashed to digest (call only for files that verified
@@ -217,7 +219,7 @@ MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const me
 ** file format has none) or a bad algorithm or length.
 */
 MERKLE_API merkle_status merkle_vcache_record(merkle_vcache *c, const char *name,
-                                              const merkle_file_id *id, merkle_manifest_alg alg,
+                                              const merkle_file_id *id, merkle_hash_alg alg,
                                               const uint8_t *digest, size_t len,
                                               int64_t verified_ns);
 
@@ -260,7 +262,7 @@ typedef void (*merkle_check_result_fn)(void *ctx, size_t index, const merkle_che
 
 typedef struct merkle_check_opts {
     uint32_t version;     /* MERKLE_CHECK_OPTS_VERSION, set by merkle_check_opts_init */
-    int dirfd;            /* names are relative to this (AT_FDCWD for the cwd) */
+    const char *dir;      /* names are relative to this directory (NULL: the current one) */
     unsigned threads;     /* 0 = one per online CPU */
     merkle_vcache *cache; /* optional: skip unchanged verified files, record new OKs */
     int dash_is_stdin;    /* a name "-" means standard input (coreutils) */
@@ -270,16 +272,15 @@ typedef struct merkle_check_opts {
     void *result_ctx;
 } merkle_check_opts;
 
-#ifdef AT_FDCWD
-/* Static initialiser with the defaults (needs <fcntl.h> before this header). */
+/* Static initialiser with the defaults. */
 #define MERKLE_CHECK_OPTS_INIT                                                                     \
     {                                                                                              \
-        MERKLE_CHECK_OPTS_VERSION, AT_FDCWD, 0, 0, 0, 0, 0, 0, 0                                   \
+        MERKLE_CHECK_OPTS_VERSION, 0, 0, 0, 0, 0, 0, 0, 0                                          \
     }
-#endif
 
-/* Defaults for `version` (pass MERKLE_CHECK_OPTS_VERSION): everything zero, dirfd = AT_FDCWD,
-** o->version = version. MERKLE_ERR_ARG for a NULL o or a version this library does not know
+/* Defaults for `version` (pass MERKLE_CHECK_OPTS_VERSION): everything zero (dir NULL: the
+** current directory), o->version = version. MERKLE_ERR_ARG for a NULL o or a version this library
+*does not know
 ** (0, or newer than it). The check functions refuse options of an unknown version the same way. */
 MERKLE_API merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t version);
 
@@ -300,7 +301,7 @@ MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
 */
 MERKLE_API merkle_status merkle_manifest_hash_files(merkle_check_result *results,
                                                     const char *const *names, size_t n,
-                                                    merkle_manifest_alg alg, size_t digest_len,
+                                                    merkle_hash_alg alg, size_t digest_len,
                                                     const merkle_check_opts *opts,
                                                     merkle_error *err);
 
@@ -352,7 +353,7 @@ typedef struct merkle_audit_counts {
 typedef struct merkle_audit_opts {
     uint32_t version;               /* MERKLE_AUDIT_OPTS_VERSION, set by merkle_audit_opts_init */
     unsigned threads;               /* 0 = one per online CPU */
-    const merkle_file_id *skip;     /* optional: leave the file with this dev and ino out of
+    const merkle_file_id *skip;     /* optional: leave the file with this dev and ino_hi/lo out of
                                     ** the walk (the manifest itself, when it lies in the tree) */
     merkle_audit_event_fn on_event; /* optional: every finding, in report order */
     void *event_ctx;
@@ -372,9 +373,9 @@ typedef struct merkle_audit_opts {
 MERKLE_API merkle_status merkle_audit_opts_init(merkle_audit_opts *o, uint32_t version);
 
 /*
-** Audit the directory dirfd (kept open, not closed) against manifest m (not modified), as
-** `merkle audit` does: walk every regular file under dirfd (symbolic links are not followed,
-** other file types ignored), check the listed ones (names relative to dirfd; "./a" and "a"
+** Audit the directory dir against manifest m (not modified), as `merkle audit` does: walk
+** every regular file under dir (symbolic links are not followed, other file types ignored),
+** check the listed ones (names relative to dir; "./a" and "a"
 ** are one name), and pair each missing entry with an unlisted file of the same digest
 ** (hashed once per algorithm among the missing entries; within one digest, missing and new
 ** names pair in byte order of their names; a name listed twice pairs once).
@@ -382,12 +383,13 @@ MERKLE_API merkle_status merkle_audit_opts_init(merkle_audit_opts *o, uint32_t v
 ** once, right after the walk), then CHANGED, MISSING and UNREADABLE in manifest order, then
 ** MOVED in manifest order of the old name, then NEW by name bytes. *counts (may be NULL)
 ** receives the totals. Differences and unreadable files are findings, not errors.
-** Errors: MERKLE_ERR_ARG (NULL m, dirfd < 0, unknown opts version), MERKLE_ERR_NOMEM; no
+** Errors: MERKLE_ERR_ARG (NULL m or dir, unknown opts version), MERKLE_ERR_IO (dir cannot be
+** opened as a directory; err->sys_errno), MERKLE_ERR_NOMEM; no
 ** event has been delivered after a failure except WALK_ERROR.
 ** Thread safety: reentrant; uses opts->threads worker threads while hashing.
 */
 MERKLE_API merkle_status merkle_manifest_audit(merkle_audit_counts *counts,
-                                               const merkle_manifest *m, int dirfd,
+                                               const merkle_manifest *m, const char *dir,
                                                const merkle_audit_opts *opts, merkle_error *err);
 
 /* ------------------------------------------------------------------ verified reads */
@@ -397,12 +399,14 @@ typedef struct merkle_vbuf merkle_vbuf;
 
 /*
 ** A verified reader over manifest m (its entries are copied: m may be freed afterwards) for
-** files relative to dirfd (kept, not closed). byte_budget bounds the verified contents kept
-** in memory (0 = keep nothing). ALLOCATES: merkle_vreader_free. Duplicate names in m:
-** MERKLE_ERR_FORMAT.
+** files relative to dir (NULL: the current directory, resolved at each read; a directory
+** given is opened once and kept open). byte_budget bounds the verified contents kept in
+** memory (0 = keep nothing). ALLOCATES: merkle_vreader_free. Duplicate names in m:
+** MERKLE_ERR_FORMAT; a dir that cannot be opened: MERKLE_ERR_IO.
 */
 MERKLE_API merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m,
-                                              int dirfd, size_t byte_budget, merkle_error *err);
+                                              const char *dir, size_t byte_budget,
+                                              merkle_error *err);
 /* Free the reader. Buffers still held by the caller stay valid until released. */
 MERKLE_API void merkle_vreader_free(merkle_vreader *r);
 

@@ -53,28 +53,29 @@ MERKLE_API size_t merkle_proof_consistency_path_len(uint64_t old_size, uint64_t 
 ** tree of `size` leaves whose root is `root`. path[0..path_len) is the audit path, bottom-up.
 ** Returns MERKLE_OK, or MERKLE_ERR_VERIFY when the proof does not verify: index >= size,
 ** a path of the wrong length (too short or too long, even if it happens to hash right), or a
-** root mismatch. MERKLE_ERR_ARG for NULL pointers or a bad hash. Allocates nothing.
+** root mismatch. MERKLE_ERR_ARG for NULL pointers or a bad hash. Allocates nothing. On failure
+** err (may be NULL) says which check failed.
 */
 MERKLE_API merkle_status merkle_proof_inclusion_verify(merkle_hash_alg hash,
                                                        const uint8_t root[MERKLE_HASH_LEN],
                                                        uint64_t size, uint64_t index,
                                                        const uint8_t leaf_hash[MERKLE_HASH_LEN],
                                                        const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                       size_t path_len);
+                                                       size_t path_len, merkle_error *err);
 
 /*
 ** Verify an RFC 9162 consistency proof that the tree of old_size leaves with root old_root
 ** is a prefix of the tree of new_size leaves with root new_root. Returns MERKLE_OK or
 ** MERKLE_ERR_VERIFY (old_size == 0 -- even with new_size == 0 --, old_size > new_size, a
 ** proof of the wrong length, a root mismatch). MERKLE_ERR_ARG for NULL pointers or a bad
-** hash. Allocates nothing.
+** hash. Allocates nothing. On failure err (may be NULL) says which check failed.
 */
 MERKLE_API merkle_status merkle_proof_consistency_verify(merkle_hash_alg hash,
                                                          const uint8_t old_root[MERKLE_HASH_LEN],
                                                          const uint8_t new_root[MERKLE_HASH_LEN],
                                                          uint64_t old_size, uint64_t new_size,
                                                          const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                         size_t path_len);
+                                                         size_t path_len, merkle_error *err);
 
 /*
 ** Generate the audit path of leaf `index` from the n leaf hashes leaf_hashes[0..n) (each
@@ -107,11 +108,14 @@ MERKLE_API merkle_status merkle_proof_consistency_path(
 ** root is NULL, total <= 0, index < 0 or >= total, H(0x00 || leaf) != leaf_hash, the number
 ** of aunts is wrong, more than 100 aunts (MaxAunts), or the computed root differs.
 ** leaf may be NULL when leaf_len is 0; aunts may be NULL when aunt_count is 0.
-** Allocates nothing.
+** Allocates nothing. On failure err (may be NULL) says which check failed.
 */
-MERKLE_API merkle_status merkle_proof_cometbft_verify(
-    const uint8_t *root, int64_t total, int64_t index, const uint8_t leaf_hash[MERKLE_HASH_LEN],
-    const void *leaf, size_t leaf_len, const uint8_t (*aunts)[MERKLE_HASH_LEN], size_t aunt_count);
+MERKLE_API merkle_status merkle_proof_cometbft_verify(const uint8_t *root, int64_t total,
+                                                      int64_t index,
+                                                      const uint8_t leaf_hash[MERKLE_HASH_LEN],
+                                                      const void *leaf, size_t leaf_len,
+                                                      const uint8_t (*aunts)[MERKLE_HASH_LEN],
+                                                      size_t aunt_count, merkle_error *err);
 
 /* ------------------------------------------------------------------ Sia merkletree */
 
@@ -119,14 +123,15 @@ MERKLE_API merkle_status merkle_proof_cometbft_verify(
 ** Sia VerifyProof for a single-leaf proof set: segment[0..segment_len) is proofSet[0] (the
 ** raw leaf bytes), path[0..path_len) is proofSet[1:] (bottom-up), index the leaf index and
 ** num_leaves the tree size. Returns MERKLE_OK or MERKLE_ERR_VERIFY (index >= num_leaves,
-** wrong path length, root mismatch). Allocates nothing.
+** wrong path length, root mismatch). Allocates nothing. On failure err (may be NULL) says
+** which check failed.
 */
 MERKLE_API merkle_status merkle_proof_sia_verify(merkle_hash_alg hash,
                                                  const uint8_t root[MERKLE_HASH_LEN],
                                                  uint64_t num_leaves, uint64_t index,
                                                  const void *segment, size_t segment_len,
                                                  const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                 size_t path_len);
+                                                 size_t path_len, merkle_error *err);
 
 /*
 ** Number of hashes in the range proof of [start, end) in a tree of size leaves:
@@ -142,13 +147,14 @@ MERKLE_API size_t merkle_proof_range_path_len(uint64_t start, uint64_t end, uint
 ** proof for a tree of that size. Returns MERKLE_OK or MERKLE_ERR_VERIFY (too few elements,
 ** an element that would break the subtree order, root mismatch); MERKLE_ERR_RANGE when
 ** start >= end; MERKLE_ERR_ARG for NULL pointers. Allocates nothing (about 4 KiB of stack).
+** On failure err (may be NULL) says which check failed.
 */
 MERKLE_API merkle_status merkle_proof_range_verify(merkle_hash_alg hash,
                                                    const uint8_t root[MERKLE_HASH_LEN],
                                                    uint64_t size, uint64_t start, uint64_t end,
                                                    const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN],
                                                    const uint8_t (*path)[MERKLE_HASH_LEN],
-                                                   size_t path_len);
+                                                   size_t path_len, merkle_error *err);
 
 /*
 ** Convert between the two orders of the same hashes for leaf `index`: the audit path
@@ -275,6 +281,10 @@ MERKLE_API merkle_status merkle_compact_range_merge(merkle_compact_range *r,
 MERKLE_API merkle_status merkle_compact_range_root(uint8_t out[MERKLE_HASH_LEN],
                                                    const merkle_compact_range *r);
 
+/* sizeof(merkle_compact_range) and its alignment in this library (for bindings). */
+MERKLE_API size_t merkle_compact_range_struct_size(void);
+MERKLE_API size_t merkle_compact_range_struct_align(void);
+
 /* ------------------------------------------------------------------ streaming prover */
 
 /* Which proof a prover builds, or a decoded proof is. */
@@ -349,7 +359,7 @@ typedef struct merkle_proof {
     uint64_t leaf_size; /* leaf size of the stream it was built from; 0 for a leaf list.
                         ** Advisory (not covered by the proof): it tells a verifier how to
                         ** cut a range's bytes into leaves. */
-    uint32_t flags;     /* MERKLE_PROOF_HAS_* */
+    uint32_t flags;     /* merkle_proof_flag bits */
     uint8_t root[MERKLE_HASH_LEN];      /* tree root (new root for consistency) */
     uint8_t old_root[MERKLE_HASH_LEN];  /* consistency */
     uint8_t leaf_hash[MERKLE_HASH_LEN]; /* inclusion */
@@ -357,10 +367,18 @@ typedef struct merkle_proof {
     uint8_t path[MERKLE_PROOF_MAX_PATH][MERKLE_HASH_LEN];
 } merkle_proof;
 
-#define MERKLE_PROOF_HAS_ROOT      1u
-#define MERKLE_PROOF_HAS_OLD_ROOT  2u
-#define MERKLE_PROOF_HAS_LEAF_HASH 4u
-#define MERKLE_PROOF_VERSION       1u
+/* What a merkle_proof carries (merkle_proof.flags). */
+typedef enum merkle_proof_flag {
+    MERKLE_PROOF_HAS_ROOT = 1u,
+    MERKLE_PROOF_HAS_OLD_ROOT = 2u,
+    MERKLE_PROOF_HAS_LEAF_HASH = 4u,
+    MERKLE_PROOF_HAS_LEAF = 8u /* the encoding carried the raw leaf (see merkle_proof_encode) */
+} merkle_proof_flag;
+#define MERKLE_PROOF_VERSION 1u
+
+/* sizeof(merkle_proof) and its alignment in this library (for bindings that allocate it). */
+MERKLE_API size_t merkle_proof_struct_size(void);
+MERKLE_API size_t merkle_proof_struct_align(void);
 
 /*
 ** Finish: write the proof into *out (kind, hash, sizes, root, leaf hash, path; profile is
@@ -417,7 +435,6 @@ MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_
 ** HAS_LEAF flag is set from them (p->flags' own HAS_LEAF bit is ignored). Decoders set
 ** HAS_LEAF in p->flags when the input carried a leaf.
 */
-#define MERKLE_PROOF_HAS_LEAF 8u
 #define MERKLE_PROOF_MAX_LEAF (1u << 30)
 MERKLE_API merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len,
                                              const merkle_proof *p, const uint8_t *leaf,

@@ -57,11 +57,11 @@ typedef struct merkle_sexp_limits {
     uint64_t max_depth;
 } merkle_sexp_limits;
 
-/* Parse flags. */
-enum {
+/* Parse flags (merkle_sexp_parse's uint32_t flags). */
+typedef enum merkle_sexp_parse_flag {
     MERKLE_SEXP_BACKREFS = 1u << 0, /* accept the back-reference token fe (B.3) */
     MERKLE_SEXP_STRICT = 1u << 1    /* reject non-minimal atom encodings (8101, c001..) */
-};
+} merkle_sexp_parse_flag;
 
 /* Fill *limits with the defaults: input 64 MiB, atom 64 MiB, 2^26 nodes, depth 2^20. */
 MERKLE_API void merkle_sexp_limits_init(merkle_sexp_limits *limits);
@@ -128,7 +128,7 @@ MERKLE_API merkle_status merkle_sexp_pair(merkle_sexp_node *left, merkle_sexp_no
 */
 MERKLE_API merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed,
                                            merkle_sexp_store *store, const uint8_t *in, size_t len,
-                                           unsigned flags, const merkle_sexp_limits *limits,
+                                           uint32_t flags, const merkle_sexp_limits *limits,
                                            merkle_error *err);
 
 /*

@@ -177,10 +177,11 @@ MERKLE_API merkle_status merkle_tree_root_parallel(uint8_t out[MERKLE_HASH_LEN],
 ** merkle_tree_root_bytes on `threads` threads: workers hash straight from data (no copy). Same
 ** root as merkle_tree_root_bytes for every thread count. Allocates only thread bookkeeping.
 */
-MERKLE_API merkle_status merkle_tree_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN],
-                                                   merkle_profile profile, merkle_hash_alg hash,
-                                                   size_t leaf_size, const void *data, size_t len,
-                                                   unsigned threads);
+MERKLE_API merkle_status merkle_tree_root_bytes_parallel(uint8_t out[MERKLE_HASH_LEN],
+                                                         merkle_profile profile,
+                                                         merkle_hash_alg hash, size_t leaf_size,
+                                                         const void *data, size_t len,
+                                                         unsigned threads);
 
 #ifdef __cplusplus
 }

@@ -32,9 +32,9 @@ extern "C" {
 #define MERKLE_TRIE_MAX_KEY   ((size_t)1 << 28)
 #define MERKLE_TRIE_MAX_VALUE ((size_t)0xffffffffu)
 /* cb58 strings of an ID: 50 characters at most (plus NUL). */
-#define MERKLE_CB58_ID_MAX 51
-/* Largest payload merkle_cb58_decode accepts, in bytes. */
-#define MERKLE_CB58_MAX_BYTES 1024
+#define MERKLE_TRIE_CB58_ID_MAX 51
+/* Largest payload merkle_trie_cb58_decode accepts, in bytes. */
+#define MERKLE_TRIE_CB58_MAX_BYTES 1024
 
 typedef struct merkle_trie merkle_trie;
 
@@ -206,21 +206,21 @@ MERKLE_API merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
 /*
 ** cb58 (avalanchego ids.ID string form): base58 (Bitcoin alphabet) of in || the last 4 bytes
 ** of SHA-256(in). Writes the string and a NUL; *out_len receives the string length (without
-** the NUL) in every case. n <= MERKLE_CB58_MAX_BYTES. Errors: MERKLE_ERR_BUFFER (cap <
+** the NUL) in every case. n <= MERKLE_TRIE_CB58_MAX_BYTES. Errors: MERKLE_ERR_BUFFER (cap <
 ** length + 1), MERKLE_ERR_ARG, MERKLE_ERR_RANGE. Allocates nothing.
 */
-MERKLE_API merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len,
-                                            const uint8_t *in, size_t n);
+MERKLE_API merkle_status merkle_trie_cb58_encode(char *out, size_t cap, size_t *out_len,
+                                                 const uint8_t *in, size_t n);
 
 /*
 ** Decode a cb58 string of len characters: checks the alphabet and the 4-byte checksum, and
-** writes the payload (at most MERKLE_CB58_MAX_BYTES). Errors: MERKLE_ERR_FORMAT (bad
+** writes the payload (at most MERKLE_TRIE_CB58_MAX_BYTES). Errors: MERKLE_ERR_FORMAT (bad
 ** character, too short for a checksum, checksum mismatch), MERKLE_ERR_BUFFER (cap too small;
 ** *out_len says how much is needed), MERKLE_ERR_RANGE (payload too long), MERKLE_ERR_ARG.
 ** Allocates nothing.
 */
-MERKLE_API merkle_status merkle_cb58_decode(uint8_t *out, size_t cap, size_t *out_len,
-                                            const char *s, size_t len, merkle_error *err);
+MERKLE_API merkle_status merkle_trie_cb58_decode(uint8_t *out, size_t cap, size_t *out_len,
+                                                 const char *s, size_t len, merkle_error *err);
 
 /*
 ** Parse an ID given as 64 hex digits or as its cb58 string (which must decode to exactly 32

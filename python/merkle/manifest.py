@@ -22,12 +22,6 @@ class _Entry(ctypes.Structure):
                 ("bsd", c_u8)]
 
 
-class _Manifest(ctypes.Structure):
-    _fields_ = [("entries", ctypes.POINTER(_Entry)), ("count", c_size_t),
-                ("bad_lines", ctypes.POINTER(c_u64)), ("bad_count", c_size_t),
-                ("lines", c_u64), ("storage_", c_void_p)]
-
-
 class _Parser(ctypes.Structure):
     _fields_ = [("alg", c_int), ("digest_len", c_u32), ("bsd_reversed", c_int),
                 ("reject_dash", c_int)]
@@ -45,27 +39,32 @@ CHECK_OPTS_VERSION = 1  # MERKLE_CHECK_OPTS_VERSION of the layout below
 
 
 class _CheckOpts(ctypes.Structure):
-    _fields_ = [("version", c_u32), ("dirfd", c_int), ("threads", c_uint), ("cache", c_void_p),
+    _fields_ = [("version", c_u32), ("dir", c_char_p), ("threads", c_uint), ("cache", c_void_p),
                 ("dash_is_stdin", c_int), ("progress", c_void_p), ("progress_ctx", c_void_p),
                 ("on_result", c_void_p), ("result_ctx", c_void_p)]
 
 
 _E = ctypes.POINTER(_lib.Error)
 _alg_from_name = fn("merkle_manifest_alg_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
-_alg_len = fn("merkle_manifest_alg_len", c_size_t, c_int)
+_alg_len = fn("merkle_hash_alg_len", c_size_t, c_int)
 _parser_init = fn("merkle_manifest_parser_init", None, ctypes.POINTER(_Parser), c_int, c_u32)
-_parse_alloc = fn("merkle_manifest_parse_alloc", c_int, ctypes.POINTER(_Manifest),
-                  ctypes.POINTER(_Parser), c_char_p, c_size_t, _E)
-_free = fn("merkle_manifest_free", None, ctypes.POINTER(_Manifest))
+_parse_alloc = fn("merkle_manifest_parse_alloc", c_int, ctypes.POINTER(c_void_p),
+                  ctypes.POINTER(_Parser), c_char_p, c_size_t, c_u64, _E)
+_free = fn("merkle_manifest_free", None, c_void_p)
+_m_count = fn("merkle_manifest_count", c_size_t, c_void_p)
+_m_entries = fn("merkle_manifest_entries", ctypes.POINTER(_Entry), c_void_p)
+_m_bad = fn("merkle_manifest_bad_lines", ctypes.POINTER(c_u64), c_void_p,
+            ctypes.POINTER(c_size_t))
+_m_lines = fn("merkle_manifest_lines", c_u64, c_void_p)
 _format_line = fn("merkle_manifest_format_line", c_int, c_void_p, c_size_t,
                   ctypes.POINTER(c_size_t), c_int, c_char_p, c_size_t, c_char_p, c_uint)
 _digest = fn("merkle_manifest_digest", c_int, c_void_p, c_int, c_size_t, c_void_p, c_size_t)
-_digest_fd = fn("merkle_manifest_digest_fd", c_int, c_void_p, c_int, c_size_t, c_int,
-                ctypes.POINTER(c_u64), _E)
+_digest_file = fn("merkle_manifest_digest_file", c_int, c_void_p, c_int, c_size_t, c_char_p,
+                  ctypes.POINTER(c_u64), _E)
 _opts_init = fn("merkle_check_opts_init", c_int, ctypes.POINTER(_CheckOpts), c_u32)
 _check = fn("merkle_manifest_check", c_int, ctypes.POINTER(_CheckResult),
             ctypes.POINTER(_Entry), c_size_t, ctypes.POINTER(_CheckOpts), _E)
-_dirroot = fn("merkle_manifest_dirroot", c_int, c_void_p, ctypes.POINTER(_Manifest), _E)
+_dirroot = fn("merkle_manifest_dirroot", c_int, c_void_p, c_void_p, _E)
 
 AVAILABLE = _parse_alloc is not None
 
@@ -111,30 +110,44 @@ class _Parsed(_lib.Owner):
     """A C merkle_manifest, freed on close (context manager)."""
 
     def __init__(self, text, algorithm=None, digest_len=0):
-        self.m = _Manifest()
+        self.m = None
         p = _Parser()
         _parser_init(ctypes.byref(p), _alg_id(algorithm), digest_len)
         data = _text(text)
         err = _lib.Error()
-        check(_parse_alloc(ctypes.byref(self.m), ctypes.byref(p), data, len(data),
+        h = c_void_p()
+        check(_parse_alloc(ctypes.byref(h), ctypes.byref(p), data, len(data), 1,
                            ctypes.byref(err)), err)
+        self.m = h
 
     def close(self):
         if getattr(self, "m", None) is not None:
-            _free(ctypes.byref(self.m))
+            _free(self.m)
             self.m = None
+
+    def count(self):
+        return int(_m_count(self.m))
+
+    def lines(self):
+        return int(_m_lines(self.m))
+
+    def raw_entries(self):
+        return _m_entries(self.m)
 
     def entries(self):
         out = []
-        for i in range(self.m.count):
-            e = self.m.entries[i]
+        ents = _m_entries(self.m)
+        for i in range(self.count()):
+            e = ents[i]
             out.append(Entry(ctypes.string_at(e.name, e.name_len), _alg_name(e.alg),
                              bytes(e.digest[:e.digest_len]), int(e.line), bool(e.binary),
                              bool(e.bsd)))
         return out
 
     def bad_lines(self):
-        return [int(self.m.bad_lines[i]) for i in range(self.m.bad_count)]
+        n = c_size_t()
+        b = _m_bad(self.m, ctypes.byref(n))
+        return [int(b[i]) for i in range(n.value)]
 
 
 def parse(text, algorithm=None, digest_len=0):
@@ -143,7 +156,7 @@ def parse(text, algorithm=None, digest_len=0):
     or hex length 32/40/64/128); digest_len restricts blake2b lines to that many bytes.
     Returns a Manifest; malformed lines are listed in .bad_lines, not raised."""
     with _Parsed(text, algorithm, digest_len) as p:
-        return Manifest(p.entries(), p.bad_lines(), int(p.m.lines))
+        return Manifest(p.entries(), p.bad_lines(), p.lines())
 
 
 def _read(manifest):
@@ -164,29 +177,27 @@ def check_manifest(manifest, base_dir=".", algorithm=None, threads=0):
     Every file verified when all(r.ok for r in results) and results is not empty.
     Per-file failures are results, not exceptions; MerkleError for bad arguments."""
     text = _read(manifest)
-    dirfd = os.open(base_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    try:
-        with _Parsed(text, algorithm) as p:
-            n = p.m.count
-            entries = p.entries()
-            res = (_CheckResult * max(n, 1))()
-            opts = _CheckOpts()
-            _opts_init(ctypes.byref(opts), CHECK_OPTS_VERSION)
-            opts.dirfd = dirfd
-            opts.threads = threads
-            err = _lib.Error()
-            check(_check(res, p.m.entries, n, ctypes.byref(opts), ctypes.byref(err)), err)
-            out = []
-            for i, e in enumerate(entries):
-                r = res[i]
-                st = CHECK_STATUS[r.status] if 0 <= r.status < 4 else str(r.status)
-                dig = b"" if (r.from_cache or r.status >= 2) else bytes(
-                    r.digest[:len(e.digest)])
-                out.append(CheckResult(e.name, st, r.status == 0, dig, int(r.size),
-                                       int(r.sys_errno), e.line))
-            return out, p.bad_lines()
-    finally:
-        os.close(dirfd)
+    # the errors of opening it (FileNotFoundError, NotADirectoryError) before any work
+    os.close(os.open(base_dir, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)))
+    with _Parsed(text, algorithm) as p:
+        n = p.count()
+        entries = p.entries()
+        res = (_CheckResult * max(n, 1))()
+        opts = _CheckOpts()
+        _opts_init(ctypes.byref(opts), CHECK_OPTS_VERSION)
+        opts.dir = _fsname(os.fspath(base_dir))
+        opts.threads = threads
+        err = _lib.Error()
+        check(_check(res, p.raw_entries(), n, ctypes.byref(opts), ctypes.byref(err)), err)
+        out = []
+        for i, e in enumerate(entries):
+            r = res[i]
+            st = CHECK_STATUS[r.status] if 0 <= r.status < 4 else str(r.status)
+            dig = b"" if (r.from_cache or r.status >= 2) else bytes(
+                r.digest[:len(e.digest)])
+            out.append(CheckResult(e.name, st, r.status == 0, dig, int(r.size),
+                                   int(r.sys_errno), e.line))
+        return out, p.bad_lines()
 
 
 def digest(data, algorithm="sha256", length=None):
@@ -207,11 +218,9 @@ def file_digest(path, algorithm="sha256", length=None):
     n = _alg_len(a) if length is None else length
     out = ctypes.create_string_buffer(MAX_DIGEST)
     err = _lib.Error()
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        check(_digest_fd(out, a, n, fd, None, ctypes.byref(err)), err, what=os.fsdecode(path))
-    finally:
-        os.close(fd)
+    os.close(os.open(path, os.O_RDONLY))  # FileNotFoundError, PermissionError as before
+    check(_digest_file(out, a, n, _fsname(os.fspath(path)), None, ctypes.byref(err)), err,
+          what=os.fsdecode(path))
     return out.raw[:n]
 
 
@@ -244,5 +253,5 @@ def dirroot(manifest, algorithm=None):
             raise MerkleError(_lib.ERR_FORMAT, "malformed manifest line", line=bad[0])
         out = ctypes.create_string_buffer(_lib.HASH_LEN)
         err = _lib.Error()
-        check(_dirroot(out, ctypes.byref(p.m), ctypes.byref(err)), err)
+        check(_dirroot(out, p.m, ctypes.byref(err)), err)
         return out.raw

@@ -37,15 +37,15 @@ class _Proof(ctypes.Structure):
 
 # Every verify function: hash, root(s), size(s), position, leaf, path, path length.
 _incl_verify = fn("merkle_proof_inclusion_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p,
-                  c_char_p, c_size_t)
+                  c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _cons_verify = fn("merkle_proof_consistency_verify", c_int, c_int, c_char_p, c_char_p, c_u64, c_u64,
-                  c_char_p, c_size_t)
+                  c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _comet_verify = fn("merkle_proof_cometbft_verify", c_int, c_char_p, c_i64, c_i64, c_char_p, c_char_p,
-                   c_size_t, c_char_p, c_size_t)
+                   c_size_t, c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _sia_verify = fn("merkle_proof_sia_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_char_p, c_size_t,
-                 c_char_p, c_size_t)
+                 c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _range_verify = fn("merkle_proof_range_verify", c_int, c_int, c_char_p, c_u64, c_u64, c_u64, c_char_p,
-                   c_char_p, c_size_t)
+                   c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _prover_init = fn("merkle_prover_init", c_int, c_void_p, c_int, c_int, c_size_t, c_u64, c_u64)
 _prover_push = fn("merkle_prover_push_leaf", c_int, c_void_p, c_char_p, c_size_t)
 _prover_write = fn("merkle_prover_write", c_int, c_void_p, c_void_p, c_size_t)
@@ -287,16 +287,18 @@ def stream_proof(data, kind="inclusion", index=0, end=None, old_size=None, leaf_
 def verify_inclusion(leaf_hash, index, tree_size, path, root, hash="sha256"):
     """RFC 9162 inclusion check of a leaf hash H(0x00 || leaf). True or MerkleError."""
     p, n = _hashes(path, "path")
+    err = _lib.Error()
     check(_incl_verify(hash_id(hash), _lib.digest_arg(root, "root"), tree_size, index,
-                       _lib.digest_arg(leaf_hash, "leaf_hash"), p, n))
+                       _lib.digest_arg(leaf_hash, "leaf_hash"), p, n, ctypes.byref(err)), err)
     return True
 
 
 def verify_consistency(old_size, new_size, old_root, new_root, path, hash="sha256"):
     """RFC 9162 consistency check. True or MerkleError (MERKLE_ERR_VERIFY)."""
     p, n = _hashes(path, "path")
+    err = _lib.Error()
     check(_cons_verify(hash_id(hash), _lib.digest_arg(old_root, "old_root"),
-                       _lib.digest_arg(new_root, "new_root"), old_size, new_size, p, n))
+                       _lib.digest_arg(new_root, "new_root"), old_size, new_size, p, n, ctypes.byref(err)), err)
     return True
 
 
@@ -304,8 +306,9 @@ def verify_cometbft(root, total, index, leaf_hash, aunts, leaf):
     """CometBFT Proof.Verify(root, leaf) (SHA-256). True or MerkleError."""
     a, n = _hashes(aunts, "aunts")
     lf = bytes(leaf)
+    err = _lib.Error()
     check(_comet_verify(_lib.digest_arg(root, "root"), total, index,
-                        _lib.digest_arg(leaf_hash, "leaf_hash"), lf, len(lf), a, n))
+                        _lib.digest_arg(leaf_hash, "leaf_hash"), lf, len(lf), a, n, ctypes.byref(err)), err)
     return True
 
 
@@ -313,8 +316,9 @@ def verify_sia(root, segment, path, index, num_leaves, hash="blake2b-256"):
     """Sia VerifyProof of a single-leaf proof set (segment = proofSet[0], path the rest)."""
     p, n = _hashes(path, "path")
     seg = bytes(segment)
+    err = _lib.Error()
     check(_sia_verify(hash_id(hash), _lib.digest_arg(root, "root"), num_leaves, index, seg,
-                      len(seg), p, n))
+                      len(seg), p, n, ctypes.byref(err)), err)
     return True
 
 
@@ -326,6 +330,7 @@ def verify_range(start, end, leaves, path, root, size=0, hash="sha256", leaf_has
         leaf_hashes = [_lh(x, hash) for x in leaves]
     lh, _ = _hashes(leaf_hashes, "leaf_hashes")
     p, n = _hashes(path, "path")
+    err = _lib.Error()
     check(_range_verify(hash_id(hash), _lib.digest_arg(root, "root"), size, start, end, lh, p,
-                        n))
+                        n, ctypes.byref(err)), err)
     return True

@@ -23,7 +23,7 @@ _node_hash = fn("merkle_tree_node_hash", c_int, c_void_p, c_int, c_char_p, c_cha
 _hash = fn("merkle_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _root_bytes = fn("merkle_tree_root_bytes", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p, c_size_t)
 _root_list = fn("merkle_tree_root_list", c_int, c_void_p, c_int, c_int, c_void_p, c_void_p, c_size_t)
-_root_bytes_mt = fn("merkle_tree_root_bytes_mt", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
+_root_bytes_parallel = fn("merkle_tree_root_bytes_parallel", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
                     c_size_t, ctypes.c_uint)
 _tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
 _tree_write = fn("merkle_tree_write", c_int, c_void_p, c_void_p, c_size_t)
@@ -113,8 +113,8 @@ def _threads_arg(threads):
 
 def _root_view(ptr, n, p, h, ls, threads):
     out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    if threads > 1 and _root_bytes_mt is not None:
-        check(_root_bytes_mt(out, p, h, ls, ptr, n, threads))
+    if threads > 1 and _root_bytes_parallel is not None:
+        check(_root_bytes_parallel(out, p, h, ls, ptr, n, threads))
     else:
         check(_root_bytes(out, p, h, ls, ptr, n))
     return out.raw

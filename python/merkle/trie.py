@@ -41,9 +41,9 @@ _prove = fn("merkle_trie_prove", c_int, c_void_p, c_size_t, ctypes.POINTER(c_siz
             c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _verify = fn("merkle_trie_proof_verify", c_int, ctypes.POINTER(_ProofInfo), c_char_p, c_char_p,
              c_size_t, ctypes.POINTER(_lib.Error))
-_cb58_encode = fn("merkle_cb58_encode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+_cb58_encode = fn("merkle_trie_cb58_encode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
                   c_char_p, c_size_t)
-_cb58_decode = fn("merkle_cb58_decode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
+_cb58_decode = fn("merkle_trie_cb58_decode", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
                   c_char_p, c_size_t, ctypes.POINTER(_lib.Error))
 _id_parse = fn("merkle_trie_id_parse", c_int, c_void_p, c_char_p, ctypes.POINTER(_lib.Error))
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "merkle/common.h"
+#include "merkle/hash.h"
 
 #if defined(__GNUC__)
 #define MERKLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -36,6 +37,9 @@ _Noreturn void merkle__assert_fail(const char *cond, const char *file, int line)
 ** Fill *err (if not NULL) with status, line, offset and a printf-style message, and return
 ** status, so that callers can write `return merkle__fail(err, MERKLE_ERR_FORMAT, ...)`.
 */
+/* 1 for the digests trees accept (SHA-256, BLAKE2b-256, Keccak-256), 0 otherwise. */
+int merkle__tree_hash_ok(merkle_hash_alg alg);
+
 merkle_status merkle__fail(merkle_error *err, merkle_status status, uint64_t line, uint64_t offset,
                            const char *fmt, ...) MERKLE_PRINTF(5, 6);
 

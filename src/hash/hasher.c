@@ -27,12 +27,46 @@ merkle_status merkle_hash_alg_from_name(merkle_hash_alg *out, const char *name)
 const char *merkle_hash_alg_name(merkle_hash_alg alg)
 {
     switch (alg) {
+    case MERKLE_HASH_MD5: return "md5";
+    case MERKLE_HASH_SHA1: return "sha1";
     case MERKLE_HASH_SHA256: return "sha256";
+    case MERKLE_HASH_SHA512: return "sha512";
+    case MERKLE_HASH_BLAKE2B: return "blake2b";
     case MERKLE_HASH_BLAKE2B_256: return "blake2b-256";
     case MERKLE_HASH_KECCAK256: return "keccak256";
     default: break;
     }
     return NULL;
+}
+
+size_t merkle_hash_alg_len(merkle_hash_alg alg)
+{
+    switch (alg) {
+    case MERKLE_HASH_MD5: return 16;
+    case MERKLE_HASH_SHA1: return 20;
+    case MERKLE_HASH_SHA512:
+    case MERKLE_HASH_BLAKE2B: return 64;
+    case MERKLE_HASH_SHA256:
+    case MERKLE_HASH_BLAKE2B_256:
+    case MERKLE_HASH_KECCAK256: return 32;
+    default: break;
+    }
+    return 0;
+}
+
+int merkle__tree_hash_ok(merkle_hash_alg alg)
+{
+    return alg == MERKLE_HASH_SHA256 || alg == MERKLE_HASH_BLAKE2B_256 ||
+           alg == MERKLE_HASH_KECCAK256;
+}
+
+size_t merkle_hasher_struct_size(void)
+{
+    return sizeof(merkle_hasher);
+}
+size_t merkle_hasher_struct_align(void)
+{
+    return _Alignof(merkle_hasher);
 }
 
 merkle_status merkle_hasher_init(merkle_hasher *h, merkle_hash_alg alg)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "manifest/manifest_impl.h"
 #include "merkle/manifest.h"
 
 merkle_status merkle_audit_opts_init(merkle_audit_opts *o, uint32_t version)
@@ -84,8 +85,9 @@ static int walk(int dirfd, const char *rel, namelist *out, const merkle_file_id 
         } else if (S_ISDIR(st.st_mode)) {
             int e = walk(dirfd, path, out, skip);
             if (e && !first_err) first_err = e;
-        } else if (S_ISREG(st.st_mode) && !(skip && (uint64_t)st.st_dev == skip->dev &&
-                                            (uint64_t)st.st_ino == skip->ino)) {
+        } else if (S_ISREG(st.st_mode) &&
+                   !(skip && (uint64_t)st.st_dev == skip->dev &&
+                     (uint64_t)st.st_ino == skip->ino_lo && skip->ino_hi == 0)) {
             if (nl_push(out, path, pl + nl) != 0 && !first_err) first_err = ENOMEM;
         }
         free(path);
@@ -124,7 +126,7 @@ static int cmp_move(const void *a, const void *b)
 ** of the failure (err filled).
 */
 static merkle_status find_moved(const merkle_manifest_entry *e, const size_t *miss, size_t nm,
-                                char *const *newv, size_t nn, const merkle_check_opts *o,
+                                char *const *newv, size_t nn, const merkle_check_opts *o, int dirfd,
                                 const char **moved_to, uint8_t *used, merkle_error *err)
 {
     merkle_check_result *res = malloc(nn * sizeof *res);
@@ -136,7 +138,7 @@ static merkle_status find_moved(const merkle_manifest_entry *e, const size_t *mi
     for (size_t a = 0; s == MERKLE_OK && a < nm; a++) {
         if (done[a]) continue;
         const merkle_manifest_entry *ea = &e[miss[a]];
-        merkle_manifest_alg alg = ea->alg;
+        merkle_hash_alg alg = ea->alg;
         size_t dlen = ea->digest_len;
         size_t km = 0, kn = 0;
         for (size_t q = a; q < nm; q++) {
@@ -149,7 +151,8 @@ static merkle_status find_moved(const merkle_manifest_entry *e, const size_t *mi
             mk[km].idx = miss[q];
             km++;
         }
-        s = merkle_manifest_hash_files(res, (const char *const *)newv, nn, alg, dlen, o, err);
+        s = merkle__manifest_hash_files_at(res, (const char *const *)newv, nn, alg, dlen, o, dirfd,
+                                           err);
         if (s != MERKLE_OK) break;
         for (size_t k = 0; k < nn; k++) {
             if (used[k] || res[k].status != MERKLE_CHECK_OK) continue;
@@ -279,8 +282,29 @@ static void report(merkle_audit_counts *c, const audit_mem *a, size_t count, siz
     }
 }
 
+static merkle_status audit_at(merkle_audit_counts *counts, const merkle_manifest *m, int dirfd,
+                              const merkle_audit_opts *opts, merkle_error *err);
+
 merkle_status merkle_manifest_audit(merkle_audit_counts *counts, const merkle_manifest *m,
-                                    int dirfd, const merkle_audit_opts *opts, merkle_error *err)
+                                    const char *dir, const merkle_audit_opts *opts,
+                                    merkle_error *err)
+{
+    if (counts) memset(counts, 0, sizeof *counts);
+    if (!m || !dir) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL manifest or directory");
+    if (opts && (opts->version == 0 || opts->version > MERKLE_AUDIT_OPTS_VERSION))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "unknown merkle_audit_opts version");
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        int e = errno;
+        return merkle__fail_errno(err, e, "%s: %s", dir, strerror(e));
+    }
+    merkle_status s = audit_at(counts, m, dirfd, opts, err);
+    close(dirfd);
+    return s;
+}
+
+static merkle_status audit_at(merkle_audit_counts *counts, const merkle_manifest *m, int dirfd,
+                              const merkle_audit_opts *opts, merkle_error *err)
 {
     merkle_audit_opts o;
     if (!opts) {
@@ -333,12 +357,11 @@ merkle_status merkle_manifest_audit(merkle_audit_counts *counts, const merkle_ma
 
     merkle_check_opts co;
     merkle_check_opts_init(&co, MERKLE_CHECK_OPTS_VERSION);
-    co.dirfd = dirfd;
     co.threads = o.threads;
     co.progress = o.progress;
     co.progress_ctx = o.progress_ctx;
     stage(&o, MERKLE_AUDIT_STAGE_CHECK, n);
-    merkle_status s = merkle_manifest_check(a.res, a.entries, n, &co, err);
+    merkle_status s = merkle__manifest_check_at(a.res, a.entries, n, &co, dirfd, err);
 
     /* New files: found under the directory, not listed (sorted by name). */
     size_t nn = 0, nm = 0;
@@ -363,7 +386,7 @@ merkle_status merkle_manifest_audit(merkle_audit_counts *counts, const merkle_ma
             if (a.res[i].status == MERKLE_CHECK_MISSING) a.miss[nm++] = i;
         if (nm && nn) {
             stage(&o, MERKLE_AUDIT_STAGE_MOVES, nn);
-            s = find_moved(a.entries, a.miss, nm, a.newv, nn, &co, a.moved_to, a.used, err);
+            s = find_moved(a.entries, a.miss, nm, a.newv, nn, &co, dirfd, a.moved_to, a.used, err);
         }
     }
     if (s == MERKLE_OK) {

@@ -161,7 +161,7 @@ static void rec_write(uint8_t *p, const char *name, size_t name_len, const merkl
     memcpy(p, name, name_len);
     p += name_len;
     merkle__store_le64(p, id->dev);
-    merkle__store_le64(p + 8, id->ino);
+    merkle__store_le64(p + 8, id->ino_lo);
     merkle__store_le64(p + 16, id->size);
     merkle__store_le64(p + 24, (uint64_t)id->mtime_ns);
     merkle__store_le64(p + 32, (uint64_t)id->ctime_ns);
@@ -240,7 +240,7 @@ void merkle__vcache_reserve_locked(merkle_vcache *c, size_t n)
 }
 
 merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
-                                           const merkle_file_id *id, merkle_manifest_alg alg,
+                                           const merkle_file_id *id, merkle_hash_alg alg,
                                            const uint8_t *digest, size_t len, int64_t verified_ns)
 {
     size_t nl = strlen(name);
@@ -253,7 +253,7 @@ merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
 }
 
 merkle_status merkle_vcache_record(merkle_vcache *c, const char *name, const merkle_file_id *id,
-                                   merkle_manifest_alg alg, const uint8_t *digest, size_t len,
+                                   merkle_hash_alg alg, const uint8_t *digest, size_t len,
                                    int64_t verified_ns)
 {
     if (!c || !name || !id || !digest) return MERKLE_ERR_ARG;
@@ -303,7 +303,8 @@ void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t 
         }
         const uint8_t *t = rec_tail(&c->e[idx]);
         q->id.dev = merkle__load_le64(t);
-        q->id.ino = merkle__load_le64(t + 8);
+        q->id.ino_hi = 0;
+        q->id.ino_lo = merkle__load_le64(t + 8);
         q->id.size = merkle__load_le64(t + 16);
         q->id.mtime_ns = (int64_t)merkle__load_le64(t + 24);
         q->id.ctime_ns = (int64_t)merkle__load_le64(t + 32);
@@ -343,7 +344,7 @@ int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id)
 }
 
 int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,
-                         merkle_manifest_alg alg, const uint8_t *expected, size_t len)
+                         merkle_hash_alg alg, const uint8_t *expected, size_t len)
 {
     if (!c || !name || !id || !expected) return 0;
     merkle__vprobe p;

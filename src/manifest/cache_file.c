@@ -260,7 +260,7 @@ const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t 
         const uint8_t *t = p + 4 + nl;
         uint8_t alg = t[48], dlen = t[49];
         p = t + 50;
-        if (!merkle__manifest_len_ok((merkle_manifest_alg)alg, dlen) || nl == 0 ||
+        if (!merkle__manifest_len_ok((merkle_hash_alg)alg, dlen) || nl == 0 ||
             memchr(name, '\0', nl) || (size_t)(end - p) < (size_t)dlen + (has_mac ? 32u : 0u))
             return "bad entry";
         p += dlen;
@@ -299,7 +299,8 @@ const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t 
 static void id_of_rec(merkle_file_id *id, const uint8_t *t)
 {
     id->dev = merkle__load_le64(t);
-    id->ino = merkle__load_le64(t + 8);
+    id->ino_hi = 0;
+    id->ino_lo = merkle__load_le64(t + 8);
     id->size = merkle__load_le64(t + 16);
     id->mtime_ns = (int64_t)merkle__load_le64(t + 24);
     id->ctime_ns = (int64_t)merkle__load_le64(t + 32);

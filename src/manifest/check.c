@@ -30,7 +30,7 @@
 
 typedef struct job {
     const char *name;
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     size_t dlen;
     const uint8_t *expected; /* NULL: just hash */
 } job;
@@ -42,6 +42,7 @@ typedef struct engine {
     size_t n, chunk;   /* n: entries of sel */
     atomic_size_t next;
     const merkle_check_opts *opts;
+    int dirfd;         /* names are relative to this (AT_FDCWD, or opts->dir opened) */
     uint8_t *answered; /* cache pass: sel[k] was answered from the cache */
     pthread_mutex_t lock;
     uint64_t files_done, bytes_done;
@@ -216,7 +217,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             pr[q].expected = j->expected;
         }
         merkle__vcache_probe(e->opts->cache, pr, m, &hint);
-        stat_found(sd, e->opts->dirfd, pr, m, e->n < MERKLE__IO_TRIAL_MIN);
+        stat_found(sd, e->dirfd, pr, m, e->n < MERKLE__IO_TRIAL_MIN);
         for (size_t q = 0; q < m; q++) {
             if (!pr[q].found || !pr[q].stat_ok) continue;
             const struct stat st = pr[q].st;
@@ -225,7 +226,7 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             merkle__file_id_from_stat(&id, &st);
             if (!merkle__vprobe_match(&pr[q], &id)) continue;
             /* Another user's cache vouches only for files we could read ourselves. */
-            if (foreign && faccessat(e->opts->dirfd, pr[q].name, R_OK, AT_EACCESS) != 0) continue;
+            if (foreign && faccessat(e->dirfd, pr[q].name, R_OK, AT_EACCESS) != 0) continue;
             size_t i = e->sel[k + q];
             merkle_check_result *r = &e->res[i];
             r->status = MERKLE_CHECK_OK;
@@ -349,7 +350,7 @@ static void hash_fd(worker *w, size_t i, int fd, const struct stat *st)
 static void hash_one(worker *w, size_t i)
 {
     engine *e = w->e;
-    int fd = openat(e->opts->dirfd, e->jobs[i].name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    int fd = openat(e->dirfd, e->jobs[i].name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
         finish(w, i, errno, NULL, NULL, 0, 1);
         return;
@@ -369,7 +370,7 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
         it[q].path = e->jobs[idx[q]].name;
         it[q].slot = w->slots + q * (FB_SLOT + 1);
     }
-    merkle__fbatch_load(&w->fb, e->opts->dirfd, it, k);
+    merkle__fbatch_load(&w->fb, e->dirfd, it, k);
     for (size_t q = 0; q < k; q++) {
         merkle__fb_item *x = &it[q];
         size_t i = idx[q];
@@ -410,7 +411,7 @@ static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest,
 static void hash_md5_batch(worker *w, size_t k)
 {
     mb_ctx c = { w, w->md5_idx };
-    if (merkle__md5_mb_files(w->e->opts->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK) return;
+    if (merkle__md5_mb_files(w->e->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK) return;
     /* The engine refused the batch as a whole (allocation): fall back per file. Files it
     ** already reported are reported again with the same outcome, which is harmless. */
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
@@ -426,7 +427,7 @@ static int pull_next(void *ctx, size_t *index, const char **path)
         size_t k = atomic_fetch_add(&e->next, 1);
         if (k >= e->n) return 0;
         size_t i = e->sel[k];
-        if (e->jobs[i].alg != MERKLE_MANIFEST_MD5) {
+        if (e->jobs[i].alg != MERKLE_HASH_MD5) {
             hash_one(w, i);
             progress(e, &w->t, 1, 0);
             continue;
@@ -476,7 +477,7 @@ static void run_chunk(worker *w, size_t a, size_t b)
     for (size_t q = a; q < b; q++) {
         size_t i = e->sel[q];
         const job *j = &e->jobs[i];
-        if (j->alg == MERKLE_MANIFEST_MD5) {
+        if (j->alg == MERKLE_HASH_MD5) {
             w->md5_idx[k] = i;
             w->md5_paths[k] = j->name;
             k++;
@@ -495,8 +496,7 @@ static void *worker_main(void *arg)
     engine *e = w->e;
     if (w->eng) {
         merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
-        if (merkle__md5_mb_engine_run(w->eng, e->opts->dirfd, pull_next, pull_done, w) ==
-            MERKLE_OK) {
+        if (merkle__md5_mb_engine_run(w->eng, e->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
             progress(e, &w->t, 0, 1);
             return NULL;
         }
@@ -560,8 +560,7 @@ static merkle_status hash_pass(engine *e, unsigned t)
         return MERKLE_ERR_NOMEM;
     }
     int use_mb = 0;
-    for (size_t q = 0; q < n && !use_mb; q++)
-        use_mb = e->jobs[e->sel[q]].alg == MERKLE_MANIFEST_MD5;
+    for (size_t q = 0; q < n && !use_mb; q++) use_mb = e->jobs[e->sel[q]].alg == MERKLE_HASH_MD5;
     for (unsigned k = 0; k < t; k++) {
         if (worker_init(&ws[k], e, use_mb) != 0) {
             worker_free(&ws[k]);
@@ -593,7 +592,7 @@ static void hash_stdin(const job *j, merkle_check_result *r)
     uint64_t size = 0;
     merkle_error err;
     memset(r, 0, sizeof *r);
-    if (merkle_manifest_digest_fd(r->digest, j->alg, j->dlen, STDIN_FILENO, &size, &err) !=
+    if (merkle__manifest_digest_fd(r->digest, j->alg, j->dlen, STDIN_FILENO, &size, &err) !=
         MERKLE_OK) {
         r->status = MERKLE_CHECK_ERROR;
         r->sys_errno = err.sys_errno ? err.sys_errno : EIO;
@@ -612,13 +611,14 @@ static void hash_stdin(const job *j, merkle_check_result *r)
 ** manifest's order and the next check finds each entry right after the previous one.
 */
 static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
-                         const merkle_check_opts *opts, merkle_error *error)
+                         const merkle_check_opts *opts, int dirfd, merkle_error *error)
 {
     engine e;
     memset(&e, 0, sizeof e);
     e.jobs = jobs;
     e.res = res;
     e.opts = opts;
+    e.dirfd = dirfd;
     atomic_init(&e.next, 0);
     pthread_mutex_init(&e.lock, NULL);
     /* The moment of verification for the cache: before any file is opened. */
@@ -708,7 +708,6 @@ merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t version)
     if (!o || version == 0 || version > MERKLE_CHECK_OPTS_VERSION) return MERKLE_ERR_ARG;
     memset(o, 0, sizeof *o);
     o->version = version;
-    o->dirfd = AT_FDCWD;
     return MERKLE_OK;
 }
 
@@ -722,9 +721,41 @@ static int take_opts(merkle_check_opts *dst, const merkle_check_opts *src)
     return 0;
 }
 
+/* opts->dir opened as a directory into *fd (AT_FDCWD when NULL); MERKLE_OK or MERKLE_ERR_IO. */
+static merkle_status open_dir(int *fd, const char *dir, merkle_error *error)
+{
+    *fd = AT_FDCWD;
+    if (!dir) return MERKLE_OK;
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd >= 0) return MERKLE_OK;
+    int e = errno;
+    return merkle__fail_errno(error, e, "%s: %s", dir, strerror(e));
+}
+
+static void close_dir(int fd)
+{
+    if (fd >= 0) close(fd);
+}
+
 merkle_status merkle_manifest_check(merkle_check_result *results,
                                     const merkle_manifest_entry *entries, size_t n,
                                     const merkle_check_opts *opts, merkle_error *error)
+{
+    int fd;
+    if ((!results || !entries) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
+    if (opts && opts->version >= 1 && opts->version <= MERKLE_CHECK_OPTS_VERSION &&
+        open_dir(&fd, opts->dir, error) != MERKLE_OK)
+        return MERKLE_ERR_IO;
+    if (!opts || opts->version == 0 || opts->version > MERKLE_CHECK_OPTS_VERSION) fd = AT_FDCWD;
+    merkle_status s = merkle__manifest_check_at(results, entries, n, opts, fd, error);
+    close_dir(fd);
+    return s;
+}
+
+merkle_status merkle__manifest_check_at(merkle_check_result *results,
+                                        const merkle_manifest_entry *entries, size_t n,
+                                        const merkle_check_opts *opts, int dirfd,
+                                        merkle_error *error)
 {
     if ((!results || !entries) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
     merkle_check_opts o;
@@ -745,14 +776,31 @@ merkle_status merkle_manifest_check(merkle_check_result *results,
         jobs[i].expected = entries[i].digest;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run(jobs, results, n, opts, error);
+    merkle_status s = run(jobs, results, n, opts, dirfd, error);
     free(jobs);
     return s;
 }
 
 merkle_status merkle_manifest_hash_files(merkle_check_result *results, const char *const *names,
-                                         size_t n, merkle_manifest_alg alg, size_t digest_len,
+                                         size_t n, merkle_hash_alg alg, size_t digest_len,
                                          const merkle_check_opts *opts, merkle_error *error)
+{
+    int fd;
+    if ((!results || !names) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
+    if (opts && opts->version >= 1 && opts->version <= MERKLE_CHECK_OPTS_VERSION &&
+        open_dir(&fd, opts->dir, error) != MERKLE_OK)
+        return MERKLE_ERR_IO;
+    if (!opts || opts->version == 0 || opts->version > MERKLE_CHECK_OPTS_VERSION) fd = AT_FDCWD;
+    merkle_status s =
+        merkle__manifest_hash_files_at(results, names, n, alg, digest_len, opts, fd, error);
+    close_dir(fd);
+    return s;
+}
+
+merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const char *const *names,
+                                             size_t n, merkle_hash_alg alg, size_t digest_len,
+                                             const merkle_check_opts *opts, int dirfd,
+                                             merkle_error *error)
 {
     if ((!results || !names) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
     if (!merkle__manifest_len_ok(alg, digest_len))
@@ -770,7 +818,7 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
         jobs[i].expected = NULL;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run(jobs, results, n, &o, error);
+    merkle_status s = run(jobs, results, n, &o, dirfd, error);
     free(jobs);
     return s;
 }

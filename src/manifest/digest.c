@@ -10,6 +10,7 @@
 */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <string.h>
@@ -65,23 +66,23 @@ void merkle__mdigest_zero(merkle__mdigest *d)
     memset(d, 0, sizeof *d);
 }
 
-merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_manifest_alg alg, size_t len)
+merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_hash_alg alg, size_t len)
 {
     if (!merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
     d->alg = alg;
     d->len = len;
     const EVP_MD *md = NULL;
     switch (alg) {
-    case MERKLE_MANIFEST_MD5:
-    case MERKLE_MANIFEST_SHA1:
-    case MERKLE_MANIFEST_SHA512:
+    case MERKLE_HASH_MD5:
+    case MERKLE_HASH_SHA1:
+    case MERKLE_HASH_SHA512:
         if (!evp_ready()) return MERKLE_ERR_UNSUPPORTED;
-        md = alg == MERKLE_MANIFEST_MD5    ? evp.md5()
-             : alg == MERKLE_MANIFEST_SHA1 ? evp.sha1()
-                                           : evp.sha512();
+        md = alg == MERKLE_HASH_MD5    ? evp.md5()
+             : alg == MERKLE_HASH_SHA1 ? evp.sha1()
+                                       : evp.sha512();
         break;
-    case MERKLE_MANIFEST_SHA256: merkle_sha256_init(&d->u.sha256); return MERKLE_OK;
-    case MERKLE_MANIFEST_BLAKE2B: return merkle_blake2b_init(&d->u.blake2b, len);
+    case MERKLE_HASH_SHA256: merkle_sha256_init(&d->u.sha256); return MERKLE_OK;
+    case MERKLE_HASH_BLAKE2B: return merkle_blake2b_init(&d->u.blake2b, len);
     default: return MERKLE_ERR_ARG;
     }
     if (!d->evp) {
@@ -96,8 +97,8 @@ void merkle__mdigest_update(merkle__mdigest *d, const void *p, size_t n)
 {
     if (n == 0) return;
     switch (d->alg) {
-    case MERKLE_MANIFEST_SHA256: merkle_sha256_update(&d->u.sha256, p, n); break;
-    case MERKLE_MANIFEST_BLAKE2B: merkle_blake2b_update(&d->u.blake2b, p, n); break;
+    case MERKLE_HASH_SHA256: merkle_sha256_update(&d->u.sha256, p, n); break;
+    case MERKLE_HASH_BLAKE2B: merkle_blake2b_update(&d->u.blake2b, p, n); break;
     default: evp.update((EVP_MD_CTX *)d->evp, p, n); break;
     }
 }
@@ -105,8 +106,8 @@ void merkle__mdigest_update(merkle__mdigest *d, const void *p, size_t n)
 void merkle__mdigest_final(merkle__mdigest *d, uint8_t *out)
 {
     switch (d->alg) {
-    case MERKLE_MANIFEST_SHA256: merkle_sha256_final(&d->u.sha256, out); break;
-    case MERKLE_MANIFEST_BLAKE2B: merkle_blake2b_final(&d->u.blake2b, out); break;
+    case MERKLE_HASH_SHA256: merkle_sha256_final(&d->u.sha256, out); break;
+    case MERKLE_HASH_BLAKE2B: merkle_blake2b_final(&d->u.blake2b, out); break;
     default: {
         unsigned int l = 0;
         evp.final((EVP_MD_CTX *)d->evp, out, &l);
@@ -138,8 +139,8 @@ int merkle__mdigest_fd(merkle__mdigest *d, int fd, uint8_t *buf, size_t cap, uin
     return 0;
 }
 
-merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg, size_t digest_len,
-                                        int fd, uint64_t *size, merkle_error *error)
+merkle_status merkle__manifest_digest_fd(uint8_t *out, merkle_hash_alg alg, size_t digest_len,
+                                         int fd, uint64_t *size, merkle_error *error)
 {
     if (!out || fd < 0) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
     merkle__mdigest d;
@@ -160,7 +161,7 @@ merkle_status merkle_manifest_digest_fd(uint8_t *out, merkle_manifest_alg alg, s
     return MERKLE_OK;
 }
 
-merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg, size_t digest_len,
+merkle_status merkle_manifest_digest(uint8_t *out, merkle_hash_alg alg, size_t digest_len,
                                      const void *data, size_t len)
 {
     if (!out || (!data && len)) return MERKLE_ERR_ARG;
@@ -175,13 +176,36 @@ merkle_status merkle_manifest_digest(uint8_t *out, merkle_manifest_alg alg, size
     return s;
 }
 
-void merkle_file_id_from_stat(merkle_file_id *out, const struct stat *st)
+merkle_status merkle_manifest_digest_file(uint8_t *out, merkle_hash_alg alg, size_t digest_len,
+                                          const char *path, uint64_t *size, merkle_error *error)
 {
-    merkle__file_id_from_stat(out, st);
+    if (!out || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
+    if (!merkle__manifest_len_ok(alg, digest_len))
+        return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad algorithm or digest length");
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
+    }
+    merkle_status s = merkle__manifest_digest_fd(out, alg, digest_len, fd, size, error);
+    close(fd);
+    return s;
+}
+
+merkle_status merkle_file_id_of(merkle_file_id *out, const char *path, merkle_error *error)
+{
+    if (!out || !path) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        int e = errno;
+        return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
+    }
+    merkle__file_id_from_stat(out, &st);
+    return MERKLE_OK;
 }
 
 int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b)
 {
-    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
-           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+    return a->dev == b->dev && a->ino_hi == b->ino_hi && a->ino_lo == b->ino_lo &&
+           a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }

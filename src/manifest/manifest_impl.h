@@ -12,13 +12,41 @@
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
 
+/* The opaque merkle_manifest. */
+struct merkle_manifest {
+    merkle_manifest_entry *entries;
+    size_t count;
+    uint64_t *bad_lines;
+    size_t bad_count;
+    uint64_t lines; /* lines read */
+    char *storage;  /* the text the entries' names point into */
+};
+
+/* 1 for a checksum-list digest (MD5 .. BLAKE2b). */
+int merkle__manifest_alg_ok(merkle_hash_alg alg);
+
+/* Digest of an open file descriptor (merkle_manifest_digest_file's engine; standard input). */
+merkle_status merkle__manifest_digest_fd(uint8_t *out, merkle_hash_alg alg, size_t digest_len,
+                                         int fd, uint64_t *size, merkle_error *err);
+
+/* merkle_manifest_check / merkle_manifest_hash_files with names relative to dirfd (opts->dir
+** ignored): the audit walks and checks one open directory. */
+merkle_status merkle__manifest_check_at(merkle_check_result *results,
+                                        const merkle_manifest_entry *entries, size_t n,
+                                        const merkle_check_opts *opts, int dirfd,
+                                        merkle_error *err);
+merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const char *const *names,
+                                             size_t n, merkle_hash_alg alg, size_t digest_len,
+                                             const merkle_check_opts *opts, int dirfd,
+                                             merkle_error *err);
+
 /* 1 when len bytes is a valid digest length for alg. */
-int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len);
+int merkle__manifest_len_ok(merkle_hash_alg alg, size_t len);
 
 /* Streaming digest over the manifest algorithms. The EVP context (MD5, SHA-1, SHA-512) is
 ** allocated on first use and reused by later inits; release with merkle__mdigest_free. */
 typedef struct merkle__mdigest {
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     size_t len;
     void *evp; /* EVP_MD_CTX * */
     union {
@@ -28,7 +56,7 @@ typedef struct merkle__mdigest {
 } merkle__mdigest;
 
 void merkle__mdigest_zero(merkle__mdigest *d);
-merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_manifest_alg alg, size_t len);
+merkle_status merkle__mdigest_init(merkle__mdigest *d, merkle_hash_alg alg, size_t len);
 void merkle__mdigest_update(merkle__mdigest *d, const void *p, size_t n);
 void merkle__mdigest_final(merkle__mdigest *d, uint8_t *out);
 void merkle__mdigest_free(merkle__mdigest *d);
@@ -59,11 +87,13 @@ int merkle__strmap_get_or_put(merkle__strmap *m, const char *key, size_t len, si
 /* 1 and *value when found. */
 int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, size_t *value);
 
-/* Identity of a struct stat (merkle_file_id_from_stat is the exported copy). */
+/* Identity of a struct stat (merkle_file_id_of is the exported path form). */
 static inline void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st)
 {
     id->dev = (uint64_t)st->st_dev;
-    id->ino = (uint64_t)st->st_ino;
+    id->ino_hi = 0;
+    id->ino_lo = (uint64_t)st->st_ino;
+    id->regular = S_ISREG(st->st_mode) ? 1u : 0u;
     id->size = (uint64_t)st->st_size;
     id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + (int64_t)st->st_mtim.tv_nsec;
     id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000LL + (int64_t)st->st_ctim.tv_nsec;
@@ -83,7 +113,7 @@ int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b);
 typedef struct merkle__vprobe {
     const char *name;
     size_t name_len;
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     size_t len;
     const uint8_t *expected;
     int found;
@@ -99,7 +129,7 @@ void merkle__vcache_lock(merkle_vcache *c);
 void merkle__vcache_reserve_locked(merkle_vcache *c, size_t n);
 void merkle__vcache_unlock(merkle_vcache *c);
 merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
-                                           const merkle_file_id *id, merkle_manifest_alg alg,
+                                           const merkle_file_id *id, merkle_hash_alg alg,
                                            const uint8_t *digest, size_t len, int64_t verified_ns);
 
 void merkle__vcache_probe(merkle_vcache *c, merkle__vprobe *p, size_t n, size_t *hint);

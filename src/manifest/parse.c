@@ -24,41 +24,36 @@ static const struct {
     { "sha256", "SHA256", 32 }, { "sha512", "SHA512", 64 }, { "blake2b", "BLAKE2b", 64 },
 };
 
-static int alg_valid(merkle_manifest_alg alg)
+static int alg_valid(merkle_hash_alg alg)
 {
-    return alg >= MERKLE_MANIFEST_MD5 && alg <= MERKLE_MANIFEST_BLAKE2B;
+    return alg >= MERKLE_HASH_MD5 && alg <= MERKLE_HASH_BLAKE2B;
 }
 
-merkle_status merkle_manifest_alg_from_name(merkle_manifest_alg *out, const char *name)
+merkle_status merkle_manifest_alg_from_name(merkle_hash_alg *out, const char *name)
 {
     if (!out || !name) return MERKLE_ERR_ARG;
-    for (int a = MERKLE_MANIFEST_MD5; a <= MERKLE_MANIFEST_BLAKE2B; a++) {
+    for (int a = MERKLE_HASH_MD5; a <= MERKLE_HASH_BLAKE2B; a++) {
         if (strcasecmp(name, k_algs[a].name) == 0) {
-            *out = (merkle_manifest_alg)a;
+            *out = (merkle_hash_alg)a;
             return MERKLE_OK;
         }
     }
     return MERKLE_ERR_ARG;
 }
 
-const char *merkle_manifest_alg_name(merkle_manifest_alg alg)
+int merkle__manifest_alg_ok(merkle_hash_alg alg)
 {
-    return alg_valid(alg) ? k_algs[alg].name : NULL;
+    return alg_valid(alg);
 }
 
-size_t merkle_manifest_alg_len(merkle_manifest_alg alg)
-{
-    return alg_valid(alg) ? k_algs[alg].len : 0;
-}
-
-int merkle__manifest_len_ok(merkle_manifest_alg alg, size_t len)
+int merkle__manifest_len_ok(merkle_hash_alg alg, size_t len)
 {
     if (!alg_valid(alg)) return 0;
-    if (alg == MERKLE_MANIFEST_BLAKE2B) return len >= 1 && len <= 64;
+    if (alg == MERKLE_HASH_BLAKE2B) return len >= 1 && len <= 64;
     return len == k_algs[alg].len;
 }
 
-void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_manifest_alg alg,
+void merkle_manifest_parser_init(merkle_manifest_parser *p, merkle_hash_alg alg,
                                  uint32_t digest_len)
 {
     if (!p) return;
@@ -179,14 +174,14 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
     }
 
     /* BSD tag line. */
-    merkle_manifest_alg alg = p->alg;
-    for (int a = MERKLE_MANIFEST_MD5; a <= MERKLE_MANIFEST_BLAKE2B; a++) {
-        if (p->alg != MERKLE_MANIFEST_AUTO && p->alg != (merkle_manifest_alg)a) continue;
+    merkle_hash_alg alg = p->alg;
+    for (int a = MERKLE_HASH_MD5; a <= MERKLE_HASH_BLAKE2B; a++) {
+        if (p->alg != MERKLE_HASH_AUTO && p->alg != (merkle_hash_alg)a) continue;
         size_t tl = strlen(k_algs[a].tag);
         if (strncmp(line + i, k_algs[a].tag, tl) != 0) continue;
         size_t j = i + tl;
         size_t hex_len = 2 * k_algs[a].len;
-        if (a == MERKLE_MANIFEST_BLAKE2B) {
+        if (a == MERKLE_HASH_BLAKE2B) {
             if (p->digest_len) hex_len = 2 * (size_t)p->digest_len;
             if (line[j] == '-') {
                 size_t adv;
@@ -218,7 +213,7 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
         if (p->reject_dash && strcmp(name, "-") == 0) BAD();
         out->name = name;
         out->name_len = name_len;
-        out->alg = (merkle_manifest_alg)a;
+        out->alg = (merkle_hash_alg)a;
         out->digest_len = (uint32_t)(hex_len / 2);
         out->bsd = 1;
         return MERKLE_OK;
@@ -226,17 +221,17 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
 
     /* GNU line. */
     size_t hex_len;
-    if (alg == MERKLE_MANIFEST_AUTO) {
+    if (alg == MERKLE_HASH_AUTO) {
         hex_len = count_hex(line + i);
         switch (hex_len) {
-        case 32: alg = MERKLE_MANIFEST_MD5; break;
-        case 40: alg = MERKLE_MANIFEST_SHA1; break;
-        case 64: alg = MERKLE_MANIFEST_SHA256; break;
-        case 128: alg = MERKLE_MANIFEST_SHA512; break;
+        case 32: alg = MERKLE_HASH_MD5; break;
+        case 40: alg = MERKLE_HASH_SHA1; break;
+        case 64: alg = MERKLE_HASH_SHA256; break;
+        case 128: alg = MERKLE_HASH_SHA512; break;
         default: BAD();
         }
         if (len - i < hex_len + 2 + (line[i] == '\\')) BAD();
-    } else if (alg == MERKLE_MANIFEST_BLAKE2B) {
+    } else if (alg == MERKLE_HASH_BLAKE2B) {
         if (len - i < 4 + (size_t)(line[i] == '\\')) BAD();
         hex_len = count_hex(line + i);
         if (hex_len < 2 || hex_len % 2 || hex_len > 128) BAD();
@@ -269,10 +264,11 @@ merkle_status merkle_manifest_parse_line(merkle_manifest_entry *out, merkle_mani
 }
 
 merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len,
-                                          merkle_manifest_alg alg, const uint8_t *digest,
-                                          size_t digest_len, const char *name, unsigned flags)
+                                          merkle_hash_alg alg, const uint8_t *digest,
+                                          size_t digest_len, const char *name, uint32_t flags)
 {
-    if (!out_len || !name || (!digest && digest_len) || !merkle__manifest_len_ok(alg, digest_len))
+    if (!out_len || !name || (!digest && digest_len) || !merkle__manifest_len_ok(alg, digest_len) ||
+        (flags & ~(uint32_t)(MERKLE_MANIFEST_TAG | MERKLE_MANIFEST_BINARY | MERKLE_MANIFEST_ZERO)))
         return MERKLE_ERR_ARG;
     int zero = (flags & MERKLE_MANIFEST_ZERO) != 0;
     int esc = !zero && strpbrk(name, "\\\n\r") != NULL;
@@ -280,7 +276,7 @@ merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len
     size_t need = 0;
     char tag[32];
     if (flags & MERKLE_MANIFEST_TAG) {
-        if (alg == MERKLE_MANIFEST_BLAKE2B && digest_len != 64)
+        if (alg == MERKLE_HASH_BLAKE2B && digest_len != 64)
             snprintf(tag, sizeof tag, "BLAKE2b-%zu", digest_len * 8);
         else
             snprintf(tag, sizeof tag, "%s", k_algs[alg].tag);
@@ -340,24 +336,31 @@ merkle_status merkle_manifest_format_line(char *out, size_t cap, size_t *out_len
     return MERKLE_OK;
 }
 
-merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_parser *p,
-                                          const void *text, size_t len, merkle_error *error)
+merkle_status merkle_manifest_parse_alloc(merkle_manifest **out, merkle_manifest_parser *p,
+                                          const void *text, size_t len, uint64_t first_line,
+                                          merkle_error *error)
 {
-    if (!m || !p || (!text && len)) return MERKLE_ERR_ARG;
-    memset(m, 0, sizeof *m);
-    if (len > SIZE_MAX - 1) return MERKLE_ERR_RANGE;
-    char *st = malloc(len + 1);
-    if (!st) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (!out) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL manifest");
+    *out = NULL;
+    if (!p || (!text && len) || first_line == 0)
+        return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL parser or text, or line 0");
+    if (len > SIZE_MAX - 1) return merkle__fail(error, MERKLE_ERR_RANGE, 0, 0, "text too long");
+    merkle_manifest *m = calloc(1, sizeof *m);
+    char *st = m ? malloc(len + 1) : NULL;
+    if (!st) {
+        free(m);
+        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
     if (len) memcpy(st, text, len);
     st[len] = '\0';
-    m->storage_ = st;
+    m->storage = st;
     size_t cap = 0, bcap = 0;
     size_t pos = 0;
-    uint64_t line_no = 0;
+    uint64_t lines = 0;
     while (pos < len) {
         char *nl = memchr(st + pos, '\n', len - pos);
         size_t l = nl ? (size_t)(nl - (st + pos)) : len - pos;
-        line_no++;
+        uint64_t line_no = first_line + lines++;
         merkle_manifest_entry e;
         merkle_status s = merkle_manifest_parse_line(&e, p, st + pos, l, line_no, NULL);
         pos += l + (nl != NULL);
@@ -371,7 +374,8 @@ merkle_status merkle_manifest_parse_alloc(merkle_manifest *m, merkle_manifest_pa
             m->bad_lines[m->bad_count++] = line_no;
         }
     }
-    m->lines = line_no;
+    m->lines = lines;
+    *out = m;
     return MERKLE_OK;
 nomem:
     merkle_manifest_free(m);
@@ -383,6 +387,27 @@ void merkle_manifest_free(merkle_manifest *m)
     if (!m) return;
     free(m->entries);
     free(m->bad_lines);
-    free(m->storage_);
-    memset(m, 0, sizeof *m);
+    free(m->storage);
+    free(m);
+}
+
+size_t merkle_manifest_count(const merkle_manifest *m)
+{
+    return m ? m->count : 0;
+}
+
+const merkle_manifest_entry *merkle_manifest_entries(const merkle_manifest *m)
+{
+    return m ? m->entries : NULL;
+}
+
+const uint64_t *merkle_manifest_bad_lines(const merkle_manifest *m, size_t *count)
+{
+    if (count) *count = m ? m->bad_count : 0;
+    return m ? m->bad_lines : NULL;
+}
+
+uint64_t merkle_manifest_lines(const merkle_manifest *m)
+{
+    return m ? m->lines : 0;
 }

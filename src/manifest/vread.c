@@ -30,7 +30,7 @@ struct merkle_vbuf {
 typedef struct ventry {
     char *name;
     size_t name_len;
-    merkle_manifest_alg alg;
+    merkle_hash_alg alg;
     uint32_t dlen;
     uint8_t digest[MERKLE_MAX_DIGEST_LEN];
     merkle_vbuf *cached; /* LRU-owned reference, or NULL */
@@ -55,16 +55,27 @@ void merkle_vbuf_free(merkle_vbuf *b)
     }
 }
 
-merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m, int dirfd,
+merkle_status merkle_vreader_alloc(merkle_vreader **out, const merkle_manifest *m, const char *dir,
                                    size_t byte_budget, merkle_error *error)
 {
     if (!out || !m) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "bad argument");
     *out = NULL;
+    int dirfd = AT_FDCWD;
+    if (dir) {
+        dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirfd < 0) {
+            int e = errno;
+            return merkle__fail_errno(error, e, "%s: %s", dir, strerror(e));
+        }
+    }
     merkle_vreader *r = calloc(1, sizeof *r);
-    if (!r) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (!r) {
+        if (dirfd >= 0) close(dirfd);
+        return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
     pthread_mutex_init(&r->lock, NULL);
     merkle__strmap_init(&r->map);
-    r->dirfd = dirfd;
+    r->dirfd = dirfd; /* owned: closed by merkle_vreader_free */
     r->budget = byte_budget;
     r->e = calloc(m->count ? m->count : 1, sizeof *r->e);
     if (!r->e) goto nomem;
@@ -138,6 +149,7 @@ void merkle_vreader_free(merkle_vreader *r)
     free(r->e);
     merkle__strmap_free(&r->map);
     pthread_mutex_destroy(&r->lock);
+    if (r->dirfd >= 0) close(r->dirfd);
     free(r);
 }
 

@@ -198,11 +198,13 @@ static merkle_status resolve(parser *p, const uint8_t *path, size_t n, size_t at
 }
 
 merkle_status merkle_sexp_parse(merkle_sexp_node *out, size_t *consumed, merkle_sexp_store *store,
-                                const uint8_t *in, size_t len, unsigned flags,
+                                const uint8_t *in, size_t len, uint32_t flags,
                                 const merkle_sexp_limits *limits, merkle_error *error)
 {
     if (!out || !store || (!in && len))
         return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "sexp parse: NULL argument");
+    if (flags & ~(uint32_t)(MERKLE_SEXP_BACKREFS | MERKLE_SEXP_STRICT))
+        return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "sexp parse: unknown flag bits");
     parser p;
     memset(&p, 0, sizeof p);
     p.st = store;

@@ -67,7 +67,7 @@ merkle_status merkle_shape_init(merkle_shape *s, uint32_t version, merkle_profil
 
 int merkle__shape_ok(const merkle_shape *s)
 {
-    if (!s || s->version != MERKLE_SHAPE_VERSION || !merkle_hash_alg_name(s->hash)) return 0;
+    if (!s || s->version != MERKLE_SHAPE_VERSION || !merkle__tree_hash_ok(s->hash)) return 0;
     if (s->flags & ~MERKLE_SHAPE_FLAGS_ALL) return 0;
     if (s->odd < MERKLE_SHAPE_ODD_PROMOTE || s->odd > MERKLE_SHAPE_ODD_PAD) return 0;
     if (s->layout != MERKLE_SHAPE_LAYOUT_LEVELS && s->layout != MERKLE_SHAPE_LAYOUT_HEAP) return 0;

@@ -18,7 +18,7 @@
 merkle_status merkle_compact_range_init(merkle_compact_range *r, merkle_hash_alg hash,
                                         uint64_t begin)
 {
-    if (!r || !merkle_hash_alg_name(hash)) return MERKLE_ERR_ARG;
+    if (!r || !merkle__tree_hash_ok(hash)) return MERKLE_ERR_ARG;
     r->version = COMPACT_VERSION;
     r->hash = hash;
     r->begin = begin;
@@ -139,4 +139,14 @@ merkle_status merkle_compact_range_root(uint8_t out[MERKLE_HASH_LEN], const merk
     for (uint32_t i = r->count - 1; i-- > 0;) merkle__node(r->hash, acc, r->hashes[i], acc);
     memcpy(out, acc, MERKLE_HASH_LEN);
     return MERKLE_OK;
+}
+
+size_t merkle_compact_range_struct_size(void)
+{
+    return sizeof(merkle_compact_range);
+}
+
+size_t merkle_compact_range_struct_align(void)
+{
+    return _Alignof(merkle_compact_range);
 }

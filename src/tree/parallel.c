@@ -206,7 +206,7 @@ merkle_status merkle__root_parallel_ex(uint8_t out[MERKLE_HASH_LEN], int *is_emp
                                        unsigned threads, uint64_t piece_target)
 {
     if (!out || (!read_at && !mem && total_len) || leaf_size == 0 ||
-        !merkle__profile_classic(profile) || !merkle_hash_alg_name(hash))
+        !merkle__profile_classic(profile) || !merkle__tree_hash_ok(hash))
         return MERKLE_ERR_ARG;
     job j;
     memset(&j, 0, sizeof j);
@@ -231,9 +231,9 @@ merkle_status merkle_tree_root_parallel(uint8_t out[MERKLE_HASH_LEN], int *is_em
                                     ctx, NULL, threads, 0);
 }
 
-merkle_status merkle_tree_root_bytes_mt(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
-                                        merkle_hash_alg hash, size_t leaf_size, const void *data,
-                                        size_t len, unsigned threads)
+merkle_status merkle_tree_root_bytes_parallel(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
+                                              merkle_hash_alg hash, size_t leaf_size,
+                                              const void *data, size_t len, unsigned threads)
 {
     if (!data && len) return MERKLE_ERR_ARG;
     return merkle__root_parallel_ex(out, NULL, profile, hash, leaf_size, len, NULL, NULL,

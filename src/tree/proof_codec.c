@@ -24,6 +24,7 @@ static uint8_t hash_to_wire(merkle_hash_alg h)
     case MERKLE_HASH_SHA256: return 1;
     case MERKLE_HASH_BLAKE2B_256: return 2;
     case MERKLE_HASH_KECCAK256: return 7;
+    default: break;
     }
     return 0;
 }
@@ -50,10 +51,11 @@ merkle_status merkle_proof_encode(uint8_t *out, size_t cap, size_t *out_len, con
 {
     if (!out_len || !p || (!out && cap) || (!leaf && leaf_len)) return MERKLE_ERR_ARG;
     if (!merkle__proof_kind_name(p->kind) || !merkle_profile_name(p->profile) ||
-        !merkle_hash_alg_name(p->hash) || p->path_len > MERKLE_PROOF_MAX_PATH ||
+        !merkle__tree_hash_ok(p->hash) || p->path_len > MERKLE_PROOF_MAX_PATH ||
         (p->flags & ~(uint32_t)KNOWN_FLAGS) || leaf_len > MERKLE_PROOF_MAX_LEAF)
         return MERKLE_ERR_ARG;
-    uint32_t flags = (p->flags & ~MERKLE_PROOF_HAS_LEAF) | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
+    uint32_t flags =
+        (p->flags & ~(uint32_t)MERKLE_PROOF_HAS_LEAF) | (leaf ? MERKLE_PROOF_HAS_LEAF : 0u);
     size_t need = HDR_LEN + p->path_len * MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_ROOT) need += MERKLE_HASH_LEN;
     if (flags & MERKLE_PROOF_HAS_OLD_ROOT) need += MERKLE_HASH_LEN;

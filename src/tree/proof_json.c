@@ -324,7 +324,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
                                                                    : "start/end";
         return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0, "proof JSON: missing \"%s\"", miss);
     }
-    if (!(seen & F_LEAF)) p->flags &= ~MERKLE_PROOF_HAS_LEAF;
+    if (!(seen & F_LEAF)) p->flags &= ~(uint32_t)MERKLE_PROOF_HAS_LEAF;
     if (p->profile == MERKLE_PROFILE_BITCOIN) {
         /* Display order in JSON, internal order in the object. */
         uint8_t *hs[MERKLE_PROOF_MAX_PATH + 3];

@@ -67,7 +67,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                   const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], merkle_error *err)
 {
     if (!p) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no proof");
-    if (!merkle_hash_alg_name(p->hash) || !merkle__proof_kind_name(p->kind) ||
+    if (!merkle__tree_hash_ok(p->hash) || !merkle__proof_kind_name(p->kind) ||
         p->path_len > MERKLE_PROOF_MAX_PATH)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid proof object");
     const uint8_t *rt = root ? root : (p->flags & MERKLE_PROOF_HAS_ROOT) ? p->root : NULL;
@@ -91,7 +91,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; leaf %llu of a tree of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)n, want);
-        s = merkle_proof_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len);
+        s = merkle_proof_inclusion_verify(p->hash, rt, n, p->index, lh, path, p->path_len, NULL);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0,
                                 "root mismatch: the leaf and path do not give the root");
@@ -114,7 +114,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
                                 "path has %zu hashes; sizes %llu -> %llu need %zu", p->path_len,
                                 (ull)m, (ull)n, want);
-        s = merkle_proof_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len);
+        s = merkle_proof_consistency_verify(p->hash, ort, rt, m, n, path, p->path_len, NULL);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0,
                                 "root mismatch: the path does not link the two roots");
@@ -134,7 +134,7 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                 "path has %zu hashes; range [%llu, %llu) of %llu needs %zu",
                                 p->path_len, (ull)p->index, (ull)p->end, (ull)n, want);
         s = merkle_proof_range_verify(p->hash, rt, n, p->index, p->end, leaf_hashes, path,
-                                      p->path_len);
+                                      p->path_len, NULL);
         if (s == MERKLE_ERR_VERIFY)
             return merkle__fail(err, s, 0, 0,
                                 "root mismatch: the leaves and path do not give the root");

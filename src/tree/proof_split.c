@@ -70,7 +70,7 @@ merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merkle_profile 
                                               merkle_read_at_fn read_at, void *ctx,
                                               unsigned threads, merkle_error *err)
 {
-    if (!out || !read_at || leaf_size == 0 || !merkle_hash_alg_name(hash) ||
+    if (!out || !read_at || leaf_size == 0 || !merkle__tree_hash_ok(hash) ||
         !merkle__profile_classic(profile))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "bad argument");
     uint64_t n = total_len / leaf_size + (total_len % leaf_size != 0);

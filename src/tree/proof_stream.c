@@ -32,7 +32,7 @@ static const uint8_t k_leaf_prefix = 0x00;
 merkle_status merkle_prover_init(merkle_prover *p, merkle_proof_kind kind, merkle_hash_alg hash,
                                  size_t leaf_size, uint64_t a, uint64_t b)
 {
-    if (!p || leaf_size == 0 || !merkle_hash_alg_name(hash)) return MERKLE_ERR_ARG;
+    if (!p || leaf_size == 0 || !merkle__tree_hash_ok(hash)) return MERKLE_ERR_ARG;
     memset(p, 0, offsetof(merkle_prover, leaf));
     p->version = PROVER_VERSION;
     p->kind = kind;
@@ -76,6 +76,16 @@ size_t merkle_prover_struct_size(void)
 size_t merkle_prover_struct_align(void)
 {
     return _Alignof(merkle_prover);
+}
+
+size_t merkle_proof_struct_size(void)
+{
+    return sizeof(merkle_proof);
+}
+
+size_t merkle_proof_struct_align(void)
+{
+    return _Alignof(merkle_proof);
 }
 
 uint64_t merkle_prover_leaf_count(const merkle_prover *p)

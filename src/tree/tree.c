@@ -91,7 +91,7 @@ merkle_status merkle_profile_defaults(merkle_hash_alg *hash, size_t *leaf_size,
 merkle_status merkle_tree_empty_root(uint8_t out[MERKLE_HASH_LEN], merkle_profile profile,
                                      merkle_hash_alg hash)
 {
-    if (!out || !merkle_hash_alg_name(hash)) return MERKLE_ERR_ARG;
+    if (!out || !merkle__tree_hash_ok(hash)) return MERKLE_ERR_ARG;
     switch (profile) {
     case MERKLE_PROFILE_RFC6962: return merkle_hash(out, hash, NULL, 0);
     case MERKLE_PROFILE_SIA: memset(out, 0, MERKLE_HASH_LEN); return MERKLE_OK;
@@ -194,7 +194,8 @@ uint64_t merkle_tree_leaf_count(const merkle_tree *t)
 merkle_status merkle__tree_push_subtree(merkle_tree *t, unsigned height,
                                         const uint8_t root[MERKLE_HASH_LEN])
 {
-    if (t->finished || t->pending || t->partial_len || height >= MERKLE_MAX_DEPTH)
+    if (t->version != MERKLE_TREE_VERSION || t->finished || t->pending || t->partial_len ||
+        height >= MERKLE_MAX_DEPTH)
         return MERKLE_ERR_STATE;
     uint64_t size = (uint64_t)1 << height;
     if (t->count & (size - 1)) return MERKLE_ERR_STATE;
@@ -231,7 +232,7 @@ static int room(const merkle_tree *t, uint64_t k)
 merkle_status merkle_tree_push_leaf_hash(merkle_tree *t, const uint8_t hash[MERKLE_HASH_LEN])
 {
     if (!t || !hash) return MERKLE_ERR_ARG;
-    if (t->finished || t->partial_len) return MERKLE_ERR_STATE;
+    if (t->version != MERKLE_TREE_VERSION || t->finished || t->partial_len) return MERKLE_ERR_STATE;
     if (!room(t, 1)) return MERKLE_ERR_RANGE;
     memcpy(t->level[t->pending++], hash, MERKLE_HASH_LEN);
     return t->pending == MERKLE_TREE_CHUNK ? flush_chunk(t) : MERKLE_OK;
@@ -240,7 +241,7 @@ merkle_status merkle_tree_push_leaf_hash(merkle_tree *t, const uint8_t hash[MERK
 merkle_status merkle_tree_push_leaf(merkle_tree *t, const void *data, size_t len)
 {
     if (!t || (!data && len)) return MERKLE_ERR_ARG;
-    if (t->finished || t->partial_len) return MERKLE_ERR_STATE;
+    if (t->version != MERKLE_TREE_VERSION || t->finished || t->partial_len) return MERKLE_ERR_STATE;
     if (!room(t, 1)) return MERKLE_ERR_RANGE;
     merkle_status s = merkle_tree_leaf_hash(t->level[t->pending], t->hash, data, len);
     if (s != MERKLE_OK) return s;
@@ -261,7 +262,7 @@ static merkle_status close_partial(merkle_tree *t)
 merkle_status merkle_tree_write(merkle_tree *t, const void *data, size_t len)
 {
     if (!t || (!data && len)) return MERKLE_ERR_ARG;
-    if (t->finished) return MERKLE_ERR_STATE;
+    if (t->version != MERKLE_TREE_VERSION || t->finished) return MERKLE_ERR_STATE;
     const uint8_t *p = (const uint8_t *)data;
     const size_t ls = t->leaf_size;
     while (len) {
@@ -303,7 +304,7 @@ merkle_status merkle_tree_write(merkle_tree *t, const void *data, size_t len)
 merkle_status merkle_tree_root(uint8_t out[MERKLE_HASH_LEN], int *is_empty, merkle_tree *t)
 {
     if (!t || !out) return MERKLE_ERR_ARG;
-    if (t->finished) return MERKLE_ERR_STATE;
+    if (t->version != MERKLE_TREE_VERSION || t->finished) return MERKLE_ERR_STATE;
     if (t->partial_len) {
         merkle_status s = close_partial(t);
         if (s != MERKLE_OK) return s;

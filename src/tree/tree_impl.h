@@ -51,7 +51,8 @@ merkle_status merkle__tree_push_subtree(merkle_tree *t, unsigned height,
                                         const uint8_t root[MERKLE_HASH_LEN]);
 
 /*
-** merkle_tree_root_parallel / merkle_tree_root_bytes_mt with an explicit piece size (bytes; 0 = the
+** merkle_tree_root_parallel / merkle_tree_root_bytes_parallel with an explicit piece size (bytes; 0
+*= the
 ** default of a few MiB): tests use tiny pieces to exercise many pieces and tails quickly.
 ** Exactly one of read_at and mem is used (read_at if not NULL).
 */

@@ -33,12 +33,12 @@ int merkle__uvarint_get(uint64_t *v, const uint8_t *in, size_t len, size_t *pos)
     return 0;
 }
 
-merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len, const uint8_t *in,
+merkle_status merkle_trie_cb58_encode(char *out, size_t cap, size_t *out_len, const uint8_t *in,
                                  size_t n)
 {
     if ((in == NULL && n > 0) || out_len == NULL || (out == NULL && cap > 0)) return MERKLE_ERR_ARG;
-    if (n > MERKLE_CB58_MAX_BYTES) return MERKLE_ERR_RANGE;
-    uint8_t buf[MERKLE_CB58_MAX_BYTES + 4];
+    if (n > MERKLE_TRIE_CB58_MAX_BYTES) return MERKLE_ERR_RANGE;
+    uint8_t buf[MERKLE_TRIE_CB58_MAX_BYTES + 4];
     uint8_t h[32];
     if (n) memcpy(buf, in, n);
     merkle_sha256_hash(h, buf, n); /* buf, not in: never NULL */
@@ -47,7 +47,7 @@ merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len, const u
     size_t zeros = 0;
     while (zeros < total && buf[zeros] == 0) zeros++;
     /* Base-58 digits, least significant first; 138/100 > log(256)/log(58). */
-    uint8_t dig[(MERKLE_CB58_MAX_BYTES + 4) * 138 / 100 + 1];
+    uint8_t dig[(MERKLE_TRIE_CB58_MAX_BYTES + 4) * 138 / 100 + 1];
     size_t nd = 0;
     for (size_t i = zeros; i < total; i++) {
         unsigned carry = buf[i];
@@ -70,15 +70,15 @@ merkle_status merkle_cb58_encode(char *out, size_t cap, size_t *out_len, const u
     return MERKLE_OK;
 }
 
-merkle_status merkle_cb58_decode(uint8_t *out, size_t cap, size_t *out_len, const char *s,
+merkle_status merkle_trie_cb58_decode(uint8_t *out, size_t cap, size_t *out_len, const char *s,
                                  size_t len, merkle_error *err)
 {
     if ((s == NULL && len > 0) || out_len == NULL || (out == NULL && cap > 0))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
     /* Each base-58 digit carries less than 6 bits: bound the work before decoding. */
-    if (len > (MERKLE_CB58_MAX_BYTES + 4) * 138 / 100 + 1)
+    if (len > (MERKLE_TRIE_CB58_MAX_BYTES + 4) * 138 / 100 + 1)
         return merkle__fail(err, MERKLE_ERR_RANGE, 0, 0, "cb58 string too long");
-    uint8_t num[MERKLE_CB58_MAX_BYTES + 4]; /* big-endian, the low nb bytes at the end */
+    uint8_t num[MERKLE_TRIE_CB58_MAX_BYTES + 4]; /* big-endian, the low nb bytes at the end */
     size_t nb = 0;
     size_t ones = 0;
     while (ones < len && s[ones] == '1') ones++;
@@ -135,7 +135,7 @@ merkle_status merkle_trie_id_parse(uint8_t out[MERKLE_TRIE_ID_LEN], const char *
     }
     uint8_t tmp[MERKLE_TRIE_ID_LEN];
     merkle_error e;
-    merkle_status st = merkle_cb58_decode(tmp, sizeof tmp, &n, s, len, &e);
+    merkle_status st = merkle_trie_cb58_decode(tmp, sizeof tmp, &n, s, len, &e);
     if (st == MERKLE_OK && n == MERKLE_TRIE_ID_LEN) {
         memcpy(out, tmp, sizeof tmp);
         return MERKLE_OK;

@@ -344,12 +344,48 @@ static void test_keccak256_kat(void **state)
     json_free(v);
 }
 
+/* One algorithm enum (docs/library.md rule 7): names and lengths of every digest; the tree
+** layer refuses the checksum-list digests. */
+static void test_one_alg_enum(void **state)
+{
+    (void)state;
+    static const struct {
+        merkle_hash_alg alg;
+        int value;
+        const char *name;
+        size_t len;
+    } k[] = { { MERKLE_HASH_MD5, 1, "md5", 16 },
+              { MERKLE_HASH_SHA1, 2, "sha1", 20 },
+              { MERKLE_HASH_SHA256, 3, "sha256", 32 },
+              { MERKLE_HASH_SHA512, 4, "sha512", 64 },
+              { MERKLE_HASH_BLAKE2B, 5, "blake2b", 64 },
+              { MERKLE_HASH_BLAKE2B_256, 6, "blake2b-256", 32 },
+              { MERKLE_HASH_KECCAK256, 7, "keccak256", 32 } };
+    for (size_t i = 0; i < sizeof k / sizeof *k; i++) {
+        assert_int_equal((int)k[i].alg, k[i].value);
+        assert_string_equal(merkle_hash_alg_name(k[i].alg), k[i].name);
+        assert_int_equal(merkle_hash_alg_len(k[i].alg), k[i].len);
+        merkle_hasher h;
+        uint8_t out[MERKLE_HASH_LEN];
+        int tree = k[i].value >= 6 || k[i].value == 3;
+        assert_int_equal(merkle_hasher_init(&h, k[i].alg), tree ? MERKLE_OK : MERKLE_ERR_ARG);
+        assert_int_equal(merkle_hash(out, k[i].alg, "", 0), tree ? MERKLE_OK : MERKLE_ERR_ARG);
+    }
+    assert_int_equal(MERKLE_HASH_AUTO, 0);
+    assert_null(merkle_hash_alg_name(MERKLE_HASH_AUTO));
+    assert_int_equal(merkle_hash_alg_len(MERKLE_HASH_AUTO), 0);
+    assert_int_equal(merkle_hash_alg_len((merkle_hash_alg)8), 0);
+    assert_int_equal(merkle_hasher_struct_size(), sizeof(merkle_hasher));
+    assert_int_equal(merkle_hasher_struct_align(), _Alignof(merkle_hasher));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_kat),    cmocka_unit_test(test_blake2b_kat),
         cmocka_unit_test(test_every_backend), cmocka_unit_test(test_generic_and_errors),
         cmocka_unit_test(test_hex_and_ct),    cmocka_unit_test(test_keccak256_kat),
+        cmocka_unit_test(test_one_alg_enum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

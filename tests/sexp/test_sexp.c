@@ -1008,6 +1008,23 @@ static void test_search_budget(void **state)
     merkle_sexp_store_free(st);
 }
 
+/* Unknown parse flag bits are refused (docs/library.md rule 6). */
+static void test_unknown_flags(void **state)
+{
+    (void)state;
+    merkle_sexp_store *st;
+    assert_int_equal(merkle_sexp_store_alloc(&st), MERKLE_OK);
+    merkle_sexp_node n;
+    size_t used;
+    merkle_error err;
+    const uint8_t in[1] = { 0x80 };
+    assert_int_equal(merkle_sexp_parse(&n, &used, st, in, 1, MERKLE_SEXP_STRICT, NULL, &err),
+                     MERKLE_OK);
+    assert_int_equal(merkle_sexp_parse(&n, &used, st, in, 1, 4u, NULL, &err), MERKLE_ERR_ARG);
+    assert_int_equal(err.status, MERKLE_ERR_ARG);
+    merkle_sexp_store_free(st);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1027,6 +1044,7 @@ int main(void)
         cmocka_unit_test(test_batched_levels),
         cmocka_unit_test(test_hash_flooding),
         cmocka_unit_test(test_search_budget),
+        cmocka_unit_test(test_unknown_flags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

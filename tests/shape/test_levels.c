@@ -140,7 +140,7 @@ static void check_promote_tree(const merkle_shape *s, const merkle_shape_tree *t
         assert_int_equal(off[i + 1] - off[i], plen);
         if (plen) assert_memory_equal(all[off[i]], path, plen * 32);
         assert_int_equal(
-            merkle_proof_inclusion_verify(hash, root, n, i, lh[i], (const node_t *)br, blen),
+            merkle_proof_inclusion_verify(hash, root, n, i, lh[i], (const node_t *)br, blen, NULL),
             MERKLE_OK);
         if (blen) {
             /* A branch one short is refused: the buffer rule reports the length. */

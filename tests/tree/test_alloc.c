@@ -56,13 +56,13 @@ static void test_allocations_do_not_grow(void **state)
     /* the threaded root allocates per call, never per leaf or per piece */
     uint8_t root[32];
     size_t b0 = g_allocs;
-    assert_int_equal(merkle_tree_root_bytes_mt(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 64,
-                                               data, 64 * 10, 2),
+    assert_int_equal(merkle_tree_root_bytes_parallel(root, MERKLE_PROFILE_RFC6962,
+                                                     MERKLE_HASH_SHA256, 64, data, 64 * 10, 2),
                      MERKLE_OK);
     size_t small = g_allocs - b0;
     b0 = g_allocs;
-    assert_int_equal(merkle_tree_root_bytes_mt(root, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 64,
-                                               data, len, 2),
+    assert_int_equal(merkle_tree_root_bytes_parallel(root, MERKLE_PROFILE_RFC6962,
+                                                     MERKLE_HASH_SHA256, 64, data, len, 2),
                      MERKLE_OK);
     size_t big = g_allocs - b0;
     print_message("threaded: %zu allocations for 10 leaves, %zu for 100000 (6.4 MB)\n", small, big);

@@ -60,7 +60,8 @@ static void test_same_root_every_thread_count(void **state)
                              MERKLE_OK);
             assert_memory_equal(want, got, 32);
         }
-        assert_int_equal(merkle_tree_root_bytes_mt(got, prof, alg, ls, data, len, 3), MERKLE_OK);
+        assert_int_equal(merkle_tree_root_bytes_parallel(got, prof, alg, ls, data, len, 3),
+                         MERKLE_OK);
         assert_memory_equal(want, got, 32);
     }
     free(data);
@@ -106,10 +107,10 @@ static void test_argument_errors(void **state)
                                                3, read_mem, &m, 2),
                      MERKLE_ERR_ARG);
     assert_int_equal(
-        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 3, 2),
+        merkle_tree_root_bytes_parallel(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 3, 2),
         MERKLE_ERR_ARG);
     assert_int_equal(
-        merkle_tree_root_bytes_mt(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 0, 2),
+        merkle_tree_root_bytes_parallel(out, MERKLE_PROFILE_SIA, MERKLE_HASH_SHA256, 1, NULL, 0, 2),
         MERKLE_OK);
     tu_assert_hex(out, 32, "0000000000000000000000000000000000000000000000000000000000000000",
                   "sia empty");

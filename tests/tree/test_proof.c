@@ -224,7 +224,7 @@ static void test_vectors(void **state)
                 size_t rl;
                 uint8_t *r = tu_unhex(json_get_str(ex, "root"), &rl);
                 assert_int_equal(merkle_proof_cometbft_verify(r, (int64_t)n, (int64_t)a, lhash,
-                                                              leaf, (size_t)k, NULL, 0),
+                                                              leaf, (size_t)k, NULL, 0, NULL),
                                  MERKLE_ERR_VERIFY);
                 free(r);
             } else if (want_err) {
@@ -237,7 +237,7 @@ static void test_vectors(void **state)
                     tu_assert_hex(root, 32, json_get_str(ex, "new_root"), id);
                     assert_int_equal(merkle_proof_consistency_verify(alg, old_root, root, a, n,
                                                                      (const uint8_t(*)[32])path,
-                                                                     plen),
+                                                                     plen, NULL),
                                      MERKLE_OK);
                 } else if (strcmp(op, "proof") == 0) {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "aunts"), 0, id);
@@ -246,25 +246,26 @@ static void test_vectors(void **state)
                     assert_int_equal(json_get(ex, "total")->integer, (long long)n);
                     char leaf[24];
                     int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)a);
-                    assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)a,
-                                                                  lh[a], leaf, (size_t)k,
-                                                                  (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_cometbft_verify(
+                                         root, (int64_t)n, (int64_t)a, lh[a], leaf, (size_t)k,
+                                         (const uint8_t(*)[32])path, plen, NULL),
                                      MERKLE_OK);
                     /* Verify takes the raw leaf: another leaf fails. */
-                    assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)a,
-                                                                  lh[a], "x", 1,
-                                                                  (const uint8_t(*)[32])path, plen),
-                                     MERKLE_ERR_VERIFY);
-                    assert_int_equal(merkle_proof_cometbft_verify(NULL, (int64_t)n, (int64_t)a,
-                                                                  lh[a], leaf, (size_t)k,
-                                                                  (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(
+                        merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)a, lh[a], "x", 1,
+                                                     (const uint8_t(*)[32])path, plen, NULL),
+                        MERKLE_ERR_VERIFY);
+                    assert_int_equal(merkle_proof_cometbft_verify(
+                                         NULL, (int64_t)n, (int64_t)a, lh[a], leaf, (size_t)k,
+                                         (const uint8_t(*)[32])path, plen, NULL),
                                      MERKLE_ERR_VERIFY);
                 } else {
                     assert_path((const uint8_t(*)[32])path, plen, json_get(ex, "path"), 0, id);
                     tu_assert_hex(root, 32, json_get_str(ex, "root"), id);
                     tu_assert_hex(lh[a], 32, json_get_str(ex, "leaf_hash"), id);
-                    assert_int_equal(merkle_proof_inclusion_verify(
-                                         alg, root, n, a, lh[a], (const uint8_t(*)[32])path, plen),
+                    assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, a, lh[a],
+                                                                   (const uint8_t(*)[32])path, plen,
+                                                                   NULL),
                                      MERKLE_OK);
                 }
             }
@@ -323,7 +324,7 @@ static void test_vectors(void **state)
                     size_t sl = (a + 1) * seg <= len ? seg : len - a * seg;
                     assert_int_equal(merkle_proof_sia_verify(alg, pr.root, n, a, data + a * seg, sl,
                                                              (const uint8_t(*)[32])pr.path,
-                                                             pr.path_len),
+                                                             pr.path_len, NULL),
                                      MERKLE_OK);
                     /* The range-order form. */
                     h32 ro[130];
@@ -339,7 +340,7 @@ static void test_vectors(void **state)
                     assert_memory_equal(back, pr.path, pr.path_len * 32);
                     assert_int_equal(merkle_proof_range_verify(
                                          alg, pr.root, n, a, a + 1, (const uint8_t(*)[32])lh,
-                                         (const uint8_t(*)[32])ro, pr.path_len),
+                                         (const uint8_t(*)[32])ro, pr.path_len, NULL),
                                      MERKLE_OK);
                 }
                 assert_int_equal(
@@ -349,7 +350,7 @@ static void test_vectors(void **state)
                     /* Upstream VerifyRangeProof does not know n. */
                     assert_int_equal(
                         merkle_proof_range_verify(alg, pr.root, 0, a, b, (const uint8_t(*)[32])lh,
-                                                  (const uint8_t(*)[32])pr.path, pr.path_len),
+                                                  (const uint8_t(*)[32])pr.path, pr.path_len, NULL),
                         MERKLE_OK);
                 }
                 free(lh);
@@ -369,9 +370,10 @@ static void test_vectors(void **state)
                 size_t l1 = hex_any(json_get_str(in, "root1"), r1);
                 size_t l2 = hex_any(json_get_str(in, "root2"), r2);
                 if (lens_ok && l1 == 32 && l2 == 32)
-                    s = merkle_proof_consistency_verify(
-                        alg, r1, r2, (uint64_t)json_get(in, "size1")->integer,
-                        (uint64_t)json_get(in, "size2")->integer, (const uint8_t(*)[32])path, plen);
+                    s = merkle_proof_consistency_verify(alg, r1, r2,
+                                                        (uint64_t)json_get(in, "size1")->integer,
+                                                        (uint64_t)json_get(in, "size2")->integer,
+                                                        (const uint8_t(*)[32])path, plen, NULL);
             } else {
                 size_t l1 = hex_any(json_get_str(in, "root"), r1);
                 size_t l2 = hex_any(json_get_str(in, "leaf_hash"), leaf);
@@ -379,7 +381,7 @@ static void test_vectors(void **state)
                     s = merkle_proof_inclusion_verify(
                             alg, r1, (uint64_t)json_get(in, "tree_size")->integer,
                             (uint64_t)json_get(in, "index")->integer, leaf,
-                            (const uint8_t(*)[32])path, plen) == MERKLE_OK
+                            (const uint8_t(*)[32])path, plen, NULL) == MERKLE_OK
                             ? MERKLE_OK
                             : MERKLE_ERR_VERIFY;
                 (void)r2;
@@ -450,37 +452,39 @@ static void test_inclusion_all(void **state)
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(groot, root, 32);
             assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
-                                                           (const uint8_t(*)[32])got, gn),
+                                                           (const uint8_t(*)[32])got, gn, NULL),
                              MERKLE_OK);
             /* Wrong index / size / leaf / too long / too short. */
             if (n > 1)
                 assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, (i + 1) % n, lh[i],
-                                                               (const uint8_t(*)[32])got, gn),
+                                                               (const uint8_t(*)[32])got, gn, NULL),
                                  MERKLE_ERR_VERIFY);
             assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[(i + 1) % 64],
-                                                           (const uint8_t(*)[32])got, gn),
+                                                           (const uint8_t(*)[32])got, gn, NULL),
                              MERKLE_ERR_VERIFY);
             assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, n, lh[i],
-                                                           (const uint8_t(*)[32])got, gn),
+                                                           (const uint8_t(*)[32])got, gn, NULL),
                              MERKLE_ERR_VERIFY);
             memcpy(got[gn], root, 32);
             assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
-                                                           (const uint8_t(*)[32])got, gn + 1),
+                                                           (const uint8_t(*)[32])got, gn + 1, NULL),
                              MERKLE_ERR_VERIFY);
             if (gn)
                 assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, lh[i],
-                                                               (const uint8_t(*)[32])got, gn - 1),
+                                                               (const uint8_t(*)[32])got, gn - 1,
+                                                               NULL),
                                  MERKLE_ERR_VERIFY);
             /* CometBFT Verify accepts the same path. */
             char leaf[24];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
             assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i], leaf,
-                                                          (size_t)k, (const uint8_t(*)[32])got, gn),
+                                                          (size_t)k, (const uint8_t(*)[32])got, gn,
+                                                          NULL),
                              MERKLE_OK);
             if (gn)
-                assert_int_equal(merkle_proof_cometbft_verify(root, (int64_t)n, (int64_t)i, lh[i],
-                                                              leaf, (size_t)k,
-                                                              (const uint8_t(*)[32])got, gn - 1),
+                assert_int_equal(merkle_proof_cometbft_verify(
+                                     root, (int64_t)n, (int64_t)i, lh[i], leaf, (size_t)k,
+                                     (const uint8_t(*)[32])got, gn - 1, NULL),
                                  MERKLE_ERR_VERIFY);
         }
     }
@@ -496,12 +500,13 @@ static void test_inclusion_all(void **state)
         merkle_proof_inclusion_path(got, 1, &gn, NULL, alg, (const uint8_t(*)[32])lh, 64, 5),
         MERKLE_ERR_BUFFER);
     assert_int_equal(gn, 6);
-    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 0, 0, lh[0], NULL, 0),
+    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 0, 0, lh[0], NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 1, 0, NULL, NULL, 0),
+    assert_int_equal(merkle_proof_inclusion_verify(alg, lh[0], 1, 0, NULL, NULL, 0, NULL),
                      MERKLE_ERR_ARG);
-    assert_int_equal(merkle_proof_inclusion_verify((merkle_hash_alg)9, lh[0], 1, 0, lh[0], NULL, 0),
-                     MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_proof_inclusion_verify((merkle_hash_alg)9, lh[0], 1, 0, lh[0], NULL, 0, NULL),
+        MERKLE_ERR_ARG);
     free(lh);
 }
 
@@ -526,22 +531,22 @@ static void test_consistency_all(void **state)
             assert_memory_equal(got, want, wn * 32);
             assert_memory_equal(o, roots[m], 32);
             assert_memory_equal(r, roots[n], 32);
-            assert_int_equal(
-                merkle_proof_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn),
-                MERKLE_OK);
+            assert_int_equal(merkle_proof_consistency_verify(alg, o, r, m, n,
+                                                             (const uint8_t(*)[32])got, gn, NULL),
+                             MERKLE_OK);
             /* Swapped roots, wrong sizes, extra or missing element. */
             if (m < n) {
-                assert_int_equal(
-                    merkle_proof_consistency_verify(alg, r, o, m, n, (const uint8_t(*)[32])got, gn),
-                    MERKLE_ERR_VERIFY);
-                assert_int_equal(merkle_proof_consistency_verify(alg, o, r, m, n,
-                                                                 (const uint8_t(*)[32])got, gn - 1),
+                assert_int_equal(merkle_proof_consistency_verify(
+                                     alg, r, o, m, n, (const uint8_t(*)[32])got, gn, NULL),
+                                 MERKLE_ERR_VERIFY);
+                assert_int_equal(merkle_proof_consistency_verify(
+                                     alg, o, r, m, n, (const uint8_t(*)[32])got, gn - 1, NULL),
                                  MERKLE_ERR_VERIFY);
             }
             memcpy(got[gn], r, 32);
-            assert_int_equal(
-                merkle_proof_consistency_verify(alg, o, r, m, n, (const uint8_t(*)[32])got, gn + 1),
-                MERKLE_ERR_VERIFY);
+            assert_int_equal(merkle_proof_consistency_verify(
+                                 alg, o, r, m, n, (const uint8_t(*)[32])got, gn + 1, NULL),
+                             MERKLE_ERR_VERIFY);
         }
     }
     size_t gn;
@@ -552,15 +557,15 @@ static void test_consistency_all(void **state)
     assert_int_equal(
         merkle_proof_consistency_path(got, 8, &gn, NULL, NULL, alg, (const uint8_t(*)[32])lh, 3, 5),
         MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[1], 0, 0, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[1], 0, 0, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 0, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 0, 3, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 4, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[1], roots[3], 4, 3, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[3], 3, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[3], 3, 3, NULL, 0, NULL),
                      MERKLE_OK);
-    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[4], 3, 3, NULL, 0),
+    assert_int_equal(merkle_proof_consistency_verify(alg, roots[3], roots[4], 3, 3, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
     free(lh);
 }
@@ -599,15 +604,15 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < sizes[w] * 8; bit++) {
                 flip(parts[w], bit);
-                assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, leaf,
-                                                               (const uint8_t(*)[32])path, pn),
+                assert_int_equal(merkle_proof_inclusion_verify(
+                                     alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn, NULL),
                                  MERKLE_ERR_VERIFY);
                 flip(parts[w], bit);
             }
         }
-        assert_int_equal(
-            merkle_proof_inclusion_verify(alg, root, n, i, leaf, (const uint8_t(*)[32])path, pn),
-            MERKLE_OK);
+        assert_int_equal(merkle_proof_inclusion_verify(alg, root, n, i, leaf,
+                                                       (const uint8_t(*)[32])path, pn, NULL),
+                         MERKLE_OK);
         /* Consistency from m = i + 1 to n. */
         uint64_t m = i + 1;
         uint8_t o[32];
@@ -619,15 +624,15 @@ static void test_bit_flips(void **state)
         for (int w = 0; w < 3; w++) {
             for (size_t bit = 0; bit < csizes[w] * 8; bit++) {
                 flip(cparts[w], bit);
-                assert_int_equal(merkle_proof_consistency_verify(alg, o, root, m, n,
-                                                                 (const uint8_t(*)[32])path, pn),
+                assert_int_equal(merkle_proof_consistency_verify(
+                                     alg, o, root, m, n, (const uint8_t(*)[32])path, pn, NULL),
                                  MERKLE_ERR_VERIFY);
                 flip(cparts[w], bit);
             }
         }
-        assert_int_equal(
-            merkle_proof_consistency_verify(alg, o, root, m, n, (const uint8_t(*)[32])path, pn),
-            MERKLE_OK);
+        assert_int_equal(merkle_proof_consistency_verify(alg, o, root, m, n,
+                                                         (const uint8_t(*)[32])path, pn, NULL),
+                         MERKLE_OK);
         /* Range [i, min(n, i+3)). */
         uint64_t e = i + 3 < n ? i + 3 : n;
         merkle_prover pv;
@@ -644,13 +649,14 @@ static void test_bit_flips(void **state)
                 flip(rparts[w], bit);
                 assert_int_equal(
                     merkle_proof_range_verify(alg, pr.root, 0, i, e, (const uint8_t(*)[32])lv,
-                                              (const uint8_t(*)[32])pr.path, pr.path_len),
+                                              (const uint8_t(*)[32])pr.path, pr.path_len, NULL),
                     MERKLE_ERR_VERIFY);
                 flip(rparts[w], bit);
             }
         }
         assert_int_equal(merkle_proof_range_verify(alg, pr.root, n, i, e, (const uint8_t(*)[32])lv,
-                                                   (const uint8_t(*)[32])pr.path, pr.path_len),
+                                                   (const uint8_t(*)[32])pr.path, pr.path_len,
+                                                   NULL),
                          MERKLE_OK);
     }
     free(lh);
@@ -982,18 +988,18 @@ static void test_sia_and_range_verify(void **state)
             char leaf[8];
             int k = snprintf(leaf, sizeof leaf, "%llu", (unsigned long long)i);
             assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
-                                                     (const uint8_t(*)[32])path, pn),
+                                                     (const uint8_t(*)[32])path, pn, NULL),
                              MERKLE_OK);
             assert_int_equal(merkle_proof_sia_verify(alg, root, n, n, leaf, (size_t)k,
-                                                     (const uint8_t(*)[32])path, pn),
+                                                     (const uint8_t(*)[32])path, pn, NULL),
                              MERKLE_ERR_VERIFY);
             memcpy(path[pn], root, 32);
             assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
-                                                     (const uint8_t(*)[32])path, pn + 1),
+                                                     (const uint8_t(*)[32])path, pn + 1, NULL),
                              MERKLE_ERR_VERIFY);
             if (pn)
                 assert_int_equal(merkle_proof_sia_verify(alg, root, n, i, leaf, (size_t)k,
-                                                         (const uint8_t(*)[32])path, pn - 1),
+                                                         (const uint8_t(*)[32])path, pn - 1, NULL),
                                  MERKLE_ERR_VERIFY);
             /* Every range [i, e) verifies, with and without n; a short proof fails. */
             for (uint64_t e = i + 1; e <= n; e++) {
@@ -1003,43 +1009,47 @@ static void test_sia_and_range_verify(void **state)
                 assert_int_equal(rn, merkle_proof_range_path_len(i, e, n));
                 assert_int_equal(merkle_proof_range_verify(alg, root, 0, i, e,
                                                            (const uint8_t(*)[32])(lh + i),
-                                                           (const uint8_t(*)[32])rp, rn),
+                                                           (const uint8_t(*)[32])rp, rn, NULL),
                                  MERKLE_OK);
                 assert_int_equal(merkle_proof_range_verify(alg, root, n, i, e,
                                                            (const uint8_t(*)[32])(lh + i),
-                                                           (const uint8_t(*)[32])rp, rn),
+                                                           (const uint8_t(*)[32])rp, rn, NULL),
                                  MERKLE_OK);
                 if (rn) {
-                    assert_int_equal(merkle_proof_range_verify(alg, root, 0, i, e,
-                                                               (const uint8_t(*)[32])(lh + i),
-                                                               (const uint8_t(*)[32])rp, rn - 1),
+                    assert_int_equal(merkle_proof_range_verify(
+                                         alg, root, 0, i, e, (const uint8_t(*)[32])(lh + i),
+                                         (const uint8_t(*)[32])rp, rn - 1, NULL),
                                      MERKLE_ERR_VERIFY);
                 }
             }
         }
     }
     uint8_t z[32] = { 0 };
-    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0),
-                     MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0),
-                     MERKLE_ERR_RANGE);
-    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 0, 1, NULL, NULL, 0), MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_proof_range_verify(alg, z, 0, 3, 3, (const uint8_t(*)[32])lh, NULL, 0, NULL),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(
+        merkle_proof_range_verify(alg, z, 0, 4, 3, (const uint8_t(*)[32])lh, NULL, 0, NULL),
+        MERKLE_ERR_RANGE);
+    assert_int_equal(merkle_proof_range_verify(alg, z, 0, 0, 1, NULL, NULL, 0, NULL),
+                     MERKLE_ERR_ARG);
     /* A taller subtree pushed after a shorter one is an error, not a crash: range [1,2) with
     ** a left element then right elements whose nominal heights are fine, but [3,4): left
     ** elements sizes 2,1 -- fine; craft [0,1) with far too many right elements instead. */
     h32 many[70];
     memset(many, 7, sizeof many);
     assert_int_equal(merkle_proof_range_verify(alg, z, 0, 0, 1, (const uint8_t(*)[32])lh,
-                                               (const uint8_t(*)[32])many, 70),
+                                               (const uint8_t(*)[32])many, 70, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_sia_verify(alg, z, 0, 0, NULL, 0, NULL, 0), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_sia_verify(alg, z, 0, 0, NULL, 0, NULL, 0, NULL),
+                     MERKLE_ERR_VERIFY);
     /* CometBFT argument rules. */
-    assert_int_equal(merkle_proof_cometbft_verify(z, -1, 0, z, NULL, 0, NULL, 0),
+    assert_int_equal(merkle_proof_cometbft_verify(z, -1, 0, z, NULL, 0, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_cometbft_verify(z, 1, -1, z, NULL, 0, NULL, 0),
+    assert_int_equal(merkle_proof_cometbft_verify(z, 1, -1, z, NULL, 0, NULL, 0, NULL),
                      MERKLE_ERR_VERIFY);
     assert_int_equal(
-        merkle_proof_cometbft_verify(z, 1, 0, z, NULL, 0, (const uint8_t(*)[32])many, 101),
+        merkle_proof_cometbft_verify(z, 1, 0, z, NULL, 0, (const uint8_t(*)[32])many, 101, NULL),
         MERKLE_ERR_VERIFY);
     /* Conversion rejects impossible lengths. */
     h32 out[70];
@@ -1310,6 +1320,77 @@ static void test_proof_verify_object(void **state)
     assert_int_equal(merkle_proof_verify(NULL, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
 }
 
+/* The RFC 6962, CometBFT and Sia verifiers say in err why a proof failed; struct sizes. */
+static void test_verify_err_detail(void **state)
+{
+    (void)state;
+    uint8_t leaves[5][MERKLE_HASH_LEN], path[8][MERKLE_HASH_LEN], root[MERKLE_HASH_LEN];
+    for (int i = 0; i < 5; i++) {
+        char c = (char)('a' + i);
+        assert_int_equal(merkle_tree_leaf_hash(leaves[i], MERKLE_HASH_SHA256, &c, 1), MERKLE_OK);
+    }
+    size_t n = 0;
+    assert_int_equal(merkle_proof_inclusion_path(path, 8, &n, root, MERKLE_HASH_SHA256,
+                                                 (const uint8_t(*)[MERKLE_HASH_LEN])leaves, 5, 2),
+                     MERKLE_OK);
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    const uint8_t(*cp)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])path;
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, 5, 2, leaves[2], cp, n, &err),
+        MERKLE_OK);
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, 5, 5, leaves[2], cp, n, &err),
+        MERKLE_ERR_VERIFY);
+    assert_int_equal(err.status, MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "out of range"));
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, 5, 2, leaves[2], cp, n - 1, &err),
+        MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "path length"));
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, 5, 2, leaves[3], cp, n, &err),
+        MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "root mismatch"));
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_MD5, root, 5, 2, leaves[2], cp, n, &err),
+        MERKLE_ERR_ARG);
+    assert_int_equal(err.status, MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_proof_consistency_verify(MERKLE_HASH_SHA256, root, root, 0, 5, cp, 0, &err),
+        MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "empty tree"));
+    assert_int_equal(
+        merkle_proof_consistency_verify(MERKLE_HASH_SHA256, root, root, 5, 5, cp, 0, &err),
+        MERKLE_OK);
+    assert_int_equal(merkle_proof_cometbft_verify(root, 5, 2, leaves[2], "c", 1, cp, n, &err),
+                     MERKLE_OK);
+    assert_int_equal(merkle_proof_cometbft_verify(root, 5, 2, leaves[2], "x", 1, cp, n, &err),
+                     MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "leaf hash"));
+    assert_int_equal(merkle_proof_cometbft_verify(NULL, 5, 2, leaves[2], "c", 1, cp, n, &err),
+                     MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "nil"));
+    assert_int_equal(merkle_proof_sia_verify(MERKLE_HASH_SHA256, root, 5, 2, "c", 1, cp, n, &err),
+                     MERKLE_OK);
+    assert_int_equal(merkle_proof_sia_verify(MERKLE_HASH_SHA256, root, 5, 2, "d", 1, cp, n, &err),
+                     MERKLE_ERR_VERIFY);
+    assert_non_null(strstr(err.message, "root mismatch"));
+    assert_int_equal(merkle_proof_range_verify(MERKLE_HASH_SHA256, root, 5, 3, 2,
+                                               (const uint8_t(*)[MERKLE_HASH_LEN])leaves, cp, n,
+                                               &err),
+                     MERKLE_ERR_RANGE);
+    assert_int_equal(err.status, MERKLE_ERR_RANGE);
+    /* NULL err is allowed everywhere */
+    assert_int_equal(
+        merkle_proof_inclusion_verify(MERKLE_HASH_SHA256, root, 5, 5, leaves[2], cp, n, NULL),
+        MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_struct_size(), sizeof(merkle_proof));
+    assert_int_equal(merkle_proof_struct_align(), _Alignof(merkle_proof));
+    assert_int_equal(merkle_compact_range_struct_size(), sizeof(merkle_compact_range));
+    assert_int_equal(merkle_compact_range_struct_align(), _Alignof(merkle_compact_range));
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
@@ -1326,6 +1407,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_binary_codec),
         cmocka_unit_test(test_json_codec),
         cmocka_unit_test(test_proof_verify_object),
+        cmocka_unit_test(test_verify_err_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -421,6 +421,26 @@ static void test_count_overflow(void **state)
     assert_int_equal(merkle_tree_write(&t, "12345678", 8), MERKLE_ERR_RANGE);
 }
 
+/* merkle_tree.version is checked: a builder that was never initialised is refused. */
+static void test_version_checked(void **state)
+{
+    (void)state;
+    static merkle_tree t; /* zero: never initialised */
+    uint8_t out[MERKLE_HASH_LEN];
+    assert_int_equal(merkle_tree_push_leaf(&t, "a", 1), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_push_leaf_hash(&t, out), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_write(&t, "a", 1), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_MD5, 64),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(merkle_tree_init(&t, MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256, 64),
+                     MERKLE_OK);
+    assert_int_equal(merkle_tree_push_leaf(&t, "a", 1), MERKLE_OK);
+    t.version = 99; /* a layout this library does not know */
+    assert_int_equal(merkle_tree_push_leaf(&t, "a", 1), MERKLE_ERR_STATE);
+    assert_int_equal(merkle_tree_root(out, NULL, &t), MERKLE_ERR_STATE);
+}
+
 int main(void)
 {
     const char *need = getenv("MERKLE_REQUIRE_BACKEND");
@@ -432,7 +452,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_root_vectors),        cmocka_unit_test(test_leaves_vs_reference),
         cmocka_unit_test(test_stream_vs_reference), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_count_overflow),
+        cmocka_unit_test(test_count_overflow),      cmocka_unit_test(test_version_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,12 +185,12 @@ static void test_cb58_vectors(void **state)
         const char *want = json_get_str(v, "cb58");
         char s[200];
         size_t sl;
-        assert_int_equal(merkle_cb58_encode(s, sizeof s, &sl, b, n), MERKLE_OK);
+        assert_int_equal(merkle_trie_cb58_encode(s, sizeof s, &sl, b, n), MERKLE_OK);
         assert_string_equal(s, want);
         assert_int_equal(sl, strlen(want));
         uint8_t back[64];
         size_t bl;
-        assert_int_equal(merkle_cb58_decode(back, sizeof back, &bl, want, strlen(want), NULL),
+        assert_int_equal(merkle_trie_cb58_decode(back, sizeof back, &bl, want, strlen(want), NULL),
                          MERKLE_OK);
         assert_int_equal(bl, n);
         assert_memory_equal(back, b, n);
@@ -204,9 +204,9 @@ static void test_cb58_vectors(void **state)
         size_t n;
         uint8_t *id = tu_unhex(json_get_str(v, "expected_id_hex"), &n);
         const char *want = json_get_str(v, "expected_id_cb58");
-        char s[MERKLE_CB58_ID_MAX];
+        char s[MERKLE_TRIE_CB58_ID_MAX];
         size_t sl;
-        assert_int_equal(merkle_cb58_encode(s, sizeof s, &sl, id, n), MERKLE_OK);
+        assert_int_equal(merkle_trie_cb58_encode(s, sizeof s, &sl, id, n), MERKLE_OK);
         assert_string_equal(s, want);
         uint8_t p1[32], p2[32];
         assert_int_equal(merkle_trie_id_parse(p1, want, NULL), MERKLE_OK);
@@ -221,7 +221,7 @@ static void test_cb58_vectors(void **state)
     json_free(doc);
 
     /* Errors: a changed character breaks the checksum; bad alphabet; too short; buffer. */
-    char s[MERKLE_CB58_ID_MAX];
+    char s[MERKLE_TRIE_CB58_ID_MAX];
     strcpy(s, "rbhtxoQ1DqWHvb6w66BZdVyjmPAneZUSwQq9uKj594qvFSdav");
     uint8_t out[40];
     size_t ol;
@@ -229,16 +229,19 @@ static void test_cb58_vectors(void **state)
     for (size_t i = 0; s[i]; i++) {
         char save = s[i];
         s[i] = save == 'z' ? 'y' : 'z';
-        assert_int_not_equal(merkle_cb58_decode(out, sizeof out, &ol, s, strlen(s), &e), MERKLE_OK);
+        assert_int_not_equal(merkle_trie_cb58_decode(out, sizeof out, &ol, s, strlen(s), &e),
+                             MERKLE_OK);
         s[i] = save;
     }
-    assert_int_equal(merkle_cb58_decode(out, sizeof out, &ol, "0OIl", 4, &e), MERKLE_ERR_FORMAT);
-    assert_int_equal(merkle_cb58_decode(out, sizeof out, &ol, "1", 1, &e), MERKLE_ERR_FORMAT);
-    assert_int_equal(merkle_cb58_decode(out, 31, &ol, s, strlen(s), &e), MERKLE_ERR_BUFFER);
+    assert_int_equal(merkle_trie_cb58_decode(out, sizeof out, &ol, "0OIl", 4, &e),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_cb58_decode(out, sizeof out, &ol, "1", 1, &e), MERKLE_ERR_FORMAT);
+    assert_int_equal(merkle_trie_cb58_decode(out, 31, &ol, s, strlen(s), &e), MERKLE_ERR_BUFFER);
     assert_int_equal(ol, 32);
     char small[10];
     uint8_t zero32[32] = { 0 };
-    assert_int_equal(merkle_cb58_encode(small, sizeof small, &ol, zero32, 32), MERKLE_ERR_BUFFER);
+    assert_int_equal(merkle_trie_cb58_encode(small, sizeof small, &ol, zero32, 32),
+                     MERKLE_ERR_BUFFER);
     assert_int_equal(ol, 37);
     assert_int_equal(merkle_trie_id_parse(out, "45PJLL", &e), MERKLE_ERR_FORMAT); /* 0 bytes */
     assert_int_equal(merkle_trie_id_parse(out, "xyz", &e), MERKLE_ERR_FORMAT);
@@ -380,9 +383,9 @@ static void test_trie_root_vectors(void **state)
             uint8_t root[32];
             assert_int_equal(merkle_trie_root(root, t, order == 1 ? 3 : 1, NULL), MERKLE_OK);
             tu_assert_hex(root, 32, json_get_str(v, "expected_root_hex"), json_get_str(v, "id"));
-            char s[MERKLE_CB58_ID_MAX];
+            char s[MERKLE_TRIE_CB58_ID_MAX];
             size_t sl;
-            assert_int_equal(merkle_cb58_encode(s, sizeof s, &sl, root, 32), MERKLE_OK);
+            assert_int_equal(merkle_trie_cb58_encode(s, sizeof s, &sl, root, 32), MERKLE_OK);
             assert_string_equal(s, json_get_str(v, "expected_root_cb58"));
             free(perm);
             merkle_trie_free(t);

@@ -341,7 +341,7 @@ static napi_value js_verify_inclusion(napi_env env, napi_callback_info info)
         !get_hash(env, argv[4], &leaf) || !get_hashes(env, argv[5], &path, &plen))
         return NULL;
     return verdict(env, merkle_proof_inclusion_verify((merkle_hash_alg)alg, root, size, index, leaf,
-                                                      path, plen));
+                                                      path, plen, NULL));
 }
 
 /* verifyConsistency(alg, oldRoot, newRoot, oldSize, newSize, path) -> boolean */
@@ -357,8 +357,8 @@ static napi_value js_verify_consistency(napi_env env, napi_callback_info info)
         !get_hash(env, argv[2], &r2) || !get_u64(env, argv[3], &m) || !get_u64(env, argv[4], &n) ||
         !get_hashes(env, argv[5], &path, &plen))
         return NULL;
-    return verdict(env,
-                   merkle_proof_consistency_verify((merkle_hash_alg)alg, r1, r2, m, n, path, plen));
+    return verdict(
+        env, merkle_proof_consistency_verify((merkle_hash_alg)alg, r1, r2, m, n, path, plen, NULL));
 }
 
 /*

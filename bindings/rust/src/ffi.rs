@@ -160,6 +160,7 @@ extern "C" {
         leaf_hash: *const u8,
         path: *const Hash,
         path_len: usize,
+        err: *mut merkle_error,
     ) -> merkle_status;
     pub fn merkle_proof_consistency_verify(
         hash: merkle_hash_alg,
@@ -169,6 +170,7 @@ extern "C" {
         new_size: u64,
         path: *const Hash,
         path_len: usize,
+        err: *mut merkle_error,
     ) -> merkle_status;
 
     // shape.h

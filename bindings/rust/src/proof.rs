@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 //! RFC 6962/9162 inclusion and consistency proofs over leaf hashes.
-use crate::error::{check, Error, Result, Status};
+use crate::error::{check, check_detail, Error, Result, Status};
 use crate::{ffi, HashAlg, Hash};
 
 /// Number of hashes in the audit path of leaf `index` in a tree of `size` leaves (0 when
@@ -66,10 +66,12 @@ pub fn consistency_path(alg: HashAlg, leaf_hashes: &[Hash], old_size: u64) -> Re
 /// Verify that `leaf_hash` is leaf `index` of the tree of `size` leaves with root `root`.
 /// `Ok(())` when it verifies, an error of status [`Status::Verify`] when it does not.
 pub fn verify_inclusion(alg: HashAlg, root: &Hash, size: u64, index: u64, leaf_hash: &Hash, path: &[Hash]) -> Result<()> {
+    let mut e = ffi::merkle_error::new();
     // SAFETY: valid pointers and lengths.
-    check(unsafe {
-        ffi::merkle_proof_inclusion_verify(alg.code(), root.as_ptr(), size, index, leaf_hash.as_ptr(), path.as_ptr(), path.len())
-    })
+    let s = unsafe {
+        ffi::merkle_proof_inclusion_verify(alg.code(), root.as_ptr(), size, index, leaf_hash.as_ptr(), path.as_ptr(), path.len(), &mut e)
+    };
+    check_detail(s, &e)
 }
 
 /// Verify that the tree of `old_size` leaves with `old_root` is a prefix of the tree of
@@ -78,8 +80,10 @@ pub fn verify_consistency(alg: HashAlg, old_root: &Hash, new_root: &Hash, old_si
     if path.len() > 128 {
         return Err(Error::new(Status::Verify, "consistency proof too long"));
     }
+    let mut e = ffi::merkle_error::new();
     // SAFETY: valid pointers and lengths.
-    check(unsafe {
-        ffi::merkle_proof_consistency_verify(alg.code(), old_root.as_ptr(), new_root.as_ptr(), old_size, new_size, path.as_ptr(), path.len())
-    })
+    let s = unsafe {
+        ffi::merkle_proof_consistency_verify(alg.code(), old_root.as_ptr(), new_root.as_ptr(), old_size, new_size, path.as_ptr(), path.len(), &mut e)
+    };
+    check_detail(s, &e)
 }
