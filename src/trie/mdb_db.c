@@ -555,7 +555,7 @@ merkle_status merkle_mdb_prove_change(merkle_mdb_proof **out, merkle_mdb_result 
         bad_maybe(end))
         return MERKLE_ERR_ARG;
     *out = NULL;
-    char a58[MERKLE_CB58_ID_MAX], b58[MERKLE_CB58_ID_MAX];
+    char a58[MERKLE_TRIE_CB58_ID_MAX], b58[MERKLE_TRIE_CB58_ID_MAX];
     if (start.some && end.some && mdb_bytes_cmp(start.ptr, start.len, end.ptr, end.len) > 0)
         return refuse(res, MERKLE_MDB_ERR_START_AFTER_END);
     if (memcmp(from_root, to_root, 32) == 0) return refuse(res, MERKLE_MDB_ERR_SAME_ROOT);

@@ -146,7 +146,7 @@ int mdb_verify_change_core(merkle_mdb_result *res, const merkle_mdb_proof *p, me
                            unsigned bf, merkle_mdb_maybe start, merkle_mdb_maybe end,
                            const uint8_t root[32], int64_t max_length);
 
-/* cb58 of an ID into out (MERKLE_CB58_ID_MAX bytes). */
-void mdb_cb58(char out[MERKLE_CB58_ID_MAX], const uint8_t id[32]);
+/* cb58 of an ID into out (MERKLE_TRIE_CB58_ID_MAX bytes). */
+void mdb_cb58(char out[MERKLE_TRIE_CB58_ID_MAX], const uint8_t id[32]);
 
 #endif

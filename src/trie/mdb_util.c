@@ -148,10 +148,10 @@ void mdb_wrap(merkle_mdb_result *res, const char *what)
     res->message[sizeof res->message - 1] = 0;
 }
 
-void mdb_cb58(char out[MERKLE_CB58_ID_MAX], const uint8_t id[32])
+void mdb_cb58(char out[MERKLE_TRIE_CB58_ID_MAX], const uint8_t id[32])
 {
     size_t n = 0;
-    if (merkle_cb58_encode(out, MERKLE_CB58_ID_MAX, &n, id, 32) != MERKLE_OK) out[0] = 0;
+    if (merkle_trie_cb58_encode(out, MERKLE_TRIE_CB58_ID_MAX, &n, id, 32) != MERKLE_OK) out[0] = 0;
 }
 
 /* ------------------------------------------------------------------ keys */

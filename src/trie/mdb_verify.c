@@ -649,7 +649,7 @@ static int view_init(view *v, merkle_trie *db, unsigned ts)
 
 static int root_mismatch(merkle_mdb_result *res, const uint8_t got[32], const uint8_t want[32])
 {
-    char a[MERKLE_CB58_ID_MAX], b[MERKLE_CB58_ID_MAX];
+    char a[MERKLE_TRIE_CB58_ID_MAX], b[MERKLE_TRIE_CB58_ID_MAX];
     mdb_cb58(a, got);
     mdb_cb58(b, want);
     return mdb_set(res, MERKLE_MDB_ERR_INVALID_PROOF, "%s:[%s], expected:[%s]",
