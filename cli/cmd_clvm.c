@@ -123,7 +123,7 @@ static int decode_text(const char *name, const char *text, size_t n, uint8_t *ou
         while (i - p >= 2) {
             size_t take = (i - p) / 2 < sizeof tmp ? (i - p) / 2 * 2 : sizeof tmp * 2;
             if (merkle_hex_decode(tmp, sizeof tmp, &got, text + p, take, &err) != MERKLE_OK) {
-                bad_hex(name, text[p + err.offset], p + err.offset);
+                bad_hex(name, text[p + (size_t)err.offset], p + (size_t)err.offset);
                 return -1;
             }
             memcpy(out + w, tmp, got); /* out + w lies before text + p: nothing unread */

@@ -290,7 +290,8 @@ static void lane_start(merkle__md5_mb_engine *e, unsigned l)
         /* Read whole ahead: copy it in and pad it; lane_prepare only finishes it. */
         memcpy(ln->buf, e->slots + (size_t)p.slot * (MB_SLOT + 1), p.len);
         e->free_slot[e->nfree++] = p.slot;
-        ln->end = ln->total = p.len;
+        ln->end = p.len;
+        ln->total = p.len;
         if (p.len && e->bytes) e->bytes(e->ctx, (uint64_t)p.len);
         size_t tail = p.len % 64;
         ln->end += merkle__md5_pad(ln->buf + p.len - tail, tail, p.len);

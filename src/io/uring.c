@@ -410,12 +410,12 @@ void merkle__statx_to_stat(struct stat *st, const void *stx)
     st->st_size = (off_t)x->stx_size;
     st->st_blksize = (blksize_t)x->stx_blksize;
     st->st_blocks = (blkcnt_t)x->stx_blocks;
-    st->st_atim.tv_sec = x->stx_atime.tv_sec;
-    st->st_atim.tv_nsec = x->stx_atime.tv_nsec;
-    st->st_mtim.tv_sec = x->stx_mtime.tv_sec;
-    st->st_mtim.tv_nsec = x->stx_mtime.tv_nsec;
-    st->st_ctim.tv_sec = x->stx_ctime.tv_sec;
-    st->st_ctim.tv_nsec = x->stx_ctime.tv_nsec;
+    st->st_atim.tv_sec = (time_t)x->stx_atime.tv_sec;
+    st->st_atim.tv_nsec = (long)x->stx_atime.tv_nsec;
+    st->st_mtim.tv_sec = (time_t)x->stx_mtime.tv_sec;
+    st->st_mtim.tv_nsec = (long)x->stx_mtime.tv_nsec;
+    st->st_ctim.tv_sec = (time_t)x->stx_ctime.tv_sec;
+    st->st_ctim.tv_nsec = (long)x->stx_ctime.tv_nsec;
 }
 
 size_t merkle__statx_size(void)

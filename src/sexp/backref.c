@@ -630,7 +630,8 @@ static merkle_status fast_find(enc *e, uint32_t h, uint64_t sl, int *found)
     ** entry in clvm_rs's list of the current node comes first. */
     if (best + 1 > e->sr.bits_cap) {
         size_t c = e->sr.bits_cap;
-        if (merkle__grow(&e->sr.bits, &c, best + 1, 1)) return MERKLE_ERR_NOMEM;
+        if (best >= SIZE_MAX) return MERKLE_ERR_NOMEM; /* 32-bit size_t */
+        if (merkle__grow(&e->sr.bits, &c, (size_t)best + 1, 1)) return MERKLE_ERR_NOMEM;
         e->sr.bits_cap = c;
     }
     uint32_t n = h;

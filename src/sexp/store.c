@@ -61,7 +61,9 @@ merkle_status merkle_sexp_atom_new(merkle_sexp_node *out, merkle_sexp_store *st,
                                    const uint8_t *data, size_t len)
 {
     if (!out || !st || (!data && len)) return MERKLE_ERR_ARG;
+#if SIZE_MAX > 0xffffffffu /* a 32-bit size_t never exceeds the limit */
     if ((uint64_t)len > MERKLE_SEXP_MAX_ATOM_LEN) return MERKLE_ERR_RANGE;
+#endif
     if (st->natoms + st->npairs >= MERKLE_SEXP_MAX_NODES) return MERKLE_ERR_RANGE;
     if (st->nbytes > SIZE_MAX - len) return MERKLE_ERR_RANGE;
     if (merkle__grow(&st->atoms, &st->atoms_cap, st->natoms + 1, 16) ||

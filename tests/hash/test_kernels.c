@@ -11,6 +11,7 @@
 **     per process), unknown names falling back to the automatic choice, set_backend errors,
 **     the self-test refusing a wrong kernel, and the calibration result.
 */
+#include <errno.h>
 #include <openssl/evp.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -370,8 +371,10 @@ static void test_calibration(void **state)
     print_message("calibrated: short %s, long %s\n", cal.shorts->name, cal.longs->name);
 }
 
-/* Run this program as a child with MERKLE_BACKEND=env_value; return what it prints. */
-static void child_backend(const char *env_value, char *buf, size_t cap)
+/* Run this program as a child with MERKLE_BACKEND=env_value; return what it prints. 0, or 1
+** if this program cannot be executed by itself (a foreign binary run under qemu-user, which
+** does not emulate its own children: execl fails with ENOEXEC). */
+static int child_backend(const char *env_value, char *buf, size_t cap)
 {
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -383,7 +386,7 @@ static void child_backend(const char *env_value, char *buf, size_t cap)
         close(fds[1]);
         setenv("MERKLE_BACKEND", env_value, 1);
         execl(g_self, g_self, "--print-backend", (char *)NULL);
-        _exit(127);
+        _exit(errno == ENOEXEC ? 126 : 127);
     }
     close(fds[1]);
     size_t got = 0;
@@ -393,7 +396,9 @@ static void child_backend(const char *env_value, char *buf, size_t cap)
     close(fds[0]);
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 126 && got == 0) return 1;
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    return 0;
 }
 
 static void test_env_forcing(void **state)
@@ -402,6 +407,10 @@ static void test_env_forcing(void **state)
     char got[256], want[256];
     const char *names[16];
     size_t n = merkle_sha256_backends(names, 16);
+    if (n && child_backend(names[0], got, sizeof got)) {
+        skip(); /* under qemu-user: the children cannot be run */
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         child_backend(names[i], got, sizeof got);
         snprintf(want, sizeof want, "%s ok\n", names[i]);
