@@ -340,3 +340,114 @@ extern "C" {
         err: *mut merkle_error,
     ) -> merkle_status;
 }
+
+// ---- checksum manifests (merkle/manifest.h)
+pub const MERKLE_MAX_DIGEST_LEN: usize = 64;
+
+#[repr(C)]
+pub struct merkle_manifest_entry {
+    pub name: *const c_char,
+    pub name_len: usize,
+    pub line: u64,
+    pub alg: merkle_hash_alg,
+    pub digest_len: u32,
+    pub digest: [u8; MERKLE_MAX_DIGEST_LEN],
+    pub binary: u8,
+    pub bsd: u8,
+}
+
+#[repr(C)]
+pub struct merkle_manifest_parser {
+    pub alg: merkle_hash_alg,
+    pub digest_len: u32,
+    pub bsd_reversed: c_int,
+    pub reject_dash: c_int,
+}
+
+pub enum merkle_manifest {}
+pub enum merkle_vcache {}
+
+#[repr(C)]
+pub struct merkle_check_result {
+    pub status: c_int,
+    pub sys_errno: c_int,
+    pub from_cache: u8,
+    pub size: u64,
+    pub digest: [u8; MERKLE_MAX_DIGEST_LEN],
+}
+
+pub const MERKLE_CHECK_OPTS_VERSION: u32 = 1;
+
+#[repr(C)]
+pub struct merkle_check_opts {
+    pub version: u32,
+    pub dir: *const c_char,
+    pub threads: c_uint,
+    pub cache: *mut merkle_vcache,
+    pub dash_is_stdin: c_int,
+    pub progress: Option<unsafe extern "C" fn(*mut c_void, u64, u64)>,
+    pub progress_ctx: *mut c_void,
+    pub on_result: Option<unsafe extern "C" fn(*mut c_void, usize, *const merkle_check_result)>,
+    pub result_ctx: *mut c_void,
+}
+
+extern "C" {
+    pub fn merkle_manifest_parser_init(p: *mut merkle_manifest_parser, alg: merkle_hash_alg, digest_len: u32);
+    pub fn merkle_manifest_parse_alloc(
+        out: *mut *mut merkle_manifest,
+        p: *mut merkle_manifest_parser,
+        text: *const c_void,
+        len: usize,
+        first_line: u64,
+        err: *mut merkle_error,
+    ) -> merkle_status;
+    pub fn merkle_manifest_free(m: *mut merkle_manifest);
+    pub fn merkle_manifest_count(m: *const merkle_manifest) -> usize;
+    pub fn merkle_manifest_entries(m: *const merkle_manifest) -> *const merkle_manifest_entry;
+    pub fn merkle_manifest_bad_lines(m: *const merkle_manifest, count: *mut usize) -> *const u64;
+    pub fn merkle_manifest_lines(m: *const merkle_manifest) -> u64;
+    pub fn merkle_manifest_format_line(
+        out: *mut c_char,
+        cap: usize,
+        out_len: *mut usize,
+        alg: merkle_hash_alg,
+        digest: *const u8,
+        digest_len: usize,
+        name: *const c_char,
+        flags: u32,
+    ) -> merkle_status;
+    pub fn merkle_manifest_digest_file(
+        out: *mut u8,
+        alg: merkle_hash_alg,
+        digest_len: usize,
+        path: *const c_char,
+        size: *mut u64,
+        err: *mut merkle_error,
+    ) -> merkle_status;
+    pub fn merkle_manifest_digest(
+        out: *mut u8,
+        alg: merkle_hash_alg,
+        digest_len: usize,
+        data: *const c_void,
+        len: usize,
+    ) -> merkle_status;
+    pub fn merkle_check_opts_init(o: *mut merkle_check_opts, version: u32) -> merkle_status;
+    pub fn merkle_manifest_check(
+        results: *mut merkle_check_result,
+        entries: *const merkle_manifest_entry,
+        n: usize,
+        opts: *const merkle_check_opts,
+        err: *mut merkle_error,
+    ) -> merkle_status;
+    pub fn merkle_vcache_alloc(out: *mut *mut merkle_vcache, key: *const u8, key_len: usize) -> merkle_status;
+    pub fn merkle_vcache_free(c: *mut merkle_vcache);
+    pub fn merkle_vcache_load(
+        loaded: *mut usize,
+        rejected: *mut usize,
+        c: *mut merkle_vcache,
+        path: *const c_char,
+        err: *mut merkle_error,
+    ) -> merkle_status;
+    pub fn merkle_vcache_save(c: *mut merkle_vcache, path: *const c_char, err: *mut merkle_error) -> merkle_status;
+    pub fn merkle_vcache_count(c: *const merkle_vcache) -> usize;
+}

@@ -18,6 +18,7 @@ mod ffi;
 
 pub mod clvm;
 pub mod hash;
+pub mod manifest;
 pub mod proof;
 pub mod shape;
 pub mod tree;
