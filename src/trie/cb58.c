@@ -34,7 +34,7 @@ int merkle__uvarint_get(uint64_t *v, const uint8_t *in, size_t len, size_t *pos)
 }
 
 merkle_status merkle_trie_cb58_encode(char *out, size_t cap, size_t *out_len, const uint8_t *in,
-                                 size_t n)
+                                      size_t n)
 {
     if ((in == NULL && n > 0) || out_len == NULL || (out == NULL && cap > 0)) return MERKLE_ERR_ARG;
     if (n > MERKLE_TRIE_CB58_MAX_BYTES) return MERKLE_ERR_RANGE;
@@ -71,7 +71,7 @@ merkle_status merkle_trie_cb58_encode(char *out, size_t cap, size_t *out_len, co
 }
 
 merkle_status merkle_trie_cb58_decode(uint8_t *out, size_t cap, size_t *out_len, const char *s,
-                                 size_t len, merkle_error *err)
+                                      size_t len, merkle_error *err)
 {
     if ((s == NULL && len > 0) || out_len == NULL || (out == NULL && cap > 0))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid argument");
