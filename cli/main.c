@@ -2,8 +2,10 @@
 /*
 ** merkle: command-line front end of libmerkle. Dispatches to one function per subcommand.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
 
@@ -67,7 +69,34 @@ static int help(int argc, char **argv)
     return commands[i].fn(n, args);
 }
 
-int main(int argc, char **argv)
+/* Raise the soft limit on open files to the hard one, as many tools do: the file engines
+** keep many files open at once on many threads (the library budgets them within the soft
+** limit, io/fdbudget.h). Failing to raise it is not an error. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max) return;
+    rl.rlim_cur = rl.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+/* What coreutils' close_stdout does, for every command: output that could not be written
+** (a full disk, /dev/full, a closed pipe) is an error, never a silent success. The exit
+** status is then at least io_rc (1, as md5sum; 2 for audit, whose 1 means "differences"). */
+static int close_stdout(int rc, int io_rc)
+{
+    int bad = ferror(stdout) != 0;
+    errno = 0;
+    if (fclose(stdout) != 0) bad = 1;
+    if (!bad) return rc;
+    if (errno)
+        cli_error("write error: %s", strerror(errno));
+    else
+        cli_error("write error");
+    return rc > io_rc ? rc : io_rc;
+}
+
+static int run(int argc, char **argv, int *io_rc)
 {
     if (argc < 2) {
         usage(stderr);
@@ -86,8 +115,17 @@ int main(int argc, char **argv)
     /* Hidden: the option tables for tools/gen_cli_docs.py (merkle(1), completions). */
     if (strcmp(cmd, "__options") == 0) return cli_dump_options(commands, N_COMMANDS, stdout);
     int i = find_command(cmd);
+    if (strcmp(cmd, "audit") == 0) *io_rc = CLI_USAGE;
     if (i >= 0) return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "merkle: unknown command '%s'\n", cmd);
     usage(stderr);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    raise_nofile();
+    int io_rc = CLI_FAIL;
+    int rc = run(argc, argv, &io_rc);
+    return close_stdout(rc, io_rc);
 }

@@ -2,6 +2,8 @@
 /* Many small files at once, with system calls or io_uring (see fbatch.h). */
 #include "io/fbatch.h"
 
+#include "io/fdbudget.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -45,20 +47,11 @@ static int fits(const merkle__fbatch *b, const struct stat *st)
     return S_ISREG(st->st_mode) && st->st_size > 0 && (uint64_t)st->st_size <= b->slot_cap;
 }
 
-/* Batches open with O_NONBLOCK: a FIFO must not hold up the batch (see `later`). */
-int merkle__open_noatime(int dirfd, const char *path, int *oflags, int extra)
-{
-    int fd = openat(dirfd, path, *oflags | extra);
-    if (fd < 0 && errno == EPERM && (*oflags & O_NOATIME)) {
-        *oflags &= ~O_NOATIME; /* stop asking */
-        fd = openat(dirfd, path, *oflags | extra);
-    }
-    return fd;
-}
-
+/* Batches open with O_NONBLOCK: a FIFO must not hold up the batch (see `later`). Under the
+** descriptor budget: the caller's own plus the batch's open items are what it holds. */
 static int open_sync(merkle__fbatch *b, int dirfd, const char *path)
 {
-    return merkle__open_noatime(dirfd, path, &b->oflags, O_NONBLOCK);
+    return merkle__fd_openat(dirfd, path, &b->oflags, O_NONBLOCK, b->held + b->open_now);
 }
 
 /* fstat the open item; 0 when it is a regular file, else the item is settled (an error, or
@@ -76,7 +69,7 @@ static int stat_item(const merkle__fbatch *b, merkle__fb_item *x)
     }
     x->err = ok ? 0 : errno;
     x->later = ok;
-    close(x->fd);
+    merkle__fd_close(x->fd);
     x->fd = -1;
     return -1;
 }
@@ -100,8 +93,10 @@ static void read_whole(merkle__fbatch *b, int dirfd, merkle__fb_item *x)
     ssize_t k;
     do k = pread(x->fd, x->slot, want + 1, 0);
     while (k < 0 && errno == EINTR);
-    close(x->fd);
+    int err = errno;
+    merkle__fd_close(x->fd);
     x->fd = -1;
+    errno = err;
     if (k < 0)
         x->err = errno;
     else if ((size_t)k == want)
@@ -120,6 +115,7 @@ static void load_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t 
             continue;
         }
         if (stat_item(b, x) == 0 && fits(b, &x->st)) read_whole(b, dirfd, x);
+        if (x->fd >= 0) b->open_now++;
     }
 }
 
@@ -143,8 +139,25 @@ static void on_read(void *p, uint64_t tag, int32_t res)
     if (res == -EINVAL) c->einval = 1;
 }
 
+#define FB_RETRY (-2) /* err of a ring item whose open ran out of descriptors */
+
+static void item_reset(merkle__fb_item *x);
+
+/* The ring items whose open ran out of descriptors: with system calls, now that the batch's
+** linked closes have run. */
+static void retry_sync(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (it[i].err == FB_RETRY) {
+            item_reset(&it[i]);
+            load_sync(b, dirfd, &it[i], 1);
+        }
+}
+
 /* The batch through the ring; 0, or -1 when the ring must not be used any more (the items
-** not settled yet are then left with err == -1 for the system-call path). */
+** not settled yet are then left with err == -1 for the system-call path). The caller took
+** one unit of the descriptor budget per item; each is given back as its descriptor closes or
+** its open fails. */
 static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_item *it, size_t n)
 {
     int32_t res[MERKLE__FBATCH_MAX];
@@ -154,16 +167,27 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
         it[i].err = -1;
         merkle__ring_openat(r, dirfd, it[i].path, b->oflags | O_NONBLOCK, i);
     }
-    if (merkle__ring_run(r, on_open, &c) != 0) return -1;
+    if (merkle__ring_run(r, on_open, &c) != 0) {
+        merkle__fd_put((unsigned)n);
+        return -1;
+    }
     int bad = c.einval;
     for (size_t i = 0; i < n; i++) {
         merkle__fb_item *x = &it[i];
         int32_t k = res[i];
-        if (k == -EINVAL) { /* the kernel refuses the operation itself: system calls */
+        if (k < 0) merkle__fd_put(1); /* no descriptor */
+        if (k == -EINVAL) {           /* the kernel refuses the operation itself: system calls */
+            continue;
+        }
+        if (k == -EMFILE || k == -ENFILE) {
+            /* Out of descriptors: once this batch's reads and closes have run (those
+            ** descriptors are ours too), one by one under the budget. */
+            x->err = FB_RETRY;
             continue;
         }
         if (k == -EPERM && (used & O_NOATIME)) {
-            x->fd = open_sync(b, dirfd, x->path); /* drops O_NOATIME for the next ones */
+            /* O_NOATIME refused: open_sync drops it for the next ones. */
+            x->fd = open_sync(b, dirfd, x->path);
             if (x->fd < 0) {
                 x->err = errno;
                 continue;
@@ -175,9 +199,14 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
             x->fd = k;
         }
         x->err = 0;
-        if (stat_item(b, x) != 0 || !fits(b, &x->st)) continue;
+        if (stat_item(b, x) != 0) continue;
+        if (!fits(b, &x->st)) {
+            b->open_now++;
+            continue;
+        }
         if (merkle__ring_space(r) < 2) { /* not expected: two entries per file fit */
             read_whole(b, dirfd, x);
+            if (x->fd >= 0) b->open_now++;
             continue;
         }
         merkle__ring_read(r, x->fd, x->slot, (unsigned)x->st.st_size + 1, 0, i, 1);
@@ -188,14 +217,19 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
         /* Not expected (the first submission went through): nothing of this one ran, the
         ** descriptors are still open. Read them here; the ring is not used again. */
         for (size_t i = 0; i < n; i++)
-            if (res[i] == INT32_MIN) read_whole(b, dirfd, &it[i]);
+            if (res[i] == INT32_MIN) {
+                read_whole(b, dirfd, &it[i]);
+                if (it[i].fd >= 0) b->open_now++;
+            }
+        retry_sync(b, dirfd, it, n);
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
         merkle__fb_item *x = &it[i];
         if (x->err != 0 || x->fd < 0 || !fits(b, &x->st) || res[i] == INT32_MIN) continue;
         int32_t k = res[i];
-        x->fd = -1; /* closed by the linked close */
+        x->fd = -1; /* closed by the linked close (hard link: whatever the read gave) */
+        merkle__fd_put(1);
         if (k == -EINVAL || k == -EAGAIN) {
             x->err = -1; /* redo with system calls */
             bad = 1;
@@ -205,8 +239,10 @@ static int load_ring(merkle__fbatch *b, merkle__ring *r, int dirfd, merkle__fb_i
             x->len = (size_t)k;
         } else {
             reopen(b, dirfd, x);
+            if (x->fd >= 0) b->open_now++;
         }
     }
+    retry_sync(b, dirfd, it, n);
     return bad ? -1 : 0;
 }
 
@@ -222,23 +258,27 @@ void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size
 {
     for (size_t i = 0; i < n; i++) item_reset(&it[i]);
     if (n > MERKLE__FBATCH_MAX) n = MERKLE__FBATCH_MAX;
+    b->open_now = 0;
     int trial;
     int uring = merkle__io_pick(MERKLE__IO_OPEN_READ, b->small, &trial);
     merkle__ring *r = uring ? ring_of(b) : NULL;
+    /* The ring opens what the budget allows now; the rest go one by one under it. */
+    size_t m = r ? merkle__fd_take((unsigned)n) : 0;
+    if (r && m < n) trial = 0; /* not a fair measure of either engine */
+    if (r && m == 0) r = NULL;
     uint64_t t0 = trial ? merkle__io_now() : 0;
-    if (r && load_ring(b, r, dirfd, it, n) != 0) {
+    if (r && load_ring(b, r, dirfd, it, m) != 0) {
         /* EINVAL from an operation: this kernel (or a filter in front of it) does not do
         ** what we asked. Everything not settled is redone with system calls, and the ring
         ** is not used again in this process. */
         merkle__io_disable();
         trial = 0;
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < m; i++)
             if (it[i].err == -1) {
                 item_reset(&it[i]);
                 load_sync(b, dirfd, &it[i], 1);
             }
-    } else if (!r) {
-        load_sync(b, dirfd, it, n);
     }
+    if (m < n) load_sync(b, dirfd, it + m, n - m);
     if (trial) merkle__io_report(MERKLE__IO_OPEN_READ, r != NULL, n, merkle__io_now() - t0);
 }

@@ -40,15 +40,14 @@ typedef struct merkle__fbatch {
     merkle__ring *ring; /* per thread, opened on first use */
     int ring_failed;
     size_t slot_cap;
-    int oflags; /* open flags; O_NOATIME is dropped after the first EPERM */
-    int small;  /* the caller's pass is short: no measuring (see merkle__io_pick) */
+    int oflags;        /* open flags; O_NOATIME is dropped after the first EPERM */
+    int small;         /* the caller's pass is short: no measuring (see merkle__io_pick) */
+    unsigned held;     /* in: descriptors of the budget (io/fdbudget.h) the caller holds */
+    unsigned open_now; /* items of the current batch left open */
 } merkle__fbatch;
 
 void merkle__fbatch_init(merkle__fbatch *b, size_t slot_cap, int oflags);
 
-/* openat(dirfd, path, *oflags | extra); when O_NOATIME is refused (EPERM: not the owner, no
-** CAP_FOWNER), it is dropped from *oflags for this and every later open. fd or -1 (errno). */
-int merkle__open_noatime(int dirfd, const char *path, int *oflags, int extra);
 void merkle__fbatch_free(merkle__fbatch *b);
 
 /*
@@ -58,7 +57,10 @@ void merkle__fbatch_free(merkle__fbatch *b);
 */
 int merkle__fbatch_wanted(merkle__fbatch *b);
 
-/* Load n <= MERKLE__FBATCH_MAX items (see merkle__fb_item). Never fails as a whole. */
+/* Load n <= MERKLE__FBATCH_MAX items (see merkle__fb_item). Never fails as a whole. Opens are
+** under the descriptor budget (io/fdbudget.h): an item left open counts against it until the
+** caller closes it with merkle__fd_close; an item may fail with EMFILE only when b->held or
+** earlier items of the batch hold descriptors (the caller retries it after closing those). */
 void merkle__fbatch_load(merkle__fbatch *b, int dirfd, merkle__fb_item *it, size_t n);
 
 #endif

@@ -17,6 +17,7 @@
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
 #include "io/fbatch.h"
+#include "io/fdbudget.h"
 #include "io/md5_files.h"
 
 /* ------------------------------------------------------------------ file engine */
@@ -151,6 +152,21 @@ static void pool_add(merkle__md5_mb_engine *e, int fd, size_t index, const struc
     p->st = *st;
 }
 
+/* Descriptors of the budget (io/fdbudget.h) the engine holds: its pool and its lanes. */
+static unsigned mb_held(const merkle__md5_mb_engine *e)
+{
+    unsigned n = 0;
+    for (size_t k = 0; k < e->npool; k++) n += e->pool[k].fd != MB_PRELOADED;
+    for (unsigned l = 0; l < e->impl->lanes; l++)
+        n += e->lane[l].fd >= 0 && e->lane[l].fd != MB_PRELOADED;
+    return n;
+}
+
+unsigned merkle__md5_mb_engine_held(const merkle__md5_mb_engine *eng)
+{
+    return mb_held(eng);
+}
+
 /* One batch of the pool's free places: opened, stat'ed and (the small ones) read whole at
 ** once. The number of files taken from the list, 0 when it is exhausted; *deferred is set
 ** when a file ran out of descriptors. */
@@ -167,6 +183,7 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
     }
     if (n == 0) return 0;
     e->nfree -= (unsigned)n;
+    e->fb.held = mb_held(e);
     merkle__fbatch_load(&e->fb, e->dirfd, it, n);
     for (size_t q = 0; q < n; q++) {
         merkle__fb_item *x = &it[q];
@@ -242,7 +259,7 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
         } else if (!mb_next(e, &i, &path)) {
             break;
         }
-        int fd = merkle__open_noatime(e->dirfd, path, &e->fb.oflags, 0);
+        int fd = merkle__fd_openat(e->dirfd, path, &e->fb.oflags, 0, mb_held(e));
         if (fd < 0) {
             int err = errno;
             if ((err == EMFILE || err == ENFILE) && (e->npool > 0 || e->active > 0)) {
@@ -257,7 +274,7 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
         struct stat st;
         if (fstat(fd, &st) != 0) {
             int err = errno;
-            close(fd);
+            merkle__fd_close(fd);
             e->done(e->ctx, i, err, NULL, NULL);
             continue;
         }
@@ -301,7 +318,7 @@ static void lane_start(merkle__md5_mb_engine *e, unsigned l)
 
 static void lane_stop(merkle__md5_mb_engine *e, mb_lane *ln)
 {
-    if (ln->fd != MB_PRELOADED) close(ln->fd);
+    if (ln->fd != MB_PRELOADED) merkle__fd_close(ln->fd);
     ln->fd = -1;
     e->active--;
 }

@@ -88,5 +88,8 @@ void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small);
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *eng, int dirfd,
                                         merkle__mb_next_fn next, merkle__mb_done_fn done,
                                         void *ctx);
+/* Descriptors of the budget (io/fdbudget.h) the engine holds now (its pool and lanes): what a
+** `next` callback that opens files itself passes as `held`. */
+unsigned merkle__md5_mb_engine_held(const merkle__md5_mb_engine *eng);
 
 #endif

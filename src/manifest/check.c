@@ -18,6 +18,7 @@
 #include "common/internal.h"
 #include "hash/md5_mb.h"
 #include "io/fbatch.h"
+#include "io/fdbudget.h"
 #include "io/md5_files.h"
 #include "io/uring.h"
 #include "manifest/manifest_impl.h"
@@ -76,6 +77,8 @@ typedef struct worker {
     merkle__fbatch fb; /* batched opens and reads of small non-MD5 files */
     uint8_t *slots;    /* FB_BATCH slots of FB_SLOT + 1 bytes, on first use */
     merkle__md5_mb_engine *eng;
+    size_t *later; /* pull form: non-MD5 files put off while out of descriptors */
+    size_t nlater, later_cap;
 } worker;
 
 /* fstatat(dirfd, name) through sd's directory descriptor. 0 or -1 (errno). */
@@ -341,23 +344,33 @@ static void hash_fd(worker *w, size_t i, int fd, const struct stat *st)
         w->t.bytes += (uint64_t)r; /* the progress line moves inside large files */
         if (w->t.bytes - w->t.bytes_reported >= PROGRESS_BYTES) progress(e, &w->t, 0, 0);
     }
-    close(fd);
+    merkle__fd_close(fd);
     if (!err) merkle__mdigest_final(&w->md, out);
     finish(w, i, err, out, st, size, 1);
 }
 
-/* Hash one file with the reusable buffer. */
-static void hash_one(worker *w, size_t i)
+/* Hash one file with the reusable buffer, the caller holding `held` descriptors of the budget.
+** -1 (nothing settled) when it holds some and the budget is spent: retry after closing them. */
+static int hash_one_held(worker *w, size_t i, unsigned held)
 {
     engine *e = w->e;
-    int fd = openat(e->dirfd, e->jobs[i].name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
+    int fd = merkle__fd_openat(e->dirfd, e->jobs[i].name, &flags, 0, held);
     if (fd < 0) {
+        if (held > 0 && (errno == EMFILE || errno == ENFILE)) return -1;
         finish(w, i, errno, NULL, NULL, 0, 1);
-        return;
+        return 0;
     }
     struct stat st;
     int have_st = fstat(fd, &st) == 0;
     hash_fd(w, i, fd, have_st ? &st : NULL);
+    return 0;
+}
+
+/* Hash one file, holding no descriptor: out of descriptors, it waits (io/fdbudget.h). */
+static void hash_one(worker *w, size_t i)
+{
+    (void)hash_one_held(w, i, 0);
 }
 
 /* Hash k <= FB_BATCH files (job indices idx) opened, stat'ed and read in one batch
@@ -374,7 +387,9 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
     for (size_t q = 0; q < k; q++) {
         merkle__fb_item *x = &it[q];
         size_t i = idx[q];
-        if (x->later) continue; /* not a regular file: below, after the others */
+        /* Not a regular file, or out of descriptors while earlier files of the batch held
+        ** some: below, one by one, after the others are closed. */
+        if (x->later || x->err == EMFILE || x->err == ENFILE) continue;
         if (x->err) {
             finish(w, i, x->err, NULL, NULL, 0, 1);
         } else if (x->fd >= 0) {
@@ -391,7 +406,7 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
         }
     }
     for (size_t q = 0; q < k; q++)
-        if (it[q].later) hash_one(w, idx[q]);
+        if (it[q].later || it[q].err == EMFILE || it[q].err == ENFILE) hash_one(w, idx[q]);
 }
 
 typedef struct mb_ctx {
@@ -428,7 +443,22 @@ static int pull_next(void *ctx, size_t *index, const char **path)
         if (k >= e->n) return 0;
         size_t i = e->sel[k];
         if (e->jobs[i].alg != MERKLE_HASH_MD5) {
-            hash_one(w, i);
+            if (hash_one_held(w, i, merkle__md5_mb_engine_held(w->eng)) != 0) {
+                /* Out of descriptors while the lanes hold some: after the run. */
+                if (w->nlater == w->later_cap) {
+                    size_t cap = w->later_cap ? 2 * w->later_cap : 64;
+                    size_t *nl = realloc(w->later, cap * sizeof *nl);
+                    if (!nl) {
+                        hash_one(w, i); /* waits for a descriptor instead */
+                        progress(e, &w->t, 1, 0);
+                        continue;
+                    }
+                    w->later = nl;
+                    w->later_cap = cap;
+                }
+                w->later[w->nlater++] = i;
+                continue;
+            }
             progress(e, &w->t, 1, 0);
             continue;
         }
@@ -497,6 +527,11 @@ static void *worker_main(void *arg)
     if (w->eng) {
         merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
         if (merkle__md5_mb_engine_run(w->eng, e->dirfd, pull_next, pull_done, w) == MERKLE_OK) {
+            for (size_t k = 0; k < w->nlater; k++) {
+                hash_one(w, w->later[k]);
+                progress(e, &w->t, 1, 0);
+            }
+            w->nlater = 0;
             progress(e, &w->t, 0, 1);
             return NULL;
         }
@@ -534,6 +569,7 @@ static void worker_free(worker *w)
     free(w->buf);
     free(w->md5_idx);
     free(w->md5_paths);
+    free(w->later);
     merkle__md5_mb_engine_free(w->eng);
     merkle__mdigest_free(&w->md);
 }
