@@ -191,8 +191,9 @@ int proof_all(const root_opts *o, const char *name)
             rc = -1;
             break;
         }
-        ms = merkle_proof_to_json(json, json_cap, &need, pr, leaf, leaf_len);
-        if (ms != MERKLE_OK) {
+        ms = json && need ? merkle_proof_to_json(json, json_cap, &need, pr, leaf, leaf_len)
+                          : MERKLE_ERR_STATE;
+        if (ms != MERKLE_OK || !json || need == 0) {
             cli_error("%s", merkle_strerror(ms));
             rc = -1;
             break;

@@ -46,7 +46,7 @@ bash)
     [[ -n $func ]] || { echo "FAIL: completion is not a function: $spec" >&2; exit 1; }
     expect_bash "merkle ro" "root"
     expect_bash "merkle root --pro" "--profile"
-    expect_bash "merkle root --profile " "bitcoin bittorrent-v2 openzeppelin rfc6962 sia ssz"
+    expect_bash "merkle root --profile " "bitcoin bittorrent-v2 dm-verity fsverity openzeppelin rfc6962 sia ssz"
     expect_bash "merkle root --str" "--strict"
     expect_bash "merkle root --mix" "--mix-in-length"
     expect_bash "merkle proof --gi" "--gindex"
@@ -101,7 +101,7 @@ fish)
     }
     check_fish "merkle ro" "root"
     check_fish "merkle root --pro" "--profile"
-    check_fish "merkle root --profile " "bitcoin bittorrent-v2 openzeppelin rfc6962 sia ssz"
+    check_fish "merkle root --profile " "bitcoin bittorrent-v2 dm-verity fsverity openzeppelin rfc6962 sia ssz"
     check_fish "merkle root --inter" "--internal-order"
     check_fish "merkle trie " "prove root verify"
     check_fish "merkle trie root --branch-factor " "16 2 256 4"
@@ -123,7 +123,7 @@ zsh)
         grep -qE -- "^(\([^)]*\))?${o}[=\[]" <<<"$specs" || fail "zsh: no spec for root $o"
     done
     grep -qF -- '--profile=[' <<<"$specs" || fail "zsh: --profile spec"
-    grep -qF -- '(rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2)' <<<"$specs" ||
+    grep -qF -- '(rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity)' <<<"$specs" ||
         fail "zsh: --profile values"
     grep -q '^prove:' <<<"$specs" || fail "zsh: trie subcommands"
     [[ $fails -eq 0 ]] && echo "ok   zsh: generated specs"
