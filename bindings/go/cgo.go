@@ -15,6 +15,12 @@ merkle_status gm_root_list(uint8_t *out, int profile, int hash, const uint8_t *b
 	if (n == 0)
 		return merkle_tree_root_list(out, (merkle_profile)profile, (merkle_hash_alg)hash, NULL,
 		                             NULL, 0);
+	int same = lens[0] > 0;
+	for (size_t i = 1; i < n && same; i++)
+		same = lens[i] == lens[0];
+	if (same) // equal, non-empty leaves back to back: the root of that buffer, no pointer array
+		return merkle_tree_root_bytes(out, (merkle_profile)profile, (merkle_hash_alg)hash, lens[0],
+		                              base, lens[0] * n);
 	const uint8_t **ptrs = malloc(n * sizeof *ptrs);
 	if (!ptrs)
 		return MERKLE_ERR_NOMEM;
