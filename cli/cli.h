@@ -27,6 +27,7 @@ int cmd_check(int argc, char **argv);
 int cmd_audit(int argc, char **argv);
 int cmd_dirroot(int argc, char **argv);
 int cmd_cat(int argc, char **argv);
+int cmd_compact(int argc, char **argv);
 
 /* The option tables of each command and subcommand (opts.h): parsing, --help, merkle(1) and
 ** the completions come from these. */
@@ -34,6 +35,7 @@ extern const cli_cmd root_spec, proof_spec, consistency_spec, verify_spec;
 extern const cli_cmd sum_spec, check_spec, audit_spec, dirroot_spec, cat_spec;
 extern const cli_cmd trie_root_spec, trie_prove_spec, trie_verify_spec;
 extern const cli_cmd clvm_hash_spec, clvm_serialize_spec;
+extern const cli_cmd compact_append_spec, compact_merge_spec, compact_root_spec, compact_show_spec;
 
 /* Program name for messages ("merkle"). */
 extern const char *cli_progname;

@@ -28,6 +28,8 @@ static const cli_command_entry commands[] = {
       SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec) },
     { "clvm", cmd_clvm, "CLVM tree hash and serialization",
       SPECS(&clvm_hash_spec, &clvm_serialize_spec) },
+    { "compact", cmd_compact, "saved compact ranges of a log: append, merge, root, show",
+      SPECS(&compact_append_spec, &compact_merge_spec, &compact_root_spec, &compact_show_spec) },
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

@@ -58,6 +58,8 @@ enum cli_opt_id {
     OPT_BLOCK_SIZE,
     OPT_SALT,
     OPT_HASH_TREE,
+    OPT_BEGIN,
+    OPT_LEAF_HASHES,
 };
 
 /*

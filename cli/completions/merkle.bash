@@ -5,16 +5,17 @@
 # block below; tools/gen_cli_docs.py rewrites it, a ctest checks it is current).
 
 # BEGIN GENERATED OPTIONS (tools/gen_cli_docs.py from the option tables in cli/)
-_merkle_commands='root proof consistency verify sum check audit dirroot cat trie clvm'
+_merkle_commands='root proof consistency verify sum check audit dirroot cat trie clvm compact'
 _merkle_subcommands_trie='root prove verify'
 _merkle_subcommands_clvm='hash serialize'
+_merkle_subcommands_compact='append merge root show'
 
 # The options of a command ("root", "trie root"): "-x" or "--name" for a flag,
 # "-x=" or "--name=" for an option that takes a value.
 _merkle_command_options()
 {
     case $1 in
-        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
+        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --mpi' ;;
         'proof') echo '--index= --range= --all --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
@@ -28,6 +29,10 @@ _merkle_command_options()
         'trie verify') echo '-r= --root= -h --help' ;;
         'clvm hash') echo '-h --help' ;;
         'clvm serialize') echo '--backrefs -h --help' ;;
+        'compact append') echo '--hash= --begin= --leaf-hashes -h --help' ;;
+        'compact merge') echo '-h --help' ;;
+        'compact root') echo '-h --help' ;;
+        'compact show') echo '-h --help' ;;
     esac
 }
 
@@ -36,10 +41,10 @@ _merkle_option_values()
 {
     case $1 in
         'root --profile' | 'proof --profile' | 'consistency --profile')
-            echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity' ;;
-        'root --hash' | 'proof --hash' | 'consistency --hash')
+            echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' ;;
+        'root --hash' | 'proof --hash' | 'consistency --hash' | 'compact append --hash')
             echo 'sha256 blake2b-256 keccak256' ;;
-        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
+        'root --dump' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
             echo '<file>' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
