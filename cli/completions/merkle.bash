@@ -15,7 +15,7 @@ _merkle_subcommands_compact='append merge root show'
 _merkle_command_options()
 {
     case $1 in
-        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --mpi' ;;
+        'root') echo '--profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
         'proof') echo '--index= --range= --all --gindex= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves -j= --threads= -q --quiet -h --help --internal-order --strict --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
@@ -41,10 +41,10 @@ _merkle_option_values()
 {
     case $1 in
         'root --profile' | 'proof --profile' | 'consistency --profile')
-            echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2' ;;
+            echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity' ;;
         'root --hash' | 'proof --hash' | 'consistency --hash' | 'compact append --hash')
             echo 'sha256 blake2b-256 keccak256' ;;
-        'root --dump' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
+        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
             echo '<file>' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
