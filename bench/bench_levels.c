@@ -30,11 +30,13 @@ static double median_of(double *v, int n)
 
 int main(int argc, char **argv)
 {
-    size_t n = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 10000;
-    size_t size = argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 64;
-    int reps = argc > 3 ? atoi(argv[3]) : 21;
+    /* --smoke (scripts/test.sh step 8): a tiny size, one repetition */
+    int smoke = argc > 1 && strcmp(argv[1], "--smoke") == 0;
+    size_t n = smoke ? 100 : argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : 10000;
+    size_t size = !smoke && argc > 2 ? (size_t)strtoull(argv[2], NULL, 10) : 64;
+    int reps = smoke ? 1 : argc > 3 ? atoi(argv[3]) : 21;
     if (n == 0 || reps < 1 || reps > 1000) {
-        fprintf(stderr, "usage: bench_levels [N [SIZE [REPS]]]\n");
+        fprintf(stderr, "usage: bench_levels [--smoke | N [SIZE [REPS]]]\n");
         return 2;
     }
     uint8_t *buf = malloc(n * size + 1);
