@@ -34,8 +34,6 @@ int cmd_compact(int argc, char **argv);
 extern const cli_cmd root_spec, proof_spec, consistency_spec, verify_spec;
 extern const cli_cmd sum_spec, check_spec, audit_spec, dirroot_spec, cat_spec;
 extern const cli_cmd trie_root_spec, trie_prove_spec, trie_verify_spec;
-extern const cli_cmd trie_prove_range_spec, trie_prove_change_spec, trie_verify_range_spec,
-    trie_verify_change_spec;
 extern const cli_cmd clvm_hash_spec, clvm_serialize_spec;
 extern const cli_cmd compact_append_spec, compact_merge_spec, compact_root_spec, compact_show_spec;
 

@@ -2,10 +2,7 @@
 /*
 ** merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]
 ** merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]
-** merkle trie verify PROOF --root HEX [--key HEX (--value HEX | --absent)]
-** merkle trie prove --format merkledb --key KEY [FILE]
-** merkle trie verify --format merkledb PROOF --root ID --key KEY (--value HEX | --absent)
-** merkle trie prove-range | prove-change | verify-range | verify-change: cmd_trie_mdb.c
+** merkle trie verify PROOF --root HEX
 **
 ** FILE (or standard input) holds operations, one per line: "put KEYHEX VALUEHEX" or
 ** "del KEYHEX"; a lone "-" is the empty key or the empty (present) value; blank lines and
@@ -18,7 +15,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "trie_mdb.h"
 
 /* ------------------------------------------------------------------ options */
 
@@ -34,23 +30,8 @@ static const cli_opt trie_build_opts[] = {
     CLI_OPT_END_ROW,
 };
 
-static const cli_opt trie_format_opts[] = {
-    { OPT_TRIE_FORMAT, "format", "FORMAT", "mtrp merkledb",
-      "proof format: mtrp (the default, docs/trie.md) or merkledb (one hex sync.ProofNode per "
-      "line, merkledb's path order)",
-      NULL },
-    CLI_OPT_END_ROW,
-};
-
 static const cli_opt trie_verify_opts[] = {
     { 'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL },
-    { 'k', "key", "HEX", NULL,
-      "the key the proof must be about ('-' = empty key; required with --format merkledb)", NULL },
-    { OPT_TRIE_VALUE, "value", "HEX", NULL,
-      "the proof must show the key present with this value ('-' = empty)", NULL },
-    { OPT_TRIE_ABSENT, "absent", NULL, NULL, "the proof must show the key absent", NULL },
-    { 'b', "branch-factor", "N", "2 4 16 256",
-      "with --format merkledb: the trie's branch factor (default 16)", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -75,14 +56,10 @@ const cli_cmd trie_root_spec = {
 const cli_cmd trie_prove_spec = {
     "trie prove",
     "write a proof that a key is present, or absent",
-    "Usage: merkle trie prove --key HEX [--format mtrp|merkledb] [--branch-factor N] [-j N]\n"
-    "                         [FILE]\n"
+    "Usage: merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
     "Write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is present with\n"
-    "its value, or absent, in the trie FILE builds, to standard output. With --format\n"
-    "merkledb: merkledb's proof path, one hex sync.ProofNode per line (FILE may then hold\n"
-    "'commit' lines; an empty trie is refused: 'FAILED: ... (merkledb: ErrEmptyProof)',\n"
-    "exit 1).\n" TRIE_OPS_TEXT,
-    { trie_key_opts, trie_format_opts, trie_build_opts },
+    "its value, or absent, in the trie FILE builds, to standard output.\n" TRIE_OPS_TEXT,
+    { trie_key_opts, trie_build_opts },
     TRIE_BUILD_EXIT,
     0,
 };
@@ -90,16 +67,11 @@ const cli_cmd trie_prove_spec = {
 const cli_cmd trie_verify_spec = {
     "trie verify",
     "check a proof against a trusted root ID",
-    "Usage: merkle trie verify PROOF --root ID [--key HEX (--value HEX | --absent)]\n"
-    "       merkle trie verify --format merkledb PROOF --root ID --key KEY\n"
-    "                          (--value HEX | --absent) [--branch-factor N]\n"
+    "Usage: merkle trie verify PROOF --root ID\n"
     "Check PROOF (a file, or - for standard input) against the root ID (64 hex digits or\n"
     "cb58); print 'OK: key HEX present, value HEX', 'OK: key HEX absent' or\n"
-    "'FAILED: reason'. With --key (and --value or --absent), the proof must also be about\n"
-    "that key and state that. With --format merkledb, PROOF holds one hex sync.ProofNode\n"
-    "per line and is checked as merkledb's Proof.Verify: 'OK' or 'FAILED: reason\n"
-    "(merkledb: Sentinel)'; a node that cannot be decoded exits 2, naming the sentinel.\n",
-    { trie_format_opts, trie_verify_opts },
+    "'FAILED: reason'.\n",
+    { trie_verify_opts },
     "Exit status: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n",
     0,
 };
@@ -108,17 +80,13 @@ static void help(void)
 {
     printf("Usage: merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
            "       merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
-           "       merkle trie verify PROOF --root ID [--key HEX (--value HEX | --absent)]\n"
-           "       merkle trie prove-range | prove-change | verify-range | verify-change ...\n\n"
+           "       merkle trie verify PROOF --root ID\n\n"
            "A Merkle radix trie with avalanchego merkledb node IDs.\n" TRIE_OPS_TEXT "\n"
            "  root     print the root ID: lowercase hex, two spaces, cb58\n"
            "  prove    write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is\n"
            "           present with its value, or absent, to standard output\n"
            "  verify   check PROOF (a file, or - for standard input) against the root ID\n"
-           "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason'\n"
-           "  prove-range, prove-change, verify-range, verify-change\n"
-           "           merkledb range and change proofs (sync.RangeProof, sync.ChangeProof;\n"
-           "           see 'merkle trie prove-range --help' and docs/merkledb.md)\n\n"
+           "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason'\n\n"
            "Options of prove (and of root, but for --key):\n");
     cli_help_options(&trie_prove_spec, stdout);
     printf("\nOptions of verify:\n");
@@ -192,38 +160,7 @@ static void print_hex_or_dash(const uint8_t *p, size_t n)
     }
 }
 
-/* Hex argument ('-' = empty) into a malloc'd buffer; NULL s gives NULL and 0. Returns 0 or
-** the usage status (message printed). */
-static int hex_arg(const cli_cmd *cmd, const char *what, const char *s, uint8_t **out, size_t *len)
-{
-    *out = NULL;
-    *len = 0;
-    if (s == NULL) return 0;
-    size_t n = strlen(s);
-    *out = malloc(n / 2 + 1);
-    if (*out == NULL) {
-        cli_error("out of memory");
-        return CLI_FAIL;
-    }
-    if (n == 1 && s[0] == '-') return 0;
-    merkle_error e;
-    if (merkle_hex_decode(*out, n / 2 + 1, len, s, n, &e) != MERKLE_OK) {
-        free(*out);
-        *out = NULL;
-        return cli_cmd_usage(cmd, "%s: %s", what, e.message);
-    }
-    return 0;
-}
-
-/* The claim of --key/--value/--absent that a verified proof must match. */
-typedef struct claim {
-    const uint8_t *key, *value;
-    size_t key_len, value_len;
-    int has_key, has_value, absent;
-} claim;
-
-static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *root_s,
-                     const claim *cl)
+static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *root_s)
 {
     uint8_t root[MERKLE_TRIE_ID_LEN];
     merkle_error e;
@@ -235,34 +172,7 @@ static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *roo
     merkle_trie_proof_info info;
     merkle_status st = merkle_trie_proof_verify(&info, root, (const uint8_t *)buf, len, &e);
     int rc;
-    if (st == MERKLE_OK && cl->has_key &&
-        (info.key_len != cl->key_len ||
-         (cl->key_len && info.key && cl->key && memcmp(info.key, cl->key, cl->key_len) != 0))) {
-        fputs("FAILED: the proof is about key ", stdout);
-        print_hex_or_dash(info.key, info.key_len);
-        fputs(", not ", stdout);
-        print_hex_or_dash(cl->key, cl->key_len);
-        fputs("\n", stdout);
-        rc = CLI_FAIL;
-    } else if (st == MERKLE_OK && cl->absent && info.present) {
-        fputs("FAILED: the proof shows the key present, value ", stdout);
-        print_hex_or_dash(info.value, info.value_len);
-        fputs("\n", stdout);
-        rc = CLI_FAIL;
-    } else if (st == MERKLE_OK && cl->has_value && !info.present) {
-        fputs("FAILED: the proof shows the key absent\n", stdout);
-        rc = CLI_FAIL;
-    } else if (st == MERKLE_OK && cl->has_value &&
-               (info.value_len != cl->value_len ||
-                (cl->value_len && info.value && cl->value &&
-                 memcmp(info.value, cl->value, cl->value_len) != 0))) {
-        fputs("FAILED: the proof shows value ", stdout);
-        print_hex_or_dash(info.value, info.value_len);
-        fputs(", not ", stdout);
-        print_hex_or_dash(cl->value, cl->value_len);
-        fputs("\n", stdout);
-        rc = CLI_FAIL;
-    } else if (st == MERKLE_OK) {
+    if (st == MERKLE_OK) {
         fputs("OK: key ", stdout);
         print_hex_or_dash(info.key, info.key_len);
         if (info.present) {
@@ -291,8 +201,7 @@ static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *roo
 /* The options of a trie action. */
 typedef struct trie_args {
     unsigned bf, threads;
-    const char *key_s, *root_s, *value_s;
-    int merkledb, absent, bf_set;
+    const char *key_s, *root_s;
 } trie_args;
 
 /* 0, -1 after --help, or the exit status of a usage error. */
@@ -309,19 +218,8 @@ static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
         case 'b':
             if (parse_bf(arg, &ta->bf) != 0)
                 return cli_cmd_usage(cmd, "--branch-factor must be 2, 4, 16 or 256, not '%s'", arg);
-            ta->bf_set = 1;
             break;
         case 'k': ta->key_s = arg; break;
-        case OPT_TRIE_VALUE: ta->value_s = arg; break;
-        case OPT_TRIE_ABSENT: ta->absent = 1; break;
-        case OPT_TRIE_FORMAT:
-            if (strcmp(arg, "merkledb") == 0)
-                ta->merkledb = 1;
-            else if (strcmp(arg, "mtrp") == 0)
-                ta->merkledb = 0;
-            else
-                return cli_cmd_usage(cmd, "--format must be mtrp or merkledb, not '%s'", arg);
-            break;
         case 'r': ta->root_s = arg; break;
         case 'j':
             if ((rc = cli_parse_jobs(cmd, arg, &ta->threads)) != 0) return rc;
@@ -334,28 +232,20 @@ static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
 
 int cmd_trie(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error("trie", "missing action: root, prove, verify, prove-range, "
-                                       "prove-change, verify-range or verify-change");
+    if (argc < 2) return cli_usage_error("trie", "missing action: root, prove or verify");
     const char *action = argv[1];
     if (strcmp(action, "-h") == 0 || strcmp(action, "--help") == 0) {
         help();
         return CLI_OK;
     }
-    if (strcmp(action, "prove-range") == 0 || strcmp(action, "prove-change") == 0 ||
-        strcmp(action, "verify-range") == 0 || strcmp(action, "verify-change") == 0)
-        return cmd_trie_mdb(action, argc - 1, argv + 1);
     int is_root = strcmp(action, "root") == 0, is_prove = strcmp(action, "prove") == 0,
         is_verify = strcmp(action, "verify") == 0;
     if (!is_root && !is_prove && !is_verify)
-        return cli_usage_error("trie",
-                               "unknown action '%s' (root, prove, verify, prove-range, "
-                               "prove-change, verify-range or verify-change)",
-                               action);
+        return cli_usage_error("trie", "unknown action '%s' (root, prove or verify)", action);
     const cli_cmd *cmd = is_root    ? &trie_root_spec
                          : is_prove ? &trie_prove_spec
                                     : &trie_verify_spec;
-    trie_args ta = { 16, 0, NULL, NULL, NULL, 0, 0, 0 }; /* threads 0: all cores (-j) */
+    trie_args ta = { 16, 0, NULL, NULL }; /* threads 0: all cores, as every command's -j */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
     int prc = trie_parse(cmd, sub_argc, sub_argv, &ta);
@@ -366,44 +256,7 @@ int cmd_trie(int argc, char **argv)
     if (is_verify) {
         if (npos != 1) return cli_cmd_usage(cmd, "expected exactly one PROOF file");
         if (root_s == NULL) return cli_cmd_usage(cmd, "--root ID is required");
-        if (ta.value_s && ta.absent)
-            return cli_cmd_usage(cmd, "--value and --absent exclude each other");
-        if ((ta.value_s || ta.absent) && key_s == NULL)
-            return cli_cmd_usage(cmd, "--value and --absent need --key");
-        if (ta.merkledb && (key_s == NULL || (!ta.value_s && !ta.absent)))
-            return cli_cmd_usage(cmd,
-                                 "--format merkledb needs --key KEY and --value HEX or --absent");
-        if (!ta.merkledb && ta.bf_set)
-            return cli_cmd_usage(cmd, "--branch-factor is for --format merkledb");
-        claim cl;
-        memset(&cl, 0, sizeof cl);
-        uint8_t *kb, *vb;
-        int r = hex_arg(cmd, "--key", key_s, &kb, &cl.key_len);
-        if (r) return r;
-        if ((r = hex_arg(cmd, "--value", ta.value_s, &vb, &cl.value_len)) != 0) {
-            free(kb);
-            return r;
-        }
-        cl.key = kb;
-        cl.value = vb;
-        cl.has_key = key_s != NULL;
-        cl.has_value = ta.value_s != NULL;
-        cl.absent = ta.absent;
-        if (ta.merkledb) {
-            uint8_t root[MERKLE_TRIE_ID_LEN];
-            merkle_error e;
-            if (merkle_trie_id_parse(root, root_s, &e) != MERKLE_OK) {
-                r = cli_cmd_usage(cmd, "--root: %s", e.message);
-            } else {
-                merkle_mdb_maybe v = { vb, cl.value_len, cl.has_value };
-                r = trie_mdb_verify_key(sub_argv[optind], root, bf, kb, cl.key_len, v);
-            }
-        } else {
-            r = do_verify(cmd, sub_argv[optind], root_s, &cl);
-        }
-        free(kb);
-        free(vb);
-        return r;
+        return do_verify(cmd, sub_argv[optind], root_s);
     }
     if (npos > 1) return cli_cmd_usage(cmd, "at most one FILE");
     const char *file = npos == 1 ? sub_argv[optind] : "-";
@@ -424,13 +277,6 @@ int cmd_trie(int argc, char **argv)
                 return cli_cmd_usage(cmd, "--key: %s", e.message);
             }
         }
-        if (ta.merkledb) {
-            int r = trie_mdb_prove_key(bf, key, key_len, file);
-            free(key);
-            return r;
-        }
-    } else if (ta.merkledb) {
-        return cli_cmd_usage(cmd, "--format is for prove and verify");
     }
     merkle_trie *t;
     if (merkle_trie_alloc(&t, bf) != MERKLE_OK) {

@@ -24,11 +24,8 @@ static const cli_command_entry commands[] = {
     { "dirroot", cmd_dirroot, "one Merkle root over a checksum manifest", SPECS(&dirroot_spec) },
     { "cat", cmd_cat, "write files to stdout only after they verified against a manifest",
       SPECS(&cat_spec) },
-    { "trie", cmd_trie,
-      "Merkle radix trie (merkledb node IDs): root, prove, verify, merkledb range and change "
-      "proofs",
-      SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec, &trie_prove_range_spec,
-            &trie_prove_change_spec, &trie_verify_range_spec, &trie_verify_change_spec) },
+    { "trie", cmd_trie, "Merkle radix trie (merkledb node IDs): root, prove, verify",
+      SPECS(&trie_root_spec, &trie_prove_spec, &trie_verify_spec) },
     { "clvm", cmd_clvm, "CLVM tree hash and serialization",
       SPECS(&clvm_hash_spec, &clvm_serialize_spec) },
     { "compact", cmd_compact, "saved compact ranges of a log: append, merge, root, show",

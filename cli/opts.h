@@ -60,18 +60,6 @@ enum cli_opt_id {
     OPT_HASH_TREE,
     OPT_BEGIN,
     OPT_LEAF_HASHES,
-    /* merkle trie prove-range / prove-change / verify-range / verify-change, --format */
-    OPT_MDB_START,
-    OPT_MDB_END,
-    OPT_MDB_MAX_LENGTH,
-    OPT_MDB_HISTORY_LENGTH,
-    OPT_MDB_AT_ROOT,
-    OPT_MDB_FROM_ROOT,
-    OPT_MDB_TO_ROOT,
-    OPT_MDB_DB,
-    OPT_TRIE_FORMAT,
-    OPT_TRIE_VALUE,
-    OPT_TRIE_ABSENT,
 };
 
 /*

@@ -6,7 +6,7 @@
 
 # BEGIN GENERATED OPTIONS (tools/gen_cli_docs.py from the option tables in cli/)
 _merkle_commands='root proof consistency verify sum check audit dirroot cat trie clvm compact'
-_merkle_subcommands_trie='root prove verify prove-range prove-change verify-range verify-change'
+_merkle_subcommands_trie='root prove verify'
 _merkle_subcommands_clvm='hash serialize'
 _merkle_subcommands_compact='append merge root show'
 
@@ -25,12 +25,8 @@ _merkle_command_options()
         'dirroot') echo '-a= --algorithm= --leaves -h --help' ;;
         'cat') echo '-m= --manifest= -a= --algorithm= -h --help' ;;
         'trie root') echo '-b= --branch-factor= -j= --threads= -h --help' ;;
-        'trie prove') echo '-k= --key= --format= -b= --branch-factor= -j= --threads= -h --help' ;;
-        'trie verify') echo '--format= -r= --root= -k= --key= --value= --absent -b= --branch-factor= -h --help' ;;
-        'trie prove-range') echo '-b= --branch-factor= --start= --end= --max-length= --history-length= --at-root= -h --help' ;;
-        'trie prove-change') echo '-b= --branch-factor= --start= --end= --max-length= --history-length= --from-root= --to-root= -h --help' ;;
-        'trie verify-range') echo '-b= --branch-factor= --start= --end= --max-length= -r= --root= -h --help' ;;
-        'trie verify-change') echo '-b= --branch-factor= --start= --end= --max-length= --db= -r= --root= -h --help' ;;
+        'trie prove') echo '-k= --key= -b= --branch-factor= -j= --threads= -h --help' ;;
+        'trie verify') echo '-r= --root= -h --help' ;;
         'clvm hash') echo '-h --help' ;;
         'clvm serialize') echo '--backrefs -h --help' ;;
         'compact append') echo '--hash= --begin= --leaf-hashes -h --help' ;;
@@ -48,14 +44,12 @@ _merkle_option_values()
             echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity' ;;
         'root --hash' | 'proof --hash' | 'consistency --hash' | 'compact append --hash')
             echo 'sha256 blake2b-256 keccak256' ;;
-        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest' | 'trie verify-change --db')
+        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
             echo '<file>' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
-        'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor' | 'trie verify -b' | 'trie verify --branch-factor' | 'trie prove-range -b' | 'trie prove-range --branch-factor' | 'trie prove-change -b' | 'trie prove-change --branch-factor' | 'trie verify-range -b' | 'trie verify-range --branch-factor' | 'trie verify-change -b' | 'trie verify-change --branch-factor')
+        'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor')
             echo '2 4 16 256' ;;
-        'trie prove --format' | 'trie verify --format')
-            echo 'mtrp merkledb' ;;
     esac
 }
 # END GENERATED OPTIONS
