@@ -64,8 +64,9 @@ class MerkleTree {
       // they are.
       const paired = limit - (limit % 2);
       let next;
-      if (this._alg && nodes.slice(0, paired).every((b) => b.length === 32)) {
-        const h = native.hashPairs(this._alg, Buffer.concat(nodes.slice(0, paired)), this.sortPairs);
+      const pairs = nodes.slice(0, paired);
+      if (this._alg && pairs.every((b) => b.length === 32)) {
+        const h = native.hashPairs(this._alg, Buffer.concat(pairs), this.sortPairs);
         next = new Array(paired / 2);
         for (let i = 0; i < next.length; i++) next[i] = h.subarray(32 * i, 32 * i + 32);
       } else {
