@@ -214,19 +214,36 @@ func hs(h [][32]byte) *[32]C.uint8_t {
 	return (*[32]C.uint8_t)(unsafe.Pointer(&h[0]))
 }
 
-// packed copies items back to back into one buffer and returns it with the lengths.
-func packed(items [][]byte) ([]byte, []C.size_t) {
+// cpack is a list of items copied back to back into C memory with their lengths: malloc'd,
+// so Go neither zeroes it first nor scans it (a make([]byte) of the same size cost more than
+// hashing it). The caller frees it with free.
+type cpack struct {
+	block unsafe.Pointer // lens (n+1 size_t) then the bytes
+	lens  *C.size_t
+	buf   *C.uint8_t
+}
+
+// packed copies items into one C block; it fails only when malloc does.
+func packed(items [][]byte) (cpack, error) {
 	total := 0
 	for _, it := range items {
 		total += len(it)
 	}
-	buf := make([]byte, total+1) // +1: never an empty buffer, so &buf[0] exists
-	lens := make([]C.size_t, len(items)+1)
+	n := len(items)
+	head := C.size_t(n+1) * C.size_t(unsafe.Sizeof(C.size_t(0)))
+	block := C.malloc(head + C.size_t(total) + 1) // +1: never a zero-byte allocation
+	if block == nil {
+		return cpack{}, &Error{Op: "pack", Status: ErrNoMem}
+	}
+	lens := unsafe.Slice((*C.size_t)(block), n+1)
+	bytes := unsafe.Slice((*byte)(unsafe.Add(block, uintptr(head))), total+1)
 	off := 0
 	for i, it := range items {
-		copy(buf[off:], it)
+		copy(bytes[off:], it)
 		off += len(it)
 		lens[i] = C.size_t(len(it))
 	}
-	return buf, lens
+	return cpack{block: block, lens: &lens[0], buf: (*C.uint8_t)(unsafe.Pointer(&bytes[0]))}, nil
 }
+
+func (p cpack) free() { C.free(p.block) }

@@ -173,8 +173,12 @@ func EmptyRoot(p Profile, alg HashAlg) ([32]byte, error) {
 // when the items have equal lengths).
 func LeafHashes(alg HashAlg, items [][]byte) ([][32]byte, error) {
 	out := make([][32]byte, len(items)+1)
-	buf, lens := packed(items)
-	err := check("LeafHashes", C.gm_leaf_hashes((*C.uint8_t)(unsafe.Pointer(&out[0])), C.int(alg), u8(buf), &lens[0], C.size_t(len(items))))
+	pk, err := packed(items)
+	if err != nil {
+		return nil, err
+	}
+	defer pk.free()
+	err = check("LeafHashes", C.gm_leaf_hashes((*C.uint8_t)(unsafe.Pointer(&out[0])), C.int(alg), pk.buf, pk.lens, C.size_t(len(items))))
 	return out[:len(items)], err
 }
 
@@ -182,8 +186,12 @@ func LeafHashes(alg HashAlg, items [][]byte) ([][32]byte, error) {
 // HashFromByteSlices for RFC6962 with SHA256). No items give the profile's empty root.
 func RootList(p Profile, alg HashAlg, items [][]byte) ([32]byte, error) {
 	var out [32]byte
-	buf, lens := packed(items)
-	err := check("RootList", C.gm_root_list(h32(&out), C.int(p), C.int(alg), u8(buf), &lens[0], C.size_t(len(items))))
+	pk, err := packed(items)
+	if err != nil {
+		return out, err
+	}
+	defer pk.free()
+	err = check("RootList", C.gm_root_list(h32(&out), C.int(p), C.int(alg), pk.buf, pk.lens, C.size_t(len(items))))
 	return out, err
 }
 

@@ -300,13 +300,17 @@ func AllProofs(alg HashAlg, items [][]byte) (root [32]byte, leafHashes [][32]byt
 		inner := bits.Len64(uint64(i) ^ uint64(n-1))
 		total += inner + bits.OnesCount64(uint64(i)>>uint(inner))
 	}
-	buf, lens := packed(items)
+	pk, err := packed(items)
+	if err != nil {
+		return root, nil, nil, nil, err
+	}
+	defer pk.free()
 	leafHashes = make([][32]byte, n)
 	paths = make([][32]byte, total+1)
 	offsets = make([]uint64, n+1)
 	err = check("AllProofs", C.gm_all_proofs(h32(&root), (*C.uint8_t)(unsafe.Pointer(&leafHashes[0])),
 		(*C.uint8_t)(unsafe.Pointer(&paths[0])), C.size_t(len(paths)), (*C.uint64_t)(unsafe.Pointer(&offsets[0])),
-		C.int(alg), u8(buf), &lens[0], C.size_t(n)))
+		C.int(alg), pk.buf, pk.lens, C.size_t(n)))
 	if err != nil {
 		return root, nil, nil, nil, err
 	}
