@@ -247,3 +247,12 @@ func packed(items [][]byte) (cpack, error) {
 }
 
 func (p cpack) free() { C.free(p.block) }
+
+// goBytes copies n bytes of C memory into a new Go slice (C.GoBytes takes an int32 length).
+func goBytes(p unsafe.Pointer, n C.size_t) []byte {
+	out := make([]byte, int(n))
+	if n > 0 {
+		copy(out, unsafe.Slice((*byte)(p), int(n)))
+	}
+	return out
+}

@@ -8,8 +8,8 @@
 //
 // Errors wrap the library's status: errors.Is(err, merkle.ErrVerify) tells a proof that does
 // not verify from a malformed argument (merkle.ErrArg) or an index out of range
-// (merkle.ErrRange). Digests are [32]byte. No call keeps a Go pointer in C memory, and no
-// value of this package holds C memory: nothing needs closing.
+// (merkle.ErrRange). Digests are [32]byte. No call keeps a Go pointer in C memory. The tree
+// values hold no C memory; Trie, Manifest, Cache and VerifiedReader do, and have a Close.
 //
 // The drop-in packages under this module (cometbft/merkle, sia/merkletree,
 // transparency/...) reproduce the APIs of CometBFT, Sia and transparency-dev/merkle on top
