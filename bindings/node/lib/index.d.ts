@@ -56,4 +56,34 @@ export class Trie {
   static verifyKey(root: Bytes, proof: Bytes, key: Bytes, value: Bytes | null): boolean;
 }
 
+export type ManifestHash = 'auto' | 'md5' | 'sha1' | 'sha256' | 'sha512' | 'blake2b';
+export interface ManifestEntry {
+  name: string;
+  /** The name's bytes (a name need not be UTF-8). */
+  rawName: Buffer;
+  line: number;
+  hash: Exclude<ManifestHash, 'auto'>;
+  digest: Buffer;
+  binary: boolean;
+  bsd: boolean;
+}
+export interface CheckResult {
+  name: string;
+  status: 'OK' | 'FAILED' | 'MISSING' | 'ERROR';
+  errno: number;
+  fromCache: boolean;
+  size: number;
+  digest?: Buffer;
+}
+export interface ManifestOptions { hash?: ManifestHash; digestLength?: number }
+export const MANIFEST_HASHES: { readonly auto: 0; readonly md5: 1; readonly sha1: 2; readonly sha256: 3; readonly sha512: 4; readonly blake2b: 5 };
+/** Parse a checksum manifest (coreutils -c rules); malformed lines are listed, not thrown. */
+export function parseManifest(text: string | Uint8Array, opts?: ManifestOptions): { entries: ManifestEntry[]; badLines: number[]; lines: number };
+/** Directory root of a manifest; throws on a malformed line or a duplicate name. */
+export function dirRoot(text: string | Uint8Array, opts?: ManifestOptions): Buffer;
+/** Check the listed files on worker threads, optionally with the validation cache. */
+export function checkManifest(text: string | Uint8Array, opts?: ManifestOptions & {
+  dir?: string | null; threads?: number; cache?: string | null; cacheKey?: Uint8Array | null;
+}): Promise<{ results: CheckResult[]; ok: boolean; cacheSaved: boolean; cacheWarning?: string }>;
+
 export { openzeppelin, merkletreejs };

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT OR Apache-2.0
 // libmerkle for Node.js: the core API (digests, roots of lists and buffers for every profile,
 // RFC 6962 inclusion and consistency proofs, merkledb tries with key proofs, CLVM tree hash
-// and serialization), plus drop-ins for @openzeppelin/merkle-tree (./openzeppelin) and
+// and serialization, checksum manifests), plus drop-ins for @openzeppelin/merkle-tree (./openzeppelin) and
 // merkletreejs (./merkletreejs). Hashes are Buffers of 32 bytes; errors are Error objects
 // whose `code` names the library's status (MERKLE_ERR_FORMAT, ...).
 'use strict';
@@ -110,6 +110,7 @@ module.exports = {
   verifyConsistency,
   clvm,
   Trie,
+  ...require('./manifest'),
   openzeppelin: require('./openzeppelin'),
   merkletreejs: require('./merkletreejs'),
 };

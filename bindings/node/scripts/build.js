@@ -34,7 +34,7 @@ const cc = process.env.CC || 'cc';
 const out = path.join(root, 'build', 'merkle.node');
 const args = ['-std=c11', '-O2', '-fPIC', '-shared', '-Wall', '-Wextra', '-Werror', '-fvisibility=hidden',
   '-DNODE_GYP_MODULE_NAME=merkle', '-I', path.join(headers, 'include'), ...cflags,
-  path.join(root, 'src', 'addon.c'), '-o', out + '.tmp', ...libs, ...rpath];
+  path.join(root, 'src', 'addon.c'), path.join(root, 'src', 'manifest.c'), '-o', out + '.tmp', ...libs, ...rpath];
 execFileSync(cc, args, { stdio: 'inherit' });
 fs.renameSync(out + '.tmp', out);
 console.log('built ' + path.relative(process.cwd(), out));

@@ -13,6 +13,8 @@
 
 #include <merkle/merkle.h>
 
+#include "addon.h"
+
 #define CHECK_NAPI(env, call)                                                                      \
     do {                                                                                           \
         if ((call) != napi_ok) {                                                                   \
@@ -40,7 +42,7 @@ static const char *status_code(merkle_status s)
 }
 
 /* Throw for a failed library call (the detail's message when there is one); returns NULL. */
-static napi_value throw_status(napi_env env, merkle_status s, const merkle_error *e)
+napi_value throw_status(napi_env env, merkle_status s, const merkle_error *e)
 {
     char msg[260];
     if (e && e->message[0])
@@ -51,14 +53,14 @@ static napi_value throw_status(napi_env env, merkle_status s, const merkle_error
     return NULL;
 }
 
-static napi_value throw_type(napi_env env, const char *msg)
+napi_value throw_type(napi_env env, const char *msg)
 {
     napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", msg);
     return NULL;
 }
 
 /* argv[i] as bytes (any TypedArray or Buffer). Returns 0 and throws when it is not. */
-static int get_bytes(napi_env env, napi_value v, const uint8_t **p, size_t *len)
+int get_bytes(napi_env env, napi_value v, const uint8_t **p, size_t *len)
 {
     bool is_ta = false;
     if (napi_is_typedarray(env, v, &is_ta) != napi_ok || !is_ta) {
@@ -101,7 +103,7 @@ static int get_hash(napi_env env, napi_value v, const uint8_t **p)
     return 1;
 }
 
-static int get_u32(napi_env env, napi_value v, uint32_t *out)
+int get_u32(napi_env env, napi_value v, uint32_t *out)
 {
     double d;
     if (napi_get_value_double(env, v, &d) != napi_ok || d < 0 || d > 4294967295.0 ||
@@ -136,7 +138,7 @@ static int get_u64(napi_env env, napi_value v, uint64_t *out)
     return 1;
 }
 
-static napi_value new_buffer(napi_env env, const void *src, size_t len)
+napi_value new_buffer(napi_env env, const void *src, size_t len)
 {
     napi_value out;
     void *dst;
@@ -809,6 +811,7 @@ static napi_value init(napi_env env, napi_value exports)
         { "trieOp", js_trie_op },
         { "trieVerify", js_trie_verify },
     };
+    if (!merkle_node_manifest_init(env, exports)) return NULL;
     for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
         napi_value f;
         if (napi_create_function(env, fns[i].name, NAPI_AUTO_LENGTH, fns[i].fn, NULL, &f) !=

@@ -15,3 +15,15 @@ const stated = merkle.Trie.verifyProof(trie.root(), p);
 const h: Buffer = merkle.clvm.treeHash(Buffer.from([0x80]));
 const mt = new merkle.merkletreejs.MerkleTree([Buffer.alloc(32)], 'keccak256', { sortPairs: true });
 export const used = [root, ok, proof, stated.value, h, mt.getHexRoot()];
+
+// Checksum manifests.
+const parsed = merkle.parseManifest('d41d8cd98f00b204e9800998ecf8427e  a\n', { hash: 'md5' });
+const firstName: string = parsed.entries[0].name;
+const bad: number[] = parsed.badLines;
+const droot: Buffer = merkle.dirRoot(Buffer.from(''), { hash: 'sha256' });
+void merkle.checkManifest('', { dir: '.', threads: 2, cache: null }).then((r) => {
+  const s: 'OK' | 'FAILED' | 'MISSING' | 'ERROR' = r.results.length ? r.results[0].status : 'OK';
+  const ok: boolean = r.ok;
+  void s; void ok;
+});
+void firstName; void bad; void droot;
