@@ -98,8 +98,8 @@ impl Manifest {
     /// Parse `text` accepting only `alg` lines (as `sha256sum -c` does); for BLAKE2b
     /// `digest_len` bytes (0: any length).
     pub fn parse_with(text: &[u8], alg: Alg, digest_len: usize) -> Result<Manifest> {
-        if digest_len > ffi::MERKLE_MAX_DIGEST_LEN {
-            return Err(Error::new(Status::Arg, "digest length over 64 bytes"));
+        if digest_len > 0 {
+            checked_len(alg, digest_len)?;
         }
         Manifest::parse_inner(text, alg.code(), digest_len as u32)
     }
@@ -323,14 +323,21 @@ impl Cache {
     }
 }
 
-/// The digest of a file (read to the end, constant memory); `digest_len` only for BLAKE2b
-/// (0: 64 bytes).
-pub fn digest_file(path: &Path, alg: Alg, digest_len: usize) -> Result<Vec<u8>> {
-    let p = cpath(path)?;
+/// The digest length to use: `digest_len` (BLAKE2b), or the algorithm's own when 0; at most
+/// 64 bytes (the one check of every entry point that takes a length).
+fn checked_len(alg: Alg, digest_len: usize) -> Result<usize> {
     let len = if digest_len == 0 { alg.digest_len() } else { digest_len };
     if len > ffi::MERKLE_MAX_DIGEST_LEN {
         return Err(Error::new(Status::Arg, "digest length over 64 bytes"));
     }
+    Ok(len)
+}
+
+/// The digest of a file (read to the end, constant memory); `digest_len` only for BLAKE2b
+/// (0: 64 bytes).
+pub fn digest_file(path: &Path, alg: Alg, digest_len: usize) -> Result<Vec<u8>> {
+    let p = cpath(path)?;
+    let len = checked_len(alg, digest_len)?;
     let mut out = vec![0u8; ffi::MERKLE_MAX_DIGEST_LEN];
     let mut size = 0u64;
     let mut e = ffi::merkle_error::new();
@@ -343,10 +350,7 @@ pub fn digest_file(path: &Path, alg: Alg, digest_len: usize) -> Result<Vec<u8>> 
 
 /// The digest of `data` as a checksum list records it.
 pub fn digest(alg: Alg, data: &[u8], digest_len: usize) -> Result<Vec<u8>> {
-    let len = if digest_len == 0 { alg.digest_len() } else { digest_len };
-    if len > ffi::MERKLE_MAX_DIGEST_LEN {
-        return Err(Error::new(Status::Arg, "digest length over 64 bytes"));
-    }
+    let len = checked_len(alg, digest_len)?;
     let mut out = vec![0u8; ffi::MERKLE_MAX_DIGEST_LEN];
     // SAFETY: out holds 64 bytes; data is valid for its length.
     check(unsafe { ffi::merkle_manifest_digest(out.as_mut_ptr(), alg.code(), len, data.as_ptr().cast(), data.len()) })?;
