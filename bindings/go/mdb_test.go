@@ -70,11 +70,11 @@ type mdbCases struct {
 		Verifications []mdbVerification `json:"verifications"`
 	} `json:"range_proofs"`
 	ChangeProofs []struct {
-		ID           string  `json:"id"`
-		BranchFactor int     `json:"branch_factor"`
-		History      string  `json:"history"`
-		StartRoot    string  `json:"start_root"`
-		EndRoot      string  `json:"end_root"`
+		ID           string `json:"id"`
+		BranchFactor int    `json:"branch_factor"`
+		History      string `json:"history"`
+		StartRoot    string `json:"start_root"`
+		EndRoot      string `json:"end_root"`
 		Start, End   *string
 		MaxLength    int `json:"max_length"`
 		Result       struct {
