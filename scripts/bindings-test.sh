@@ -7,7 +7,7 @@
 #         cargo clippy -D warnings when clippy is installed; target dir BUILD_DIR/bindings/rust
 #   node: npm ci (from package-lock.json) + npm test in bindings/node: the N-API addon is built
 #         by scripts/build.js, the tests compare with @openzeppelin/merkle-tree and merkletreejs
-#   go:   go vet ./... and go test -race ./... with GODEBUG=cgocheck=2 in bindings/go (cgo; no
+#   go:   gofmt -l (must list nothing), go vet ./... and go test -race ./... with GODEBUG=cgocheck=2 in bindings/go (cgo; no
 #         module outside the standard library, GOPROXY=off), GOCACHE/GOPATH under BUILD_DIR,
 #         linked with an rpath to BUILD_DIR (CGO_LDFLAGS) so the tests find libmerkle.so.1
 # A toolchain that is absent is reported as SKIPPED (cargo is looked for in ~/.cargo/bin too);
@@ -47,6 +47,7 @@ for b in "${which[@]}"; do
     (cd bindings/go && export GOCACHE="$build/bindings/go/cache" GOPATH="$build/bindings/go/path" \
       GOFLAGS=-mod=mod GOPROXY=off CGO_ENABLED=1 \
       CGO_LDFLAGS="-Wl,-rpath,$build${CGO_LDFLAGS:+ $CGO_LDFLAGS}" &&
+      { unformatted=$(gofmt -l .); [ -z "$unformatted" ] || { echo "gofmt: not formatted: $unformatted" >&2; false; }; } &&
       go vet ./... && GODEBUG=cgocheck=2 go test -race -count=1 ./...)
     ;;
   *) echo "bindings-test: unknown binding '$b' (rust, node, go)" >&2; exit 2 ;;
