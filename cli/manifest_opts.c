@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** The options of sum, check, audit, dirroot and cat (opts.h): parsed in cmd_manifest.c,
-** shown by --help, merkle(1) and the completions.
+** The options of sum, check, audit, dirroot and cat (opts.h): parsed in cmd_sum.c,
+** cmd_check.c, cmd_audit.c, cmd_dirroot.c and cmd_cat.c, shown by --help, merkle(1) and the
+** completions.
 */
 #include "cli.h"
 

@@ -15,7 +15,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
-#include "manifest_cli.h"
+#include "manifest_util.h"
 
 /* One unit of the name: a plain character (possibly multibyte) or bytes to escape. */
 enum { U_PLAIN, U_ESC, U_QUOTE };
