@@ -206,11 +206,12 @@ typedef struct job {
 } job;
 
 static void count_done(void *ctx, size_t index, int sys_errno, const uint8_t *digest,
-                       const struct stat *st)
+                       const struct stat *st, uint64_t bytes)
 {
     (void)index;
     (void)digest;
     (void)st;
+    (void)bytes;
     if (sys_errno) ((job *)ctx)->errors++;
 }
 

@@ -166,7 +166,10 @@ MERKLE_API void merkle_vcache_free(merkle_vcache *c);
 ** corrupt (right magic) loads nothing and returns MERKLE_ERR_FORMAT (treat it as a warning:
 ** check everything; a save replaces it). Entries whose HMAC fails (with a key) are dropped
 ** and counted in *rejected (may be NULL). Also probes the file system's clock in the cache's
-** directory (docs/manifest.md, "Racy timestamps").
+** directory (docs/manifest.md, "Racy timestamps"). A process running as root (euid 0) with
+** no key does not trust a cache file owned by another user or writable by group or others
+** (anyone who can write it can forge entries): MERKLE_ERR_VERIFY, nothing loaded (treat it
+** as a warning), and merkle_vcache_save leaves that file alone.
 */
 MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache *c,
                                             const char *path, merkle_error *err);
@@ -179,7 +182,9 @@ MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, me
 ** PATH (or link when there is no file yet), fsync of the directory. Only ever writes over
 ** nothing or a cache (see merkle_vcache_load): MERKLE_ERR_UNSAFE otherwise. Errors:
 ** MERKLE_ERR_IO (err->sys_errno; EPERM when the old file's owner cannot be kept); the old
-** file is then left untouched.
+** file is then left untouched. A file root does not trust (see merkle_vcache_load) is never
+** written over: MERKLE_OK without writing when it is the file the load refused, else
+** MERKLE_ERR_UNSAFE.
 */
 MERKLE_API merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_error *err);
 

@@ -204,7 +204,7 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
             continue;
         }
         if (x->err) {
-            e->done(e->ctx, idx[q], x->err, NULL, NULL);
+            e->done(e->ctx, idx[q], x->err, NULL, NULL, 0);
             continue;
         }
         if (!preloaded) {
@@ -268,14 +268,14 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
                 e->retry_path = path;
                 return;
             }
-            e->done(e->ctx, i, err, NULL, NULL);
+            e->done(e->ctx, i, err, NULL, NULL, 0);
             continue;
         }
         struct stat st;
         if (fstat(fd, &st) != 0) {
             int err = errno;
             merkle__fd_close(fd);
-            e->done(e->ctx, i, err, NULL, NULL);
+            e->done(e->ctx, i, err, NULL, NULL, 0);
             continue;
         }
         pool_add(e, fd, i, &st);
@@ -336,7 +336,7 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
             uint8_t digest[16];
             merkle__md5_store_digest(digest, v);
             lane_stop(e, ln);
-            e->done(e->ctx, ln->index, 0, digest, &ln->st);
+            e->done(e->ctx, ln->index, 0, digest, &ln->st, ln->total);
             lane_start(e, l);
             continue;
         }
@@ -350,7 +350,7 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
             if (errno == EINTR) continue;
             int err = errno;
             lane_stop(e, ln);
-            e->done(e->ctx, ln->index, err, NULL, &ln->st);
+            e->done(e->ctx, ln->index, err, NULL, &ln->st, 0);
             lane_start(e, l);
             continue;
         }
@@ -457,10 +457,10 @@ static int list_run_next(void *ctx, size_t *index, const char **path)
 }
 
 static void list_run_done(void *ctx, size_t index, int sys_errno, const uint8_t *digest,
-                          const struct stat *st)
+                          const struct stat *st, uint64_t bytes)
 {
     mb_list_run *r = ctx;
-    r->done(r->ctx, index, sys_errno, digest, st);
+    r->done(r->ctx, index, sys_errno, digest, st, bytes);
 }
 
 merkle_status merkle__md5_mb_engine_files(merkle__md5_mb_engine *e, int dirfd,

@@ -19,11 +19,13 @@
 ** O_RDONLY|O_CLOEXEC, plus O_NOATIME when the process is permitted to use it.
 **
 ** For every file, exactly once, in any order, on the calling thread:
-**     done(ctx, i, sys_errno, digest, st)
+**     done(ctx, i, sys_errno, digest, st, bytes)
 ** sys_errno is 0 on success (digest points to 16 bytes) or the errno of the failed
 ** open/read (digest NULL; a directory gives EISDIR, from read). st is the fstat(2) of the
 ** opened file taken right after open (NULL if open or fstat failed). Both pointers are only
-** valid during the call. A file that grows or shrinks while being read is hashed as read.
+** valid during the call. A file that grows or shrinks while being read is hashed as read;
+** bytes is how many were hashed (which may differ from st->st_size: a file that changed, or
+** one of /proc, whose size says 0).
 **
 ** Per file the syscalls are open, fstat, read (one read when the file fits the lane buffer:
 ** a short read at or past st_size ends a regular file), close; posix_fadvise(SEQUENTIAL) only
@@ -35,7 +37,7 @@
 ** Single-threaded: callers split the list across threads (each call is independent).
 */
 typedef void (*merkle__mb_done_fn)(void *ctx, size_t index, int sys_errno, const uint8_t *digest,
-                                   const struct stat *st);
+                                   const struct stat *st, uint64_t bytes);
 merkle_status merkle__md5_mb_files(int dirfd, const char *const *paths, size_t n,
                                    merkle__mb_done_fn done, void *ctx);
 

@@ -335,6 +335,34 @@ int merkle__vc_merge_disk(merkle_vcache *c, const merkle_vcache *disk)
     return 0;
 }
 
+/*
+** Root trusts an unkeyed cache only when it is root's own and nobody else may write it: any
+** user who can write the file can forge an entry ("this file, with this stat, has this
+** digest") and make a root check say OK for content that changed. Returns 0 (trusted), or 1
+** with error filled (MERKLE_ERR_VERIFY). A keyed cache is authenticated entry by entry
+** instead; a user's own run (not root) trusts a cache of another user only for files it can
+** read itself (foreign).
+*/
+int merkle__vc_distrusted(const merkle_vcache *c, const struct stat *st, merkle_error *error,
+                          const char *path)
+{
+    if (c->keyed || geteuid() != 0) return 0;
+    if (st->st_uid != 0)
+        merkle__fail(error, MERKLE_ERR_VERIFY, 0, 0,
+                     "%s: unkeyed and owned by uid %ld: root does not trust it (not read, "
+                     "not rewritten)",
+                     path, (long)st->st_uid);
+    else if (st->st_mode & (S_IWGRP | S_IWOTH))
+        merkle__fail(error, MERKLE_ERR_VERIFY, 0, 0,
+                     "%s: unkeyed and writable by %s (mode %04o): root does not trust it (not "
+                     "read, not rewritten)",
+                     path, (st->st_mode & S_IWOTH) ? "others" : "its group",
+                     (unsigned)(st->st_mode & 07777));
+    else
+        return 0;
+    return 1;
+}
+
 merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache *c,
                                  const char *path, merkle_error *error)
 {
@@ -353,6 +381,14 @@ merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache
         return MERKLE_OK;
     }
     uid_t me = geteuid();
+    if (merkle__vc_distrusted(c, &st, error, path)) {
+        close(fd);
+        pthread_mutex_lock(&c->lock);
+        c->distrusted = 1;
+        merkle__file_id_from_stat(&c->distrusted_id, &st);
+        pthread_mutex_unlock(&c->lock);
+        return MERKLE_ERR_VERIFY;
+    }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
         close(fd);
         return merkle__fail(error, MERKLE_ERR_FORMAT, 0, 0, "%s: too large", path);

@@ -76,7 +76,11 @@ struct merkle_vcache {
     ** process wrote meanwhile. disk: 0 unknown, 1 absent, 2 present with identity disk_id. */
     int disk;
     merkle_file_id disk_id;
-    int foreign;    /* owned by another user: a hit is answered only for files we can read */
+    int foreign; /* owned by another user: a hit is answered only for files we can read */
+    /* As root, an unkeyed cache file that another user owns or may write was refused at load
+    ** (merkle__vc_distrusted): save leaves that very file alone. */
+    int distrusted;
+    merkle_file_id distrusted_id;
     int64_t fs_lag; /* ns the file system's clock was behind ours at load (>= 0) */
 };
 
@@ -108,5 +112,7 @@ int merkle__vc_split_path(const char *path, char **dir, const char **base);
 const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,
                                    merkle_vcache *out, size_t *rej, merkle_status *s);
 int merkle__vc_merge_disk(merkle_vcache *c, const merkle_vcache *disk);
+int merkle__vc_distrusted(const merkle_vcache *c, const struct stat *st, merkle_error *error,
+                          const char *path);
 
 #endif

@@ -240,6 +240,19 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
         struct stat lst;
         s = merkle__vc_open_file(path, &lfd, &lst, &kind, error);
         if (s != MERKLE_OK) break;
+        merkle_error why;
+        if (lfd >= 0 && merkle__vc_distrusted(c, &lst, &why, path)) {
+            /* Root does not write over (nor merge from) a cache another user could forge:
+            ** keeping its owner would hand that user root's results to tamper with. The
+            ** file refused at load was said to be left alone: nothing more to say. */
+            merkle_file_id fid;
+            merkle__file_id_from_stat(&fid, &lst);
+            close(lfd);
+            s = c->distrusted && merkle__file_id_equal(&fid, &c->distrusted_id)
+                    ? MERKLE_OK
+                    : merkle__fail(error, MERKLE_ERR_UNSAFE, 0, 0, "%s", why.message);
+            break;
+        }
         if (lfd >= 0) {
             int r;
             do r = flock(lfd, LOCK_EX);

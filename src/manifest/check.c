@@ -20,6 +20,7 @@
 #include "io/fbatch.h"
 #include "io/fdbudget.h"
 #include "io/md5_files.h"
+#include "io/pseudofs.h"
 #include "io/uring.h"
 #include "manifest/manifest_impl.h"
 
@@ -65,6 +66,7 @@ typedef struct statdir {
     int fd;
     merkle__ring *ring; /* the statx batches, when io_uring is used */
     int ring_failed;
+    merkle__pseudo_memo pm; /* devices seen: pseudo file systems are never answered for */
 } statdir;
 
 typedef struct worker {
@@ -228,6 +230,9 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
             merkle_file_id id;
             merkle__file_id_from_stat(&id, &st);
             if (!merkle__vprobe_match(&pr[q], &id)) continue;
+            /* An entry for a file of /proc or /sys (a cache written by an older version):
+            ** its stat says nothing about its contents. */
+            if (merkle__pseudo_dev(&sd->pm, e->dirfd, pr[q].name, id.dev)) continue;
             /* Another user's cache vouches only for files we could read ourselves. */
             if (foreign && faccessat(e->dirfd, pr[q].name, R_OK, AT_EACCESS) != 0) continue;
             size_t i = e->sel[k + q];
@@ -246,7 +251,9 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
 static void *cache_main(void *arg)
 {
     engine *e = arg;
-    statdir sd = { NULL, 0, 0, -1, NULL, 0 };
+    statdir sd;
+    memset(&sd, 0, sizeof sd);
+    sd.fd = -1;
     tally t = { 0, 0, 0 };
     for (;;) {
         size_t a = atomic_fetch_add(&e->next, e->chunk);
@@ -307,7 +314,10 @@ static void settle(worker *w, size_t i, int sys_errno, const uint8_t *digest, co
     int ok = merkle_ct_equal(digest, j->expected, j->dlen);
     r->status = ok ? MERKLE_CHECK_OK : MERKLE_CHECK_MISMATCH;
     if (e->opts->cache) {
-        if (ok && st) {
+        /* Recorded only when the bytes read are the size fstat gave: a file that changed while
+        ** read, or one whose size says nothing (/proc: 0; sysfs: a page), is not vouched for
+        ** by its stat. (Pseudo file systems are also left out by device, at the end of run.) */
+        if (ok && st && S_ISREG(st->st_mode) && size == (uint64_t)st->st_size) {
             merkle__file_id_from_stat(&e->ids[i], st);
             e->record[i] = 1;
         } else {
@@ -415,12 +425,11 @@ typedef struct mb_ctx {
 } mb_ctx;
 
 static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest,
-                    const struct stat *st)
+                    const struct stat *st, uint64_t bytes)
 {
     mb_ctx *c = ctx;
     size_t i = c->idx[k];
-    uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
-    finish(c->w, i, sys_errno, digest, st, size, 0);
+    finish(c->w, i, sys_errno, digest, st, sys_errno ? 0 : bytes, 0);
 }
 
 static void hash_md5_batch(worker *w, size_t k)
@@ -469,11 +478,10 @@ static int pull_next(void *ctx, size_t *index, const char **path)
 }
 
 static void pull_done(void *ctx, size_t i, int sys_errno, const uint8_t *digest,
-                      const struct stat *st)
+                      const struct stat *st, uint64_t bytes)
 {
     worker *w = ctx;
-    uint64_t size = (!sys_errno && st) ? (uint64_t)st->st_size : 0;
-    finish(w, i, sys_errno, digest, st, size, 1);
+    finish(w, i, sys_errno, digest, st, sys_errno ? 0 : bytes, 1);
     progress(w->e, &w->t, 1, 0);
 }
 
@@ -715,6 +723,15 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
         for (size_t i = 0; i < n; i++) MERKLE_ASSERT(e.delivered[i]); /* every result handed out */
 #endif
     if (st == MERKLE_OK && e.record) {
+        /* Files of pseudo file systems (procfs, sysfs, ...) are never recorded: one look per
+        ** device (io/pseudofs.h). */
+        merkle__pseudo_memo pm;
+        memset(&pm, 0, sizeof pm);
+        for (size_t i = 0; i < n; i++)
+            if (e.record[i] && merkle__pseudo_dev(&pm, dirfd, jobs[i].name, e.ids[i].dev)) {
+                e.record[i] = 0;
+                merkle_vcache_forget(opts->cache, jobs[i].name);
+            }
         size_t k = 0;
         for (size_t i = 0; i < n; i++) k += e.record[i];
         merkle__vcache_lock(opts->cache);

@@ -4,6 +4,9 @@ bind the claim. One class per item; each test fails on the code before the fix."
 import hashlib
 import os
 import resource
+import shutil
+import stat
+import struct
 import subprocess
 import sys
 import unittest
@@ -88,6 +91,124 @@ class TestDescriptorBudget(TempDirCase):
         p = subprocess.run([BIN, "check", "-j", "64", "MD5SUMS"], capture_output=True,
                            cwd=self.dir, preexec_fn=lim, timeout=600)
         self.assertEqual(p.returncode, 0, p.stderr[-300:])
+
+
+MAGIC = b"MRKLVC01"
+ALG = {"md5": 1, "sha256": 3}
+
+
+def cache_count(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    assert head[:8] == MAGIC, head
+    return struct.unpack("<Q", head[16:24])[0]
+
+
+def forge_cache(path, entries):
+    """An unkeyed cache file (format in src/manifest/cache.c) vouching for each (name, stat,
+    alg, digest): what anyone who can write the cache file can make."""
+    body = MAGIC + struct.pack("<QQ", 0, len(entries))
+    for name, st, alg, digest in entries:
+        n = name.encode()
+        body += struct.pack("<I", len(n)) + n
+        body += struct.pack("<QQQqqq", st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                            st.st_ctime_ns, st.st_mtime_ns + 10 ** 12)
+        body += bytes([ALG[alg], len(digest)]) + digest
+    with open(path, "wb") as f:
+        f.write(body + hashlib.sha256(body).digest())
+
+
+class TestCacheTrust(TempDirCase):
+    """Item 2: no false OK from the cache: pseudo files, and root with another user's cache."""
+
+    PSEUDO = ["/proc/sys/kernel/ostype", "/proc/version", "/sys/kernel/mm/transparent_hugepage/enabled",
+              "/sys/devices/system/cpu/online"]
+
+    def pseudo(self):
+        names = [p for p in self.PSEUDO if os.access(p, os.R_OK)]
+        if not names:
+            self.skipTest("no /proc or /sys here")
+        return names
+
+    def test_pseudo_files_never_recorded(self):
+        names = self.pseudo()
+        self.path("real", b"a real file\n")
+        names = names + ["real"]
+        for alg in ("md5", "sha256"):
+            for io in ("sync", "uring"):
+                lines = ""
+                for n in names:
+                    with open(os.path.join(self.dir, n), "rb") as f:
+                        lines += "%s  %s\n" % (hashlib.new(alg, f.read()).hexdigest(), n)
+                self.path("SUMS", lines.encode())
+                cache = os.path.join(self.dir, "cache")
+                if os.path.exists(cache):
+                    os.unlink(cache)
+                for _ in range(2):
+                    rc, out, err = run(["check", "--cache", "cache", "SUMS"], cwd=self.dir,
+                                       env={"MERKLE_IO": io})
+                    self.assertEqual(rc, 0, err)
+                # only the real file is vouched for by its stat
+                self.assertEqual(cache_count(cache), 1, (alg, io))
+
+    def test_old_pseudo_entry_not_answered(self):
+        """A cache (of an older version, or forged) that vouches for a /proc file: the file is
+        read again, and its new contents decide."""
+        names = [p for p in self.pseudo() if p.startswith("/proc/")]
+        if not names:
+            self.skipTest("no /proc")
+        p = names[0]
+        st = os.stat(p)
+        wrong = hashlib.md5(b"what it said long ago\n").digest()
+        forge_cache(os.path.join(self.dir, "cache"), [(p, st, "md5", wrong)])
+        self.path("SUMS", ("%s  %s\n" % (wrong.hex(), p)).encode())
+        rc, out, err = run(["check", "--cache", "cache", "SUMS"], cwd=self.dir)
+        self.assertEqual((rc, out), (1, ("%s: FAILED\n" % p).encode()), err)
+
+    @unittest.skipUnless(os.geteuid() == 0, "needs root")
+    def test_root_refuses_foreign_or_writable_unkeyed_cache(self):
+        """Root must not trust an unkeyed cache that another user owns or may write: such a user
+        forges an entry, and root's check says OK for changed content."""
+        f = self.path("f", b"changed content\n")
+        good = hashlib.md5(b"the original content\n").digest()
+        self.path("SUMS", ("%s  f\n" % good.hex()).encode())
+        cache = os.path.join(self.dir, "cache")
+        for owner, mode in ((65534, 0o600), (0, 0o666), (0, 0o620), (65534, 0o644)):
+            forge_cache(cache, [("f", os.stat(f), "md5", good)])
+            os.chown(cache, owner, 0)
+            os.chmod(cache, mode)
+            with open(cache, "rb") as fh:
+                before = fh.read()
+            ino = os.stat(cache).st_ino
+            rc, out, err = run(["check", "--cache", "cache", "SUMS"], cwd=self.dir)
+            what = (owner, oct(mode), err)
+            self.assertEqual((rc, out), (1, b"f: FAILED\n"), what)
+            self.assertEqual(err.count(b"root does not trust it"), 1, what)
+            st = os.stat(cache)
+            with open(cache, "rb") as fh:
+                self.assertEqual(fh.read(), before, what)
+            self.assertEqual((st.st_ino, st.st_uid, stat.S_IMODE(st.st_mode)), (ino, owner, mode),
+                             what)
+        # root's own cache, not writable by others, is trusted and rewritten as before
+        os.unlink(cache)
+        self.path("f", b"the original content\n")
+        self.assertEqual(run(["check", "--cache", "cache", "SUMS"], cwd=self.dir)[0], 0)
+        self.assertEqual(cache_count(cache), 1)
+        rc, out, err = run(["check", "--cache", "cache", "SUMS"], cwd=self.dir)
+        self.assertEqual((rc, err), (0, b""))
+        # a keyed cache of another user: entries are authenticated, it is used and kept
+        self.path("key", b"k" * 32)
+        os.unlink(cache)
+        self.assertEqual(run(["check", "--cache", "cache", "--cache-key", "key", "SUMS"],
+                             cwd=self.dir)[0], 0)
+        os.chown(cache, 65534, 65534)
+        with open(os.path.join(self.dir, "f"), "ab") as fh:
+            fh.write(b"x")
+        rc, out, err = run(["check", "--cache", "cache", "--cache-key", "key", "SUMS"],
+                           cwd=self.dir)
+        self.assertEqual(rc, 1, err)
+        self.assertNotIn(b"trust", err)
+        self.assertEqual(os.stat(cache).st_uid, 65534)
 
 
 class TestLostOutput(TempDirCase):
