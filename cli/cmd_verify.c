@@ -131,28 +131,6 @@ static void reverse32(uint8_t *b)
     }
 }
 
-/* The leaf hash of raw leaf bytes under the proof's profile: H(0x00 || leaf) for rfc6962
-** and sia, the txid SHA-256d(tx) for bitcoin, the chunk itself for ssz. 0, or -1. */
-static int leaf_hash_of(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p, const uint8_t *d,
-                        size_t n)
-{
-    switch (p->profile) {
-    case MERKLE_PROFILE_BITCOIN:
-        merkle_sha256_hash(out, d, n);
-        merkle_sha256_hash(out, out, MERKLE_HASH_LEN);
-        return 0;
-    case MERKLE_PROFILE_BITTORRENT_V2: /* the raw 16 KiB block */
-        merkle_sha256_hash(out, d, n);
-        return 0;
-    case MERKLE_PROFILE_SSZ:
-    case MERKLE_PROFILE_OPENZEPPELIN:
-        if (n != MERKLE_HASH_LEN) return -1;
-        memcpy(out, d, MERKLE_HASH_LEN);
-        return 0;
-    default: return merkle_tree_leaf_hash(out, p->hash, d, n) == MERKLE_OK ? 0 : -1;
-    }
-}
-
 static int verify_multiproof(const char *pname, const char *text, size_t len, const uint8_t *root,
                              int leaf_opts)
 {
@@ -320,7 +298,7 @@ static int verify_inclusion_leaf(verify_args *va, const loaded_proof *lp,
             dlen = lp->stored_leaf_len;
         }
         if (data) {
-            if (leaf_hash_of(computed, p, data, dlen) != 0)
+            if (merkle_proof_leaf_hash(computed, p, data, dlen) != MERKLE_OK)
                 return verify_failed("%s", "a leaf of this profile is a 32-byte hash");
             *lh = computed;
         }

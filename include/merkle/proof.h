@@ -425,6 +425,18 @@ MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_
                                              merkle_error *err);
 
 /*
+** The leaf hash of raw leaf bytes under a proof's profile, as merkle proof / merkle verify
+** take a leaf: H(0x00 || leaf) for rfc6962, sia and the other classic profiles (p->hash),
+** the txid SHA-256d(tx) for bitcoin, SHA-256 of the raw 16 KiB block for bittorrent-v2, and
+** the leaf itself for ssz and openzeppelin (a leaf there is a 32-byte chunk or hash). Only
+** p->profile and p->hash are read. Errors: MERKLE_ERR_ARG (NULL out or p, NULL leaf with
+** len > 0, a bad hash, an ssz or openzeppelin leaf that is not 32 bytes). Allocates nothing;
+** thread-safe.
+*/
+MERKLE_API merkle_status merkle_proof_leaf_hash(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p,
+                                                const void *leaf, size_t len);
+
+/*
 ** Binary encoding (all integers big-endian):
 **   "MRKP" | version u8 (=1) | kind u8 | profile u8 | hash u8 | flags u8 |
 **   tree_size u64 | index u64 | end u64 | leaf_size u64 | path_len u16 |

@@ -62,6 +62,27 @@ static merkle_status shaped_verify(const merkle_proof *p, const uint8_t *rt,
                                p->path_len, err);
 }
 
+merkle_status merkle_proof_leaf_hash(uint8_t out[MERKLE_HASH_LEN], const merkle_proof *p,
+                                     const void *leaf, size_t len)
+{
+    if (!out || !p || (!leaf && len)) return MERKLE_ERR_ARG;
+    switch (p->profile) {
+    case MERKLE_PROFILE_BITCOIN: /* the txid */
+        merkle_sha256_hash(out, leaf, len);
+        merkle_sha256_hash(out, out, MERKLE_HASH_LEN);
+        return MERKLE_OK;
+    case MERKLE_PROFILE_BITTORRENT_V2: /* the raw 16 KiB block */
+        merkle_sha256_hash(out, leaf, len);
+        return MERKLE_OK;
+    case MERKLE_PROFILE_SSZ:
+    case MERKLE_PROFILE_OPENZEPPELIN:
+        if (len != MERKLE_HASH_LEN) return MERKLE_ERR_ARG;
+        memcpy(out, leaf, MERKLE_HASH_LEN);
+        return MERKLE_OK;
+    default: return merkle_tree_leaf_hash(out, p->hash, leaf, len);
+    }
+}
+
 merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
                                   const uint8_t *old_root, const uint8_t *leaf_hash,
                                   const uint8_t (*leaf_hashes)[MERKLE_HASH_LEN], merkle_error *err)
