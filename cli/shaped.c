@@ -124,6 +124,46 @@ static int read_nodes(const root_opts *o, const char *name, node_list *l)
     return rc;
 }
 
+/* Rows of --values waiting for their leaf hashes: one merkle_shape_abi_leaves call per
+** ROW_BATCH rows (the Keccak batch kernels hash a group at once). */
+#define ROW_BATCH 1024
+
+typedef struct row_batch {
+    char *text; /* the rows back to back */
+    size_t used, cap;
+    size_t off[ROW_BATCH], len[ROW_BATCH];
+    uint64_t lineno[ROW_BATCH];
+    size_t n;
+} row_batch;
+
+/* Hash the waiting rows into l. 0, or -1 after a message. */
+static int flush_rows(const root_opts *o, const char *name, node_list *l, row_batch *b)
+{
+    if (b->n == 0) return 0;
+    const char *rows[ROW_BATCH];
+    uint8_t h[ROW_BATCH][MERKLE_HASH_LEN];
+    for (size_t i = 0; i < b->n; i++) rows[i] = b->text + b->off[i];
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_status st = merkle_shape_abi_leaves(h, o->values, rows, b->len, b->n, &err);
+    if (st == MERKLE_ERR_ARG && err.line == 0) {
+        cli_error("--values: %s", err.message);
+        return -1;
+    }
+    if (st != MERKLE_OK) {
+        uint64_t at = err.line >= 1 && err.line <= b->n ? b->lineno[err.line - 1] : b->lineno[0];
+        cli_error("%s:%llu: %s", name, (ull)at, err.message[0] ? err.message : merkle_strerror(st));
+        return -1;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        l->line = b->lineno[i] - 1;
+        if (add_node_cb(l, h[i], MERKLE_HASH_LEN) != 0) return -1;
+    }
+    b->n = 0;
+    b->used = 0;
+    return 0;
+}
+
 /* --values: one row per line; blank lines are skipped. Leaf hashes into l; the rows kept
 ** (for --dump) in *rows / *lens when rows is not NULL. */
 static int read_rows(const root_opts *o, const char *name, node_list *l, char ***rows,
@@ -143,6 +183,11 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
     ssize_t got;
     int rc = 0;
     uint64_t lineno = 0;
+    row_batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        cli_error("out of memory");
+        rc = -1;
+    }
     while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
         lineno++;
         size_t len = (size_t)got;
@@ -150,23 +195,25 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
         size_t a = 0;
         while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
         if (a == len) continue;
-        uint8_t h[MERKLE_HASH_LEN];
-        merkle_error err;
-        memset(&err, 0, sizeof err);
-        merkle_status st = merkle_shape_abi_leaf(h, o->values, line + a, len - a, &err);
-        if (st == MERKLE_ERR_ARG) {
-            cli_error("--values: %s", err.message);
-            rc = -1;
-            break;
+        if (b->used + (len - a) + 1 > b->cap) {
+            size_t nc = b->cap ? b->cap : 64 * 1024;
+            while (nc < b->used + (len - a) + 1) nc *= 2;
+            char *nt = realloc(b->text, nc);
+            if (!nt) {
+                cli_error("out of memory");
+                rc = -1;
+                break;
+            }
+            b->text = nt;
+            b->cap = nc;
         }
-        if (st != MERKLE_OK) {
-            cli_error("%s:%llu: %s", name, (ull)lineno,
-                      err.message[0] ? err.message : merkle_strerror(st));
-            rc = -1;
-            break;
-        }
-        l->line = lineno - 1;
-        if (add_node_cb(l, h, MERKLE_HASH_LEN) != 0) {
+        memcpy(b->text + b->used, line + a, len - a);
+        b->text[b->used + (len - a)] = 0;
+        b->off[b->n] = b->used;
+        b->len[b->n] = len - a;
+        b->lineno[b->n++] = lineno;
+        b->used += len - a + 1;
+        if (b->n == ROW_BATCH && flush_rows(o, name, l, b) != 0) {
             rc = -1;
             break;
         }
@@ -198,6 +245,9 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
         cli_error("%s: %s", name, strerror(errno));
         rc = -1;
     }
+    if (rc == 0 && flush_rows(o, name, l, b) != 0) rc = -1;
+    if (b) free(b->text);
+    free(b);
     free(line);
     if (fd == STDIN_FILENO) {
         /* Leave standard input open for other inputs named "-". */

@@ -327,6 +327,18 @@ MERKLE_API merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], con
                                                const char *row, size_t row_len, merkle_error *err);
 
 /*
+** The leaf hashes of n rows at once, out[i] = merkle_shape_abi_leaf(types, rows[i]): the types
+** are parsed once and, when every type is static (all encodings 32 bytes per field), the rows
+** are encoded in groups of 1,024 and each group's two Keccak-256 rounds are batch calls.
+** Allocates scratch (freed before returning). On a bad row, err->line is its 1-based index in
+** rows and err->offset its field number - 1 (MERKLE_ERR_FORMAT; out[0..line-1) are set).
+** MERKLE_ERR_ARG for an unsupported type list or NULL pointers; MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_shape_abi_leaves(uint8_t (*out)[MERKLE_HASH_LEN], const char *types,
+                                                 const char *const *rows, const size_t *lens,
+                                                 size_t n, merkle_error *err);
+
+/*
 ** The dump() JSON of @openzeppelin/merkle-tree for a HEAP tree, formatted as
 ** JSON.stringify(tree.dump(), null, 2) writes it: StandardMerkleTree ("standard-v1",
 ** leafEncoding = types, values = the rows' values, bools as true/false, everything else as

@@ -43,8 +43,13 @@ typedef void (*merkle__keccak256_msg64_fn)(uint8_t *out, const uint8_t *base, si
                                            size_t n);
 void merkle__keccak256_msg64_avx2(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
 void merkle__keccak256_msg64_avx512(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
+/* The same for 32-byte messages (the same function type). */
+void merkle__keccak256_msg32_avx2(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
+void merkle__keccak256_msg32_avx512(uint8_t *out, const uint8_t *base, size_t stride, size_t n);
 /* A kernel by name ("portable", "avx2", "avx512"); NULL when this CPU or build lacks it. */
 merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name);
+/* The 32-byte-message kernel of a name (tests), NULL when it does not run here. */
+merkle__keccak256_msg64_fn merkle__keccak256_kernel32(const char *name);
 /* Name of the kernel the batch entry uses (chosen on first call). */
 const char *merkle__keccak256_backend(void);
 

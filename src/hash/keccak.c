@@ -148,24 +148,39 @@ static void msg64_portable(uint8_t *out, const uint8_t *base, size_t stride, siz
     for (size_t i = 0; i < n; i++) keccak_msg64(out + 32 * i, base + i * stride);
 }
 
+/* The 32-byte shape (a hash of a hash) in one permutation: 4 words, 0x01, the 0x80. */
+static void msg32_portable(uint8_t *out, const uint8_t *base, size_t stride, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t st[25] = { 0 };
+        for (int j = 0; j < 4; j++) st[j] = merkle__load_le64(base + i * stride + 8 * j);
+        st[4] = 0x01;
+        st[RATE / 8 - 1] = 0x8000000000000000ull;
+        merkle__keccak_f1600(st);
+        for (int j = 0; j < 4; j++) merkle__store_le64(out + 32 * i + 8 * j, st[j]);
+    }
+}
+
 /* The family, in preference order (dispatch.h): name, kernel, CPU feature it needs. */
 typedef struct kimpl {
     const char *name;
-    merkle__keccak256_msg64_fn fn;
+    merkle__keccak256_msg64_fn fn;   /* 64-byte messages */
+    merkle__keccak256_msg64_fn fn32; /* 32-byte messages */
     unsigned need;
 } kimpl;
 
 static const kimpl g_impls[] = {
 #ifdef MERKLE_HAVE_X86
-    { "avx512", merkle__keccak256_msg64_avx512, MERKLE_CPU_AVX512 },
-    { "avx2", merkle__keccak256_msg64_avx2, MERKLE_CPU_AVX2 },
+    { "avx512", merkle__keccak256_msg64_avx512, merkle__keccak256_msg32_avx512, MERKLE_CPU_AVX512 },
+    { "avx2", merkle__keccak256_msg64_avx2, merkle__keccak256_msg32_avx2, MERKLE_CPU_AVX2 },
 #endif
-    { "portable", msg64_portable, 0 },
+    { "portable", msg64_portable, msg32_portable, 0 },
 };
 #define N_IMPLS (sizeof g_impls / sizeof g_impls[0])
 
-/* A kernel agrees with the streaming code on 19 messages (two groups and a ragged one). */
-static int kernel_self_test(merkle__keccak256_msg64_fn fn)
+/* A kernel agrees with the streaming code on 19 messages (two groups and a ragged one) of
+** len bytes. */
+static int kernel_self_test_len(merkle__keccak256_msg64_fn fn, size_t len)
 {
     uint8_t msgs[19 * 64], got[19 * 32], want[32];
     for (size_t i = 0; i < sizeof msgs; i++) msgs[i] = (uint8_t)(i * 37 + 11);
@@ -173,7 +188,7 @@ static int kernel_self_test(merkle__keccak256_msg64_fn fn)
     for (size_t i = 0; i < 19; i++) {
         merkle_keccak256 c;
         merkle_keccak256_init(&c);
-        merkle_keccak256_update(&c, msgs + 64 * i, 64);
+        merkle_keccak256_update(&c, msgs + 64 * i, len);
         merkle_keccak256_final(&c, want);
         if (memcmp(got + 32 * i, want, 32) != 0) return 0;
     }
@@ -190,7 +205,7 @@ static int fam_available(size_t i)
 }
 static int fam_self_test(size_t i)
 {
-    return kernel_self_test(g_impls[i].fn);
+    return kernel_self_test_len(g_impls[i].fn, 64) && kernel_self_test_len(g_impls[i].fn32, 32);
 }
 static const merkle__kernel_family g_family = { N_IMPLS, fam_name, fam_available, fam_self_test };
 
@@ -198,6 +213,13 @@ merkle__keccak256_msg64_fn merkle__keccak256_kernel(const char *name)
 {
     for (size_t i = 0; i < N_IMPLS; i++)
         if (!strcmp(name, g_impls[i].name)) return fam_available(i) ? g_impls[i].fn : NULL;
+    return NULL;
+}
+
+merkle__keccak256_msg64_fn merkle__keccak256_kernel32(const char *name)
+{
+    for (size_t i = 0; i < N_IMPLS; i++)
+        if (!strcmp(name, g_impls[i].name)) return fam_available(i) ? g_impls[i].fn32 : NULL;
     return NULL;
 }
 
@@ -267,6 +289,10 @@ merkle_status merkle_keccak256_batch_strided(uint8_t *out, const uint8_t *prefix
         return MERKLE_ERR_ARG;
     if (prefix_len == 0 && len == 64) {
         chosen()->fn(out, base, stride, n);
+        return MERKLE_OK;
+    }
+    if (prefix_len == 0 && len == 32) {
+        chosen()->fn32(out, base, stride, n);
         return MERKLE_OK;
     }
     for (size_t i = 0; i < n; i++) {

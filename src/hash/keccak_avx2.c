@@ -18,5 +18,6 @@
 #define SET1(x)               _mm256_set1_epi64x((long long)(x))
 #define GATHER(idx, p)        _mm256_i64gather_epi64((const long long *)(const void *)(p), idx, 1)
 #define STORE(p, v)           _mm256_storeu_si256((__m256i *)(void *)(p), v)
+#define KECCAK_MSG32_FN       merkle__keccak256_msg32_avx2
 #define KECCAK_MSG64_FN       merkle__keccak256_msg64_avx2
 #include "hash/keccak_msg64.h"

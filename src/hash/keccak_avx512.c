@@ -20,5 +20,6 @@
 #define SET1(x)         _mm512_set1_epi64((long long)(x))
 #define GATHER(idx, p)  _mm512_i64gather_epi64(idx, (const void *)(p), 1)
 #define STORE(p, v)     _mm512_storeu_si512((void *)(p), v)
+#define KECCAK_MSG32_FN merkle__keccak256_msg32_avx512
 #define KECCAK_MSG64_FN merkle__keccak256_msg64_avx512
 #include "hash/keccak_msg64.h"

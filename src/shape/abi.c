@@ -94,6 +94,37 @@ static long parse_hex(uint8_t *out, size_t cap, const char *v, size_t len)
     return (long)n;
 }
 
+/*
+** Decimal digits v[0..len) into a 32-byte big-endian word: nine digits at a time into eight
+** 32-bit limbs (one 64-bit multiply-add per limb and chunk, not a 32-byte pass per digit).
+** -1 for a non-digit or a value of 2^256 or more.
+*/
+static int parse_dec(uint8_t w[32], const char *v, size_t len)
+{
+    static const uint32_t pow10[10] = { 1,      10,      100,      1000,      10000,
+                                        100000, 1000000, 10000000, 100000000, 1000000000 };
+    uint32_t limb[8] = { 0 }; /* limb[0] least significant */
+    for (size_t i = 0; i < len;) {
+        size_t k = len - i < 9 ? len - i : 9;
+        uint32_t chunk = 0;
+        for (size_t j = 0; j < k; j++) {
+            unsigned d = (unsigned)((unsigned char)v[i + j] - '0');
+            if (d > 9) return -1;
+            chunk = chunk * 10u + d;
+        }
+        uint64_t carry = chunk;
+        for (int l = 0; l < 8; l++) {
+            uint64_t x = (uint64_t)limb[l] * pow10[k] + carry;
+            limb[l] = (uint32_t)x;
+            carry = x >> 32;
+        }
+        if (carry) return -1; /* beyond 2^256 */
+        i += k;
+    }
+    for (int l = 0; l < 8; l++) merkle__store_be32(w + 28 - 4 * l, limb[l]);
+    return 0;
+}
+
 /* An integer value into a 32-byte big-endian two's-complement word; range-checked. */
 static int parse_int(uint8_t w[32], const field *f, const char *v, size_t len)
 {
@@ -116,17 +147,8 @@ static int parse_int(uint8_t w[32], const field *f, const char *v, size_t len)
         memcpy(buf + 2 + pad, v + 2, digits);
         if (parse_hex(tmp, 32, buf, 66) != 32) return -1;
         memcpy(w, tmp, 32);
-    } else {
-        for (size_t i = 0; i < len; i++) {
-            if (!isdigit((unsigned char)v[i])) return -1;
-            unsigned carry = (unsigned)(v[i] - '0');
-            for (int k = 31; k >= 0; k--) {
-                unsigned x = w[k] * 10u + carry;
-                w[k] = (uint8_t)x;
-                carry = x >> 8;
-            }
-            if (carry) return -1; /* beyond 2^256 */
-        }
+    } else if (parse_dec(w, v, len) != 0) {
+        return -1;
     }
     /* Range: magnitude < 2^N (uint), <= 2^(N-1) (negative int), < 2^(N-1) (positive int). */
     unsigned limit_bits = f->kind == 'u' ? f->bits : f->bits - 1;
@@ -229,19 +251,19 @@ static int split_row(value *vals, size_t *nv, const char *row, size_t len)
     return -1;
 }
 
-merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len, const char *types,
-                                      const char *row, size_t row_len, merkle_error *err)
+static merkle_status types_or_fail(field *f, size_t *nf, const char *types, merkle_error *err)
 {
-    if (!out_len || !types || (!row && row_len) || (!out && cap))
-        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
-    field f[MAX_FIELDS];
-    size_t nf;
-    if (parse_types(f, &nf, types) != 0)
-        return merkle__fail(
-            err, MERKLE_ERR_ARG, 0, 0,
-            "unsupported ABI type list '%.80s' (address, bool, uintN, intN, bytesN, "
-            "bytes, string)",
-            types);
+    if (parse_types(f, nf, types) == 0) return MERKLE_OK;
+    return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
+                        "unsupported ABI type list '%.80s' (address, bool, uintN, intN, bytesN, "
+                        "bytes, string)",
+                        types);
+}
+
+/* abi.encode of one row with the types already parsed. */
+static merkle_status encode_row(uint8_t *out, size_t cap, size_t *out_len, const field *f,
+                                size_t nf, const char *row, size_t row_len, merkle_error *err)
+{
     value v[MAX_FIELDS];
     size_t nv = 0;
     if (split_row(v, &nv, row ? row : "", row_len) != 0)
@@ -308,23 +330,109 @@ merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len,
     return o.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
 }
 
-merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types,
-                                    const char *row, size_t row_len, merkle_error *err)
+merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len, const char *types,
+                                      const char *row, size_t row_len, merkle_error *err)
 {
-    if (!out) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
-    size_t need = 0;
-    merkle_status st = merkle_shape_abi_encode(NULL, 0, &need, types, row, row_len, err);
-    if (st != MERKLE_OK && st != MERKLE_ERR_BUFFER) return st;
+    if (!out_len || !types || (!row && row_len) || (!out && cap))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    field f[MAX_FIELDS];
+    size_t nf;
+    merkle_status st = types_or_fail(f, &nf, types, err);
+    if (st != MERKLE_OK) return st;
+    return encode_row(out, cap, out_len, f, nf, row, row_len, err);
+}
+
+/* keccak256(keccak256(abi.encode(row))) of one row, encoded once (a stack buffer unless the
+** row's dynamic values need more). */
+static merkle_status leaf_of_row(uint8_t out[MERKLE_HASH_LEN], const field *f, size_t nf,
+                                 const char *row, size_t row_len, merkle_error *err)
+{
     uint8_t small[1024];
-    uint8_t *buf = need <= sizeof small ? small : malloc(need);
-    if (!buf) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
-    st = merkle_shape_abi_encode(buf, need, &need, types, row, row_len, err);
+    size_t need = 0;
+    merkle_status st = encode_row(small, sizeof small, &need, f, nf, row, row_len, err);
+    uint8_t *buf = small;
+    if (st == MERKLE_ERR_BUFFER) {
+        if (!(buf = malloc(need)))
+            return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        st = encode_row(buf, need, &need, f, nf, row, row_len, err);
+    }
     if (st == MERKLE_OK) {
         uint8_t h[32];
         merkle_keccak256_hash(h, buf, need);
         merkle_keccak256_hash(out, h, 32);
     }
     if (buf != small) free(buf);
+    return st;
+}
+
+merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types,
+                                    const char *row, size_t row_len, merkle_error *err)
+{
+    if (!out || !types || (!row && row_len))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    field f[MAX_FIELDS];
+    size_t nf;
+    merkle_status st = types_or_fail(f, &nf, types, err);
+    if (st != MERKLE_OK) return st;
+    return leaf_of_row(out, f, nf, row ? row : "", row_len, err);
+}
+
+/* Rows encoded, then hashed, per group of this many (bounds the scratch to 64 KiB per field). */
+#define LEAVES_GROUP 1024
+
+merkle_status merkle_shape_abi_leaves(uint8_t (*out)[MERKLE_HASH_LEN], const char *types,
+                                      const char *const *rows, const size_t *lens, size_t n,
+                                      merkle_error *err)
+{
+    if ((!out || !rows || !lens) && n)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    if (!types) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    field f[MAX_FIELDS];
+    size_t nf;
+    merkle_status st = types_or_fail(f, &nf, types, err);
+    if (st != MERKLE_OK) return st;
+    int dynamic = 0;
+    for (size_t i = 0; i < nf; i++) dynamic |= f[i].kind == 'B' || f[i].kind == 's';
+    if (dynamic) { /* encodings of different lengths: one row at a time */
+        for (size_t i = 0; i < n; i++) {
+            if (!rows[i] && lens[i]) return merkle__fail(err, MERKLE_ERR_ARG, i + 1, 0, "NULL row");
+            st = leaf_of_row(out[i], f, nf, rows[i] ? rows[i] : "", lens[i], err);
+            if (st != MERKLE_OK) {
+                if (err) err->line = i + 1;
+                return st;
+            }
+        }
+        return MERKLE_OK;
+    }
+    /* Every encoding is 32 * nf bytes: encode a group, then two Keccak batch calls. */
+    size_t elen = 32 * nf;
+    uint8_t *buf = malloc(elen * (n < LEAVES_GROUP ? (n ? n : 1) : LEAVES_GROUP));
+    uint8_t(*mid)[MERKLE_HASH_LEN] =
+        malloc(MERKLE_HASH_LEN * (n < LEAVES_GROUP ? (n ? n : 1) : LEAVES_GROUP));
+    if (!buf || !mid) {
+        free(buf);
+        free(mid);
+        return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    }
+    for (size_t g = 0; g < n && st == MERKLE_OK; g += LEAVES_GROUP) {
+        size_t m = n - g < LEAVES_GROUP ? n - g : LEAVES_GROUP;
+        for (size_t i = 0; i < m && st == MERKLE_OK; i++) {
+            size_t got = 0;
+            if (!rows[g + i] && lens[g + i])
+                st = merkle__fail(err, MERKLE_ERR_ARG, g + i + 1, 0, "NULL row");
+            else
+                st = encode_row(buf + i * elen, elen, &got, f, nf, rows[g + i] ? rows[g + i] : "",
+                                lens[g + i], err);
+            if (st != MERKLE_OK && err) err->line = g + i + 1;
+        }
+        if (st == MERKLE_OK)
+            st = merkle_keccak256_batch_strided(mid[0], NULL, 0, buf, elen, elen, m);
+        if (st == MERKLE_OK)
+            st = merkle_keccak256_batch_strided(out[g], NULL, 0, mid[0], MERKLE_HASH_LEN,
+                                                MERKLE_HASH_LEN, m);
+    }
+    free(buf);
+    free(mid);
     return st;
 }
 

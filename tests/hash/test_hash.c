@@ -329,7 +329,29 @@ static void test_keccak256_kat(void **state)
                     fail_msg("keccak kernel %s: %zu messages, stride %zu", kernels[k], n, stride);
             }
     }
+    /* The 32-byte-message kernels (OpenZeppelin's second leaf hash) likewise. */
+    for (size_t k = 0; k < 3; k++) {
+        merkle__keccak256_msg64_fn fn = merkle__keccak256_kernel32(kernels[k]);
+        if (!fn) continue;
+        for (size_t stride = 32; stride <= 100; stride += 68)
+            for (size_t n = 1; n <= 41; n++) {
+                for (size_t i = 0; i < n; i++) merkle_keccak256_hash(ref[i], msgs + i * stride, 32);
+                memset(got, 0, sizeof got);
+                fn(got[0], msgs, stride, n);
+                if (memcmp(got, ref, n * 32) != 0)
+                    fail_msg("keccak kernel %s: %zu 32-byte messages, stride %zu", kernels[k], n,
+                             stride);
+            }
+    }
+    uint8_t outs32[10][32];
+    assert_int_equal(merkle_keccak256_batch_strided(outs32[0], NULL, 0, pairs[0], 64, 32, 10),
+                     MERKLE_OK);
+    for (int i = 0; i < 10; i++) {
+        merkle_keccak256_hash(out, pairs[i], 32);
+        assert_memory_equal(out, outs32[i], 32);
+    }
     assert_null(merkle__keccak256_kernel("sse9"));
+    assert_null(merkle__keccak256_kernel32("sse9"));
     assert_non_null(merkle__keccak256_backend());
     free(msgs);
     merkle_hash_alg a;

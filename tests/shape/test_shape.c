@@ -500,6 +500,36 @@ static void test_openzeppelin_vectors(void **state)
             if (memcmp(want, leaves[r], 32) != 0)
                 fail_msg("types %s row %zu: leaf hash differs", tl, r);
         }
+        /* The batch call gives the same leaves (static types: the Keccak batch path;
+        ** string/bytes: row by row). */
+        char **rowtext = malloc(n * sizeof *rowtext);
+        size_t *rowlen = malloc(n * sizeof *rowlen);
+        node_t *batch = malloc(n * 32);
+        for (size_t r = 0; r < n; r++) {
+            const json *row = json_at(rows, r);
+            rowtext[r] = calloc(1, 2048);
+            for (size_t k = 0; k < row->len; k++) {
+                const json *x = json_at(row, k);
+                if (k) strcat(rowtext[r], ",");
+                if (x->type == JSON_BOOL) {
+                    strcat(rowtext[r], x->boolean ? "true" : "false");
+                } else {
+                    strcat(rowtext[r], "\"");
+                    strcat(rowtext[r], x->str);
+                    strcat(rowtext[r], "\"");
+                }
+            }
+            rowlen[r] = strlen(rowtext[r]);
+        }
+        merkle_error be;
+        assert_int_equal(
+            merkle_shape_abi_leaves(batch, tl, (const char *const *)rowtext, rowlen, n, &be),
+            MERKLE_OK);
+        if (memcmp(batch, leaves, n * 32) != 0) fail_msg("types %s: batch leaves differ", tl);
+        for (size_t r = 0; r < n; r++) free(rowtext[r]);
+        free(rowtext);
+        free(rowlen);
+        free(batch);
         check_oz_tree(&s, (const node_t *)leaves, n, c);
         free(leaves);
     }
@@ -541,6 +571,96 @@ static void test_sort_leaves(void **state)
     merkle_shape_tree_free(t);
     free(ord);
     free(v);
+}
+
+/* The reference for decimal parsing: one 32-byte multiply-by-10 pass per digit. -1 beyond
+** 2^256. */
+static int ref_dec(uint8_t w[32], const char *v, size_t len)
+{
+    memset(w, 0, 32);
+    for (size_t i = 0; i < len; i++) {
+        unsigned carry = (unsigned)(v[i] - '0');
+        for (int k = 31; k >= 0; k--) {
+            unsigned x = w[k] * 10u + carry;
+            w[k] = (uint8_t)x;
+            carry = x >> 8;
+        }
+        if (carry) return -1;
+    }
+    return 0;
+}
+
+/* uint256 decimals (1..80 digits, leading zeros, around 2^256) against the reference, and
+** merkle_shape_abi_leaves against merkle_shape_abi_leaf over groups and a bad row. */
+static void test_abi_decimal_and_batch(void **state)
+{
+    (void)state;
+    tu_rng r;
+    tu_rng_seed(&r, 77);
+    const char *max =
+        "115792089237316195423570985008687907853269984665640564039457584007913129639935";
+    for (int t = 0; t < 4000; t++) {
+        char d[96];
+        size_t len = 1 + tu_rng_below(&r, 80);
+        for (size_t i = 0; i < len; i++) d[i] = (char)('0' + tu_rng_below(&r, 10));
+        if (t % 5 == 0) memcpy(d, max, len = 78); /* 2^256 - 1, then nudged */
+        if (t % 5 == 0 && t % 10 == 0) d[77] = (char)('0' + tu_rng_below(&r, 10));
+        d[len] = 0;
+        uint8_t want[32], got[32];
+        size_t n = 0;
+        merkle_error e;
+        int ok = ref_dec(want, d, len) == 0;
+        merkle_status st = merkle_shape_abi_encode(got, sizeof got, &n, "uint256", d, len, &e);
+        if (ok != (st == MERKLE_OK)) fail_msg("decimal %s: status %d, reference %d", d, st, ok);
+        if (ok && memcmp(got, want, 32) != 0) fail_msg("decimal %s: wrong word", d);
+    }
+    /* 2,500 rows (three groups of the batch), then one bad row in the third group. */
+    size_t n = 2500;
+    char **rows = malloc(n * sizeof *rows);
+    size_t *lens = malloc(n * sizeof *lens);
+    node_t *one = malloc(n * 32), *all = malloc(n * 32);
+    for (size_t i = 0; i < n; i++) {
+        rows[i] = malloc(160);
+        int k = snprintf(rows[i], 160, "0x%016llx%016llx%08x,%llu%llu, %s",
+                         (unsigned long long)tu_rng_next(&r), (unsigned long long)tu_rng_next(&r),
+                         (unsigned)i, (unsigned long long)tu_rng_next(&r),
+                         (unsigned long long)tu_rng_next(&r), i % 2 ? "true" : "false");
+        lens[i] = (size_t)k;
+        merkle_error e;
+        assert_int_equal(
+            merkle_shape_abi_leaf(one[i], "address,uint256,bool", rows[i], lens[i], &e), MERKLE_OK);
+    }
+    merkle_error e;
+    assert_int_equal(merkle_shape_abi_leaves(all, "address,uint256,bool", (const char *const *)rows,
+                                             lens, n, &e),
+                     MERKLE_OK);
+    assert_memory_equal(all, one, n * 32);
+    /* Dynamic types take the row-by-row path: same leaves as single calls. */
+    assert_int_equal(
+        merkle_shape_abi_leaves(all, "string,string,bool", (const char *const *)rows, lens, 7, &e),
+        MERKLE_OK);
+    for (size_t i = 0; i < 7; i++) {
+        assert_int_equal(merkle_shape_abi_leaf(one[i], "string,string,bool", rows[i], lens[i], &e),
+                         MERKLE_OK);
+        assert_memory_equal(all[i], one[i], 32);
+    }
+    strcpy(rows[2100], "0x12,1,true");
+    lens[2100] = strlen(rows[2100]);
+    assert_int_equal(merkle_shape_abi_leaves(all, "address,uint256,bool", (const char *const *)rows,
+                                             lens, n, &e),
+                     MERKLE_ERR_FORMAT);
+    assert_int_equal(e.line, 2101);
+    assert_int_equal(e.offset, 0);
+    assert_int_equal(merkle_shape_abi_leaves(all, "uint7", (const char *const *)rows, lens, n, &e),
+                     MERKLE_ERR_ARG);
+    assert_int_equal(e.line, 0);
+    assert_int_equal(merkle_shape_abi_leaves(NULL, "uint8", NULL, NULL, 3, &e), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_shape_abi_leaves(NULL, "uint8", NULL, NULL, 0, &e), MERKLE_OK);
+    for (size_t i = 0; i < n; i++) free(rows[i]);
+    free(rows);
+    free(lens);
+    free(one);
+    free(all);
 }
 
 static void test_abi_errors(void **state)
@@ -877,6 +997,7 @@ int main(void)
         cmocka_unit_test(test_gindex_sets),
         cmocka_unit_test(test_openzeppelin_vectors),
         cmocka_unit_test(test_abi_errors),
+        cmocka_unit_test(test_abi_decimal_and_batch),
         cmocka_unit_test(test_sort_leaves),
         cmocka_unit_test(test_merkletreejs_vectors),
         cmocka_unit_test(test_differential),
