@@ -9,6 +9,7 @@
 #ifndef MERKLE_H
 #define MERKLE_H
 
+#include "merkle/bitcoin.h"
 #include "merkle/common.h"
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
