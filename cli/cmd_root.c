@@ -51,6 +51,12 @@ const cli_opt root_shape_opts[] = {
       NULL },
     { OPT_STRICT, "strict", NULL, NULL, "bitcoin: exit 1 when the list is mutated (CVE-2012-2459)",
       NULL },
+    { OPT_BLOCK, "block", NULL, NULL,
+      "bitcoin: each FILE is a raw block (binary, or hex text): the txids of its transactions "
+      "are the leaves",
+      "The block is parsed as Bitcoin Core does (witnesses, minimal sizes, nothing after the "
+      "last transaction); its witness commitment is checked and its header's merkle root must "
+      "be the root of its txids, else exit 1 with a message. At most 64 MiB per block." },
     { OPT_LIMIT, "limit", "N", NULL,
       "ssz: pad to the next power of two of N chunks (a list limit; more chunks: exit 1)", NULL },
     { OPT_MIX_IN_LENGTH, "mix-in-length", NULL, NULL,
@@ -152,6 +158,7 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
     case OPT_LEAVES: o->leaves = 1; return 0;
     case OPT_INTERNAL_ORDER: o->internal_order = 1; return 0;
     case OPT_STRICT: o->strict = 1; return 0;
+    case OPT_BLOCK: o->block = 1; return 0;
     case OPT_LIMIT:
         if (cli_parse_u64(arg, &o->limit) != 0 || o->limit == 0 || o->limit > ((uint64_t)1 << 62))
             return cli_cmd_usage(cmd, "--limit needs a chunk count 1..2^62, got '%s'", arg);

@@ -35,6 +35,7 @@ enum cli_opt_id {
     OPT_VALUES,
     OPT_DUMP,
     OPT_LOAD,
+    OPT_BLOCK,
     OPT_PIECE_LAYER,
     OPT_INDEX,
     OPT_RANGE,

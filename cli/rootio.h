@@ -23,6 +23,7 @@ typedef struct root_opts {
     int have_hash;         /* --hash given */
     int internal_order;    /* bitcoin: hashes in internal byte order, not display order */
     int strict;            /* bitcoin: a mutated transaction list is an error */
+    int block;             /* bitcoin: --block, the inputs are raw blocks */
     uint64_t limit;        /* ssz: --limit N (0: none) */
     int mix_in;            /* ssz: --mix-in-length */
     const char *values;    /* openzeppelin: --values TYPES */

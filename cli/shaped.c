@@ -4,6 +4,7 @@
 ** openzeppelin, bittorrent-v2. The input is a list of 32-byte hashes, one per line in hex
 ** (bitcoin: display order unless --internal-order); the tree is built by the library.
 */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,8 +38,10 @@ int shaped_check_opts(const root_opts *o, const char *sub)
 {
     merkle_profile p = o->profile;
     const char *pn = merkle_profile_name(p);
-    if ((o->internal_order || o->strict) && p != MERKLE_PROFILE_BITCOIN)
-        return cli_usage_error(sub, "--internal-order and --strict belong to the bitcoin profile");
+    if ((o->internal_order || o->strict || o->block) && p != MERKLE_PROFILE_BITCOIN)
+        return cli_usage_error(
+            sub, "--internal-order, --strict and --block belong to the bitcoin profile");
+    if (o->block && o->leaves) return cli_usage_error(sub, "give either --leaves or --block");
     if ((o->limit || o->mix_in) && p != MERKLE_PROFILE_SSZ)
         return cli_usage_error(sub, "--limit and --mix-in-length belong to the ssz profile");
     if (o->piece_layer && p != MERKLE_PROFILE_BITTORRENT_V2)
@@ -53,9 +56,12 @@ int shaped_check_opts(const root_opts *o, const char *sub)
     if (root_profile_classic(p)) return 0;
     if (o->values && o->leaves)
         return cli_usage_error(sub, "give either --leaves or --values, not both");
-    if (!o->leaves && !o->values && !o->load && p != MERKLE_PROFILE_BITTORRENT_V2)
+    if (!o->leaves && !o->values && !o->load && !o->block && p != MERKLE_PROFILE_BITTORRENT_V2)
         return cli_usage_error(sub, "the %s profile reads --leaves (one 32-byte hash per line)%s",
-                               pn, p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES" : "");
+                               pn,
+                               p == MERKLE_PROFILE_OPENZEPPELIN ? " or --values TYPES"
+                               : p == MERKLE_PROFILE_BITCOIN    ? " or --block (raw blocks)"
+                                                                : "");
     return 0;
 }
 
@@ -285,12 +291,127 @@ static int bt_collect_cb(void *ctx, const node_t *leaves, size_t n)
     return 0;
 }
 
-/* Read the level-0 nodes: hashes (--leaves), ABI rows (--values), or a file's block hashes
-** (bittorrent-v2, kept in memory for proofs). */
+/* Largest raw block --block reads (consensus allows 4 MB of weight; hex text doubles it). */
+#define MAX_BLOCK_FILE ((size_t)64 << 20)
+
+/* --block: the txids of a raw block (binary, or hex text with an optional 0x and blanks),
+** after the library's checks and the header's root. 0, or -1 after a message. */
+static int read_block(const char *name, node_list *l)
+{
+    memset(l, 0, sizeof *l);
+    l->name = name;
+    int fd = cli_open_input(name);
+    if (fd < 0) {
+        cli_error("%s: %s", name, strerror(errno));
+        return -1;
+    }
+    size_t n = 0, cap = 1 << 20;
+    uint8_t *raw = malloc(cap);
+    int rc = raw ? 0 : -1;
+    if (!raw) cli_error("out of memory");
+    while (rc == 0) {
+        if (n == cap) {
+            if (cap >= MAX_BLOCK_FILE + 1) {
+                cli_error("%s: larger than %zu MiB: not a block", name, MAX_BLOCK_FILE >> 20);
+                rc = -1;
+                break;
+            }
+            uint8_t *nr = realloc(raw, cap * 2);
+            if (!nr) {
+                cli_error("out of memory");
+                rc = -1;
+                break;
+            }
+            raw = nr;
+            cap *= 2;
+        }
+        ssize_t got = read(fd, raw + n, cap - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            cli_error("%s: %s", name, strerror(errno));
+            rc = -1;
+        }
+        if (got <= 0) break;
+        n += (size_t)got;
+        if (n > MAX_BLOCK_FILE) {
+            cli_error("%s: larger than %zu MiB: not a block", name, MAX_BLOCK_FILE >> 20);
+            rc = -1;
+        }
+    }
+    if (fd != STDIN_FILENO) close(fd);
+    /* Hex text: only hex digits and blanks (an optional 0x first). */
+    size_t a = 0;
+    while (rc == 0 && a < n && strchr(" \t\r\n", raw[a])) a++;
+    if (rc == 0 && n - a >= 2 && raw[a] == '0' && (raw[a + 1] == 'x' || raw[a + 1] == 'X')) a += 2;
+    int hex = rc == 0 && n > a;
+    for (size_t i = a; hex && i < n; i++)
+        hex =
+            isxdigit(raw[i]) || raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n';
+    size_t len = n;
+    if (hex) {
+        size_t w = 0, digits = 0;
+        for (size_t i = a; i < n; i++) {
+            if (!isxdigit(raw[i])) continue;
+            int v = raw[i] <= '9' ? raw[i] - '0' : (raw[i] | 0x20) - 'a' + 10;
+            if (digits++ % 2 == 0)
+                raw[w] = (uint8_t)(v << 4);
+            else
+                raw[w++] |= (uint8_t)v;
+        }
+        if (digits % 2) {
+            cli_error("%s: odd number of hex digits", name);
+            rc = -1;
+        }
+        len = w;
+    }
+    uint8_t(*ids)[MERKLE_HASH_LEN] = NULL;
+    merkle_bitcoin_block info;
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    if (rc == 0) {
+        merkle_status st = merkle_bitcoin_block_txids_alloc(&ids, &info, raw, len, &err);
+        if (st == MERKLE_ERR_FORMAT) {
+            if (err.line)
+                cli_error("%s: not a Bitcoin block: transaction %llu: %s", name, (ull)err.line,
+                          err.message);
+            else
+                cli_error("%s: not a Bitcoin block: %s", name, err.message);
+            rc = -1;
+        } else if (st != MERKLE_OK) {
+            cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+            rc = -1;
+        }
+    }
+    if (rc == 0) {
+        merkle_shape s;
+        uint8_t root[MERKLE_HASH_LEN];
+        merkle_shape_init(&s, MERKLE_SHAPE_VERSION, MERKLE_PROFILE_BITCOIN);
+        if (merkle_shape_root(root, NULL, &s, (const uint8_t(*)[MERKLE_HASH_LEN])ids, info.ntx,
+                              &err) != MERKLE_OK ||
+            memcmp(root, info.header_root, MERKLE_HASH_LEN) != 0) {
+            cli_error("%s: the header's merkle root is not the root of the block's transactions",
+                      name);
+            rc = -1;
+        }
+    }
+    for (uint64_t i = 0; rc == 0 && i < info.ntx; i++)
+        if (add_node_cb(l, ids[i], MERKLE_HASH_LEN) != 0) rc = -1;
+    merkle_bitcoin_free(ids);
+    free(raw);
+    if (rc != 0) {
+        free(l->v);
+        l->v = NULL;
+    }
+    return rc;
+}
+
+/* Read the level-0 nodes: hashes (--leaves), ABI rows (--values), a raw block's txids
+** (--block), or a file's block hashes (bittorrent-v2, kept in memory for proofs). */
 static int read_input(const root_opts *o, const char *name, node_list *l, char ***rows,
                       size_t **lens)
 {
     if (o->values) return read_rows(o, name, l, rows, lens);
+    if (o->block) return read_block(name, l);
     if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves) {
         memset(l, 0, sizeof *l);
         l->name = name;
