@@ -835,154 +835,104 @@ static int parse_list(const char *s, uint64_t **out, size_t *n)
     return -1;
 }
 
-static void put_hex_json(const uint8_t *h, int rev, int last)
-{
-    uint8_t b[MERKLE_HASH_LEN];
-    memcpy(b, h, MERKLE_HASH_LEN);
-    if (rev) rev32(b);
-    char hex[2 * MERKLE_HASH_LEN + 1];
-    merkle_hex_encode(hex, b, MERKLE_HASH_LEN);
-    printf("    \"%s\"%s\n", hex, last ? "" : ",");
-}
-
-static void put_hash_array(const char *key, const node_t *v, size_t n, int trailing_comma)
-{
-    if (n == 0) {
-        printf("  \"%s\": []%s\n", key, trailing_comma ? "," : "");
-        return;
-    }
-    printf("  \"%s\": [\n", key);
-    for (size_t i = 0; i < n; i++) put_hex_json(v[i], 0, i + 1 == n);
-    printf("  ]%s\n", trailing_comma ? "," : "");
-}
-
 static int write_out(const void *buf, size_t len)
 {
     if (len && fwrite(buf, 1, len, stdout) != len) return -1;
     return fflush(stdout) != 0 || ferror(stdout) ? -1 : 0;
 }
 
-/* One branch as a merkle_proof (JSON or binary). */
-static int single_proof(const root_opts *o, const merkle_shape_tree *t, uint64_t index,
-                        uint64_t pos, int binary)
+/* Write a proof or multiproof document: its size queried, then written. The exit status. */
+typedef merkle_status (*doc_fn)(char *out, size_t cap, size_t *out_len, const void *ctx);
+
+static int write_doc(doc_fn fn, const void *ctx, int text, const char *(*why)(merkle_status))
 {
-    merkle_proof *p = calloc(1, sizeof *p);
+    size_t need = 0;
+    merkle_status s = fn(NULL, 0, &need, ctx);
+    char *buf = s == MERKLE_ERR_BUFFER ? malloc(need) : NULL;
+    if (buf) s = fn(buf, need, &need, ctx);
+    int rc = CLI_FAIL;
+    if (s == MERKLE_OK) {
+        if (text) need--; /* the NUL */
+        rc = write_out(buf, need) == 0 ? CLI_OK : CLI_FAIL;
+        if (rc != CLI_OK) cli_error("write error: %s", strerror(errno));
+    } else {
+        cli_error("%s", s == MERKLE_ERR_BUFFER ? "out of memory" : why(s));
+    }
+    free(buf);
+    return rc;
+}
+
+typedef struct proof_doc {
+    const merkle_proof *p;
+    int binary;
+} proof_doc;
+
+static merkle_status proof_doc_fn(char *out, size_t cap, size_t *out_len, const void *ctx)
+{
+    const proof_doc *d = ctx;
+    return d->binary ? merkle_proof_encode((uint8_t *)out, cap, out_len, d->p, NULL, 0)
+                     : merkle_proof_to_json(out, cap, out_len, d->p, NULL, 0);
+}
+
+static const char *no_memory(merkle_status s)
+{
+    (void)s;
+    return "out of memory";
+}
+
+/* One branch as a merkle_proof (JSON or binary). */
+static int single_proof(const merkle_shape_tree *t, uint64_t pos, int binary)
+{
+    merkle_proof *p = malloc(sizeof *p);
     if (!p) {
         cli_error("out of memory");
         return CLI_FAIL;
     }
-    p->version = MERKLE_PROOF_VERSION;
-    p->kind = MERKLE_PROOF_INCLUSION;
-    p->profile = o->profile;
-    p->hash = o->hash;
-    p->tree_size = merkle_shape_tree_count(t);
-    p->index = o->profile == MERKLE_PROFILE_BITCOIN ? index : pos;
-    p->end = p->index + 1;
-    p->flags = MERKLE_PROOF_HAS_ROOT | MERKLE_PROOF_HAS_LEAF_HASH;
-    merkle_shape_tree_root(p->root, t);
-    merkle_status s = merkle_shape_tree_node(p->leaf_hash, t, pos);
-    if (s == MERKLE_OK)
-        s = merkle_shape_tree_branch(p->path, MERKLE_PROOF_MAX_PATH, &p->path_len, t, pos);
+    merkle_status s = merkle_shape_tree_proof(p, t, pos);
     if (s != MERKLE_OK) {
         free(p);
         cli_error("position %llu: %s", (ull)pos,
                   s == MERKLE_ERR_RANGE ? "not a node of this tree" : merkle_strerror(s));
         return CLI_FAIL;
     }
-    size_t need = 0;
-    (void)(binary ? merkle_proof_encode(NULL, 0, &need, p, NULL, 0)
-                  : merkle_proof_to_json(NULL, 0, &need, p, NULL, 0));
-    char *buf = malloc(need);
-    int rc = CLI_FAIL;
-    if (buf && (binary ? merkle_proof_encode((uint8_t *)buf, need, &need, p, NULL, 0)
-                       : merkle_proof_to_json(buf, need, &need, p, NULL, 0)) == MERKLE_OK) {
-        if (!binary) need--; /* the NUL */
-        rc = write_out(buf, need) == 0 ? CLI_OK : CLI_FAIL;
-        if (rc != CLI_OK) cli_error("write error: %s", strerror(errno));
-    } else {
-        cli_error("out of memory");
-    }
-    free(buf);
+    proof_doc d = { p, binary };
+    int rc = write_doc(proof_doc_fn, &d, !binary, no_memory);
     free(p);
     return rc;
 }
 
-static int ssz_multiproof(const root_opts *o, const merkle_shape_tree *t, const uint64_t *g,
-                          size_t n)
+typedef struct multi_doc {
+    const merkle_shape_tree *t;
+    const uint64_t *pos;
+    size_t n;
+} multi_doc;
+
+static merkle_status multi_doc_fn(char *out, size_t cap, size_t *out_len, const void *ctx)
 {
-    size_t need = 0;
-    merkle_status s = merkle_shape_tree_multiproof(NULL, 0, &need, NULL, t, g, n);
-    if (s != MERKLE_OK && s != MERKLE_ERR_BUFFER) {
-        cli_error("%s", s == MERKLE_ERR_ARG ? "generalized indices must be distinct and none an "
-                                              "ancestor of another"
-                        : s == MERKLE_ERR_RANGE ? "a generalized index is not a node of this tree"
-                                                : merkle_strerror(s));
-        return CLI_FAIL;
-    }
-    node_t *proof = malloc((need ? need : 1) * sizeof *proof), *leaves = malloc(n * sizeof *leaves);
-    if (!proof || !leaves) {
-        free(proof);
-        free(leaves);
-        cli_error("out of memory");
-        return CLI_FAIL;
-    }
-    s = merkle_shape_tree_multiproof(proof, need, &need, leaves, t, g, n);
-    if (s != MERKLE_OK) {
-        free(proof);
-        free(leaves);
-        cli_error("%s", s == MERKLE_ERR_RANGE ? "a generalized index is not a node of this tree"
-                                              : merkle_strerror(s));
-        return CLI_FAIL;
-    }
-    uint8_t root[MERKLE_HASH_LEN];
-    merkle_shape_tree_root(root, t);
-    printf("{\n  \"type\": \"multiproof\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n",
-           merkle_profile_name(o->profile), merkle_hash_alg_name(o->hash));
-    printf("  \"gindices\": [");
-    for (size_t i = 0; i < n; i++) printf("%s%llu", i ? ", " : "", (ull)g[i]);
-    printf("],\n");
-    put_hash_array("leaves", (const node_t *)leaves, n, 1);
-    put_hash_array("proof", (const node_t *)proof, need, 1);
-    char hex[2 * MERKLE_HASH_LEN + 1];
-    merkle_hex_encode(hex, root, MERKLE_HASH_LEN);
-    printf("  \"root\": \"%s\"\n}\n", hex);
-    free(proof);
-    free(leaves);
-    return write_out(NULL, 0) == 0 ? CLI_OK : CLI_FAIL;
+    const multi_doc *d = ctx;
+    return merkle_shape_tree_multiproof_json(out, cap, out_len, d->t, d->pos, d->n);
 }
 
-static int flag_multiproof(const root_opts *o, const merkle_shape_tree *t, const uint64_t *pos,
-                           size_t n)
+static const char *gindex_why(merkle_status s)
 {
-    size_t cap = n * 66 + 1, np = 0, nf = 0;
-    node_t *leaves = malloc(cap * sizeof *leaves), *proof = malloc(cap * sizeof *proof);
-    uint8_t *flags = malloc(cap);
-    merkle_status s = MERKLE_ERR_NOMEM;
-    if (leaves && proof && flags)
-        s = merkle_shape_tree_flag_multiproof(leaves, proof, &np, flags, &nf, cap, t, pos, n);
-    if (s != MERKLE_OK) {
-        cli_error("%s", s == MERKLE_ERR_ARG ? "indices must be distinct" : merkle_strerror(s));
-        free(leaves);
-        free(proof);
-        free(flags);
-        return CLI_FAIL;
-    }
-    uint8_t root[MERKLE_HASH_LEN];
-    merkle_shape_tree_root(root, t);
-    printf("{\n  \"type\": \"multiproof\",\n  \"profile\": \"%s\",\n  \"hash\": \"%s\",\n",
-           merkle_profile_name(o->profile), merkle_hash_alg_name(o->hash));
-    put_hash_array("leaves", (const node_t *)leaves, n, 1);
-    put_hash_array("proof", (const node_t *)proof, np, 1);
-    printf("  \"proofFlags\": [");
-    for (size_t i = 0; i < nf; i++) printf("%s%s", i ? ", " : "", flags[i] ? "true" : "false");
-    printf("],\n");
-    char hex[2 * MERKLE_HASH_LEN + 1];
-    merkle_hex_encode(hex, root, MERKLE_HASH_LEN);
-    printf("  \"root\": \"%s\"\n}\n", hex);
-    free(leaves);
-    free(proof);
-    free(flags);
-    return write_out(NULL, 0) == 0 ? CLI_OK : CLI_FAIL;
+    return s == MERKLE_ERR_ARG     ? "generalized indices must be distinct and none an ancestor of "
+                                     "another"
+           : s == MERKLE_ERR_RANGE ? "a generalized index is not a node of this tree"
+                                   : merkle_strerror(s);
+}
+
+static const char *flag_why(merkle_status s)
+{
+    return s == MERKLE_ERR_ARG ? "indices must be distinct" : merkle_strerror(s);
+}
+
+/* Several positions: a multiproof document (generalized indices for ssz and bittorrent-v2,
+** proofFlags for openzeppelin). */
+static int multiproof(const root_opts *o, const merkle_shape_tree *t, const uint64_t *pos, size_t n)
+{
+    multi_doc d = { t, pos, n };
+    return write_doc(multi_doc_fn, &d, 1,
+                     o->profile == MERKLE_PROFILE_OPENZEPPELIN ? flag_why : gindex_why);
 }
 
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
@@ -1058,11 +1008,9 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
         if ((flags & MERKLE_SHAPE_MUTATED) && o->strict)
             rc = CLI_FAIL;
         else if (n == 1)
-            rc = single_proof(o, t, idx ? list[0] : 0, pos[0], binary);
-        else if (p == MERKLE_PROFILE_OPENZEPPELIN)
-            rc = flag_multiproof(o, t, pos, n);
+            rc = single_proof(t, pos[0], binary);
         else
-            rc = ssz_multiproof(o, t, pos, n); /* generalized indices: ssz, bittorrent-v2 */
+            rc = multiproof(o, t, pos, n);
     }
     free(pos);
     free(list);

@@ -36,6 +36,7 @@
 #ifndef MERKLE_SHAPE_H
 #define MERKLE_SHAPE_H
 
+#include "merkle/proof.h"
 #include "merkle/tree.h"
 
 #ifdef __cplusplus
@@ -363,6 +364,37 @@ MERKLE_API merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size
 MERKLE_API merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                                                       size_t types_cap, const char *json,
                                                       size_t len, merkle_error *err);
+
+/*
+** The branch of the node at position pos (as merkle_shape_tree_branch) as a proof object, what
+** `merkle proof --index I` writes for the shaped profiles: kind MERKLE_PROOF_INCLUSION, the
+** tree's profile and hash, tree_size = merkle_shape_tree_count, flags HAS_ROOT |
+** HAS_LEAF_HASH (root = merkle_shape_tree_root, leaf_hash = the node), path = the branch,
+** end = index + 1. index is the position itself (ssz and bittorrent-v2: a generalized index;
+** openzeppelin: the array index), except for bitcoin and the classic profiles (rfc6962,
+** sia), whose proofs name a leaf: there pos must be a leaf's gindex 2^depth + i and index = i.
+** merkle_proof_verify checks the result. Writes *out only on success.
+** Errors: MERKLE_ERR_ARG (NULL out or t), MERKLE_ERR_RANGE (pos not a node of the tree, or
+** not a leaf where a leaf is needed), MERKLE_ERR_BUFFER (a branch longer than
+** MERKLE_PROOF_MAX_PATH), MERKLE_ERR_NOMEM (a proof-sized work copy is allocated).
+*/
+MERKLE_API merkle_status merkle_shape_tree_proof(merkle_proof *out, const merkle_shape_tree *t,
+                                                 uint64_t pos);
+
+/*
+** The multiproof of positions pos[0..n) as the JSON document `merkle proof` writes and
+** merkle_multiproof_alloc_json reads (see below): LEVELS trees (ssz, bittorrent-v2) give
+** gindices, leaves, proof (merkle_shape_tree_multiproof) and root; HEAP trees (openzeppelin)
+** give leaves, proof, proofFlags (merkle_shape_tree_flag_multiproof) and root; profile and
+** hash are the tree's. Two-space indentation, one hash per line, a newline at the end;
+** NUL-terminated, buffer rules as merkle_proof_to_json (*out_len counts the NUL). Allocates
+** work arrays per call. Errors: MERKLE_ERR_ARG (NULL arguments, n == 0, and as the two
+** multiproof functions: duplicates, an ancestor among the gindices, a non-leaf openzeppelin
+** position), MERKLE_ERR_RANGE (a gindex outside the tree), MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_shape_tree_multiproof_json(char *out, size_t cap, size_t *out_len,
+                                                           const merkle_shape_tree *t,
+                                                           const uint64_t *pos, size_t n);
 
 /* ------------------------------------------------------------------ multiproof documents */
 
