@@ -100,7 +100,9 @@ const cli_cmd consistency_spec = {
 
 typedef struct proof_job {
     merkle_prover *prover;
-    int single; /* capture the raw bytes of one leaf */
+    int single;       /* capture the raw bytes of one leaf */
+    int hashes;       /* --leaf-hashes: the lines are leaf hashes */
+    const char *name; /* the input, for messages */
     uint64_t index;
     uint64_t seen; /* leaves pushed (list mode) */
     uint8_t *leaf; /* captured leaf bytes */
@@ -110,6 +112,20 @@ typedef struct proof_job {
 static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
 {
     proof_job *j = (proof_job *)ctx;
+    if (j->hashes) {
+        if (len != MERKLE_HASH_LEN) {
+            cli_error("%s:%llu: expected a 32-byte leaf hash (64 hex digits), got %zu bytes",
+                      j->name, (unsigned long long)j->seen + 1, len);
+            return -1;
+        }
+        j->seen++;
+        merkle_status s = merkle_prover_push_leaf_hash(j->prover, leaf);
+        if (s != MERKLE_OK) {
+            cli_error("%s", merkle_strerror(s));
+            return -1;
+        }
+        return 0;
+    }
     if (j->single && j->seen == j->index) {
         j->leaf = malloc(len ? len : 1);
         if (!j->leaf) {
@@ -431,7 +447,9 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
     proof_job job;
     memset(&job, 0, sizeof job);
     job.prover = pv;
-    job.single = kind == MERKLE_PROOF_INCLUSION;
+    job.single = kind == MERKLE_PROOF_INCLUSION && !o.leaf_hashes;
+    job.hashes = o.leaf_hashes;
+    job.name = name;
     job.index = a;
 
     int fd = cli_open_input(name);

@@ -35,6 +35,11 @@ const cli_opt root_input_opts[] = {
       "each input line is one leaf in hex (an empty line is an empty leaf)",
       "White space around the hex and CRLF line ends are accepted. Bad hex is reported as "
       "\"merkle: _FILE_:_LINE_: ...\". Cannot be combined with *--leaf-size*." },
+    { OPT_LEAF_HASHES, "leaf-hashes", NULL, NULL,
+      "each input line is a 32-byte leaf hash in hex, already H(0x00 || leaf) (what a "
+      "transparency log stores); with the other profiles the same as --leaves",
+      "rfc6962 and sia: the lines are the tree's level 0, so no leaf is hashed again; a line "
+      "that is not 32 bytes is an error naming it. Proofs then carry the leaf hash only." },
     { 'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL },
     { 'q', "quiet", NULL, NULL, "no progress line (one is shown on a terminal for large inputs)",
       NULL },
@@ -156,6 +161,7 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
             return cli_cmd_usage(cmd, "--leaf-size must be a positive integer, got '%s'", arg);
         return 0;
     case OPT_LEAVES: o->leaves = 1; return 0;
+    case OPT_LEAF_HASHES: o->leaves = o->leaf_hashes = 1; return 0;
     case OPT_INTERNAL_ORDER: o->internal_order = 1; return 0;
     case OPT_STRICT: o->strict = 1; return 0;
     case OPT_BLOCK: o->block = 1; return 0;

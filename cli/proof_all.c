@@ -119,7 +119,16 @@ int proof_all(const root_opts *o, const char *name)
     }
     if (fd != STDIN_FILENO) close(fd);
     const uint8_t **ptr = NULL;
-    if (rc == 0 && o->leaves) {
+    for (size_t i = 0; rc == 0 && o->leaf_hashes && i < lb.n; i++)
+        if (lb.len[i] != MERKLE_HASH_LEN) {
+            cli_error("%s:%zu: expected a 32-byte leaf hash (64 hex digits), got %zu bytes", name,
+                      i + 1, lb.len[i]);
+            rc = -1;
+        }
+    if (rc == 0 && o->leaf_hashes) { /* the lines are level 0: back to back in lb.bytes */
+        ms = merkle_shape_tree_alloc(
+            &t, NULL, &s, (const uint8_t(*)[MERKLE_HASH_LEN])(lb.n ? lb.bytes : NULL), lb.n, &err);
+    } else if (rc == 0 && o->leaves) {
         ptr = malloc((lb.n ? lb.n : 1) * sizeof *ptr);
         if (!ptr) {
             cli_error("out of memory");
@@ -176,7 +185,10 @@ int proof_all(const root_opts *o, const char *name)
         memcpy(pr->path, paths[off[i]], pr->path_len * MERKLE_HASH_LEN);
         const uint8_t *leaf;
         size_t leaf_len;
-        if (o->leaves) {
+        if (o->leaf_hashes) { /* no leaf bytes: the proof carries the leaf hash */
+            leaf = NULL;
+            leaf_len = 0;
+        } else if (o->leaves) {
             leaf = lb.len[i] ? lb.bytes + lb.off[i] : (const uint8_t *)"";
             leaf_len = lb.len[i];
         } else {

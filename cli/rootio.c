@@ -25,6 +25,30 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
     return 0;
 }
 
+/* --leaf-hashes: each line is one 32-byte leaf hash (counted for the message). */
+typedef struct leaf_hash_ctx {
+    merkle_tree *t;
+    const char *name;
+    uint64_t line;
+} leaf_hash_ctx;
+
+static int push_leaf_hash_cb(void *ctx, const uint8_t *leaf, size_t len)
+{
+    leaf_hash_ctx *c = (leaf_hash_ctx *)ctx;
+    c->line++;
+    if (len != MERKLE_HASH_LEN) {
+        cli_error("%s:%llu: expected a 32-byte leaf hash (64 hex digits), got %zu bytes", c->name,
+                  (unsigned long long)c->line, len);
+        return -1;
+    }
+    merkle_status s = merkle_tree_push_leaf_hash(c->t, leaf);
+    if (s != MERKLE_OK) {
+        cli_error("%s: %s", c->name, merkle_strerror(s));
+        return -1;
+    }
+    return 0;
+}
+
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
@@ -324,7 +348,9 @@ int root_compute(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_
         cli_error("%s: %s", name, merkle_strerror(s));
         rc = -1;
     } else if (o->leaves) {
-        rc = root_read_leaves(name, fd, push_leaf_cb, t);
+        leaf_hash_ctx lh = { t, name, 0 };
+        rc = o->leaf_hashes ? root_read_leaves(name, fd, push_leaf_hash_cb, &lh)
+                            : root_read_leaves(name, fd, push_leaf_cb, t);
     } else {
 #ifdef POSIX_FADV_SEQUENTIAL
         if (S_ISREG(st.st_mode)) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);

@@ -12,7 +12,8 @@ typedef struct root_opts {
     merkle_profile profile;
     merkle_hash_alg hash;
     size_t leaf_size;
-    int leaves;               /* --leaves: hex leaf per line */
+    int leaves;               /* --leaves: hex leaf per line (also set by --leaf-hashes) */
+    int leaf_hashes;          /* --leaf-hashes: rfc6962/sia lines are H(0x00 || leaf) */
     const char *hash_name;    /* --hash as given (resolved by root_opts_finish) */
     uint64_t leaf_size_given; /* --leaf-size as given, 0 if not */
     unsigned threads;

@@ -56,7 +56,7 @@ bash)
     expect_bash "merkle root --piece" "--piece-layer"
     expect_bash "merkle root --piece-layer " ""
     expect_bash "merkle root --hash b" "blake2b-256"
-    expect_bash "merkle root --le" "--leaf-size --leaves"
+    expect_bash "merkle root --le" "--leaf-hashes --leaf-size --leaves"
     expect_bash "merkle --v" "--version"
     expect_bash "merkle c" "cat check clvm compact consistency"
     expect_bash "merkle trie " "prove root verify"
