@@ -264,6 +264,7 @@ int cmd_trie(int argc, char **argv)
     size_t key_len = 0;
     if (is_prove) {
         if (key_s == NULL) return cli_cmd_usage(cmd, "--key HEX is required");
+        if (key_s[0] == '0' && (key_s[1] == 'x' || key_s[1] == 'X')) key_s += 2; /* 0x-hex */
         size_t kl = strlen(key_s);
         if (!(kl == 1 && key_s[0] == '-')) {
             key = malloc(kl / 2 + 1);
