@@ -66,6 +66,12 @@ int cli_parse_jobs(const cli_cmd *cmd, const char *arg, unsigned *out);
 int cli_read_file(const char *name, size_t max, char **out, size_t *len);
 /* The same for an open descriptor (not closed). */
 int cli_read_fd(int fd, size_t max, char **out, size_t *len);
+/*
+** The one positional reader: exactly len bytes of fd at offset into buf (pread, EINTR
+** retried, short reads continued). 0; an errno (EIO when pread failed without one); or -1
+** when the file ended first (it shrank). Safe from any thread.
+*/
+int cli_pread_full(int fd, void *buf, size_t len, uint64_t offset);
 /* "merkle: [WHAT: ]NAME: <strerror>" or, for EFBIG, "...: larger than MAX bytes". */
 void cli_read_error(const char *what, const char *name, int err, size_t max);
 

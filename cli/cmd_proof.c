@@ -239,18 +239,11 @@ typedef struct fd_reader {
 static merkle_status fd_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
 {
     fd_reader *r = ctx;
-    size_t got = 0;
-    while (got < len) {
-        ssize_t n = pread(r->fd, (uint8_t *)buf + got, len - got, (off_t)(offset + got));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            int expected = 0;
-            atomic_compare_exchange_strong(&r->err, &expected, n < 0 ? errno : EIO);
-            return MERKLE_ERR_IO;
-        }
-        got += (size_t)n;
-    }
-    return MERKLE_OK;
+    int e = cli_pread_full(r->fd, buf, len, offset);
+    if (e == 0) return MERKLE_OK;
+    int expected = 0;
+    atomic_compare_exchange_strong(&r->err, &expected, e > 0 ? e : EIO);
+    return MERKLE_ERR_IO;
 }
 
 /* Inclusion proof for leaf i of a regular file of `size` bytes with two threads
@@ -280,14 +273,7 @@ static int prove_file_split(const root_opts *o, const char *name, int fd, uint64
         uint64_t lo = a * o->leaf_size;
         size_t len = fsize - lo < o->leaf_size ? (size_t)(fsize - lo) : o->leaf_size;
         job->leaf = malloc(len ? len : 1);
-        size_t got = 0;
-        while (job->leaf && got < len) {
-            ssize_t r = pread(fd, job->leaf + got, len - got, (off_t)(lo + got));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
-        if (!job->leaf || got != len) {
+        if (!job->leaf || cli_pread_full(fd, job->leaf, len, lo) != 0) {
             cli_error("%s: cannot read leaf %llu", name, (ull)a);
             rc = -1;
         }

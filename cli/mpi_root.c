@@ -58,24 +58,11 @@ typedef struct piece_reader {
 static merkle_status piece_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
 {
     piece_reader *r = (piece_reader *)ctx;
-    uint8_t *p = (uint8_t *)buf;
-    offset += r->base;
-    while (len) {
-        ssize_t got = pread(r->fd, p, len, (off_t)offset);
-        int e = 0;
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) e = errno ? errno : EIO;
-        if (got == 0) e = -1;
-        if (e) {
-            int none = 0;
-            atomic_compare_exchange_strong(&r->err, &none, e);
-            return MERKLE_ERR_IO;
-        }
-        p += got;
-        len -= (size_t)got;
-        offset += (uint64_t)got;
-    }
-    return MERKLE_OK;
+    int e = cli_pread_full(r->fd, buf, len, r->base + offset);
+    if (e == 0) return MERKLE_OK;
+    int none = 0;
+    atomic_compare_exchange_strong(&r->err, &none, e);
+    return MERKLE_ERR_IO;
 }
 
 /* Cover [s, e) with aligned perfect subtrees, left to right. Returns the count (<= 128). */

@@ -158,23 +158,10 @@ static merkle_status pread_progress(void *ctx, void *buf, size_t len, uint64_t o
 
 static merkle_status pread_all(void *ctx, void *buf, size_t len, uint64_t offset)
 {
-    int fd = ((const pread_src *)ctx)->fd;
-    uint8_t *p = (uint8_t *)buf;
-    while (len) {
-        ssize_t got = pread(fd, p, len, (off_t)offset);
-        if (got < 0) {
-            if (errno == EINTR) continue;
-            return MERKLE_ERR_IO;
-        }
-        if (got == 0) {
-            errno = EIO; /* the file shrank under us */
-            return MERKLE_ERR_IO;
-        }
-        p += got;
-        len -= (size_t)got;
-        offset += (uint64_t)got;
-    }
-    return MERKLE_OK;
+    int e = cli_pread_full(((const pread_src *)ctx)->fd, buf, len, offset);
+    if (e == 0) return MERKLE_OK;
+    errno = e > 0 ? e : EIO; /* -1: the file shrank under us */
+    return MERKLE_ERR_IO;
 }
 
 static merkle_status pread_progress(void *ctx, void *buf, size_t len, uint64_t offset)

@@ -354,7 +354,7 @@ static int read_block(const char *name, node_list *l)
             if (!isxdigit(raw[i])) continue;
             int v = raw[i] <= '9' ? raw[i] - '0' : (raw[i] | 0x20) - 'a' + 10;
             if (digits++ % 2 == 0)
-                raw[w] = (uint8_t)(v << 4);
+                raw[w] = (uint8_t)((unsigned)v << 4);
             else
                 raw[w++] |= (uint8_t)v;
         }
@@ -523,17 +523,11 @@ static void *bt_hash_range(void *arg)
         uint64_t nb = j->last - b < BT_READ / BT_BLOCK ? j->last - b : BT_READ / BT_BLOCK;
         uint64_t off = b * BT_BLOCK;
         size_t want = (size_t)(off + nb * BT_BLOCK <= j->size ? nb * BT_BLOCK : j->size - off);
-        size_t got = 0;
-        while (got < want) {
-            ssize_t r = pread(j->fd, buf + got, want - got, (off_t)(off + got));
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) {
-                j->err = r < 0 ? errno : EIO;
-                break;
-            }
-            got += (size_t)r;
+        int e = cli_pread_full(j->fd, buf, want, off);
+        if (e) {
+            j->err = e > 0 ? e : EIO;
+            break;
         }
-        if (j->err) break;
         size_t full = want / BT_BLOCK;
         node_t *dst = j->leaves + (b - j->base);
         (void)merkle_sha256_batch_strided(dst[0], NULL, 0, buf, BT_BLOCK, BT_BLOCK, full);

@@ -45,6 +45,21 @@ int cli_parse_jobs(const cli_cmd *cmd, const char *arg, unsigned *out)
     return 0;
 }
 
+int cli_pread_full(int fd, void *buf, size_t len, uint64_t offset)
+{
+    uint8_t *p = (uint8_t *)buf;
+    while (len) {
+        ssize_t got = pread(fd, p, len, (off_t)offset);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return errno ? errno : EIO;
+        if (got == 0) return -1;
+        p += got;
+        len -= (size_t)got;
+        offset += (uint64_t)got;
+    }
+    return 0;
+}
+
 int cli_read_fd(int fd, size_t max, char **out, size_t *len)
 {
     size_t cap = 65536, used = 0;
