@@ -105,8 +105,11 @@ int root_read_leaves(const char *name, int fd,
         /* (the analyzer takes memchr over 0 bytes for a hit: buf[a] is read, a < used) */
         while (a < b && is_space(buf[a])) a++; // NOLINT(clang-analyzer-core.CallAndMessage)
         while (b > a && is_space(buf[b - 1])) b--;
-        if (b - a >= 2 && buf[a] == '0' && (buf[a + 1] == 'x' || buf[a + 1] == 'X'))
-            a += 2; /* 0x-hex, as Ethereum and Chia tools write it */
+        /* 0x-hex, as Ethereum and Chia tools write it (buf[a..b) was read: a < b <= used) */
+        if (b - a >= 2 &&
+            buf[a] == '0' && // NOLINT(clang-analyzer-core.UndefinedBinaryOperatorResult)
+            (buf[a + 1] == 'x' || buf[a + 1] == 'X'))
+            a += 2;
         size_t hl = b - a;
         if (hl / 2 + 1 > leaf_cap) {
             leaf_cap = hl / 2 + 1;
