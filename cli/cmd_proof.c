@@ -52,7 +52,14 @@ static const cli_opt consistency_opts[] = {
 
 static const cli_opt proof_out_opts[] = {
     { OPT_BINARY, "binary", NULL, NULL,
-      "write the binary proof encoding (\"MRKP\", version 1) instead of JSON", NULL },
+      "write the binary proof encoding (\"MRKP\", version 1) instead of JSON (--format "
+      "binary)",
+      NULL },
+    { OPT_FORMAT, "format", "FORMAT", "json binary cometbft",
+      "json (the default), binary (as --binary), or cometbft: CometBFT's crypto/merkle Proof "
+      "JSON (total, index, leaf_hash, aunts; decimal strings and base64, as its RPC writes "
+      "it) of an rfc6962 inclusion proof",
+      "With --all, one CometBFT proof per line: ProofsFromByteSlices of the leaves." },
     CLI_OPT_END_ROW,
 };
 
@@ -148,6 +155,7 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
 typedef struct own_opts {
     const char *index, *range, *old_size, *gindex;
     int binary, all;
+    int cometbft; /* --format cometbft */
 } own_opts;
 
 /* Parse proof's or consistency's options: 0 with *name the input, -1 after --help, else the
@@ -170,12 +178,30 @@ static int proof_parse(int argc, char **argv, const cli_cmd *cmd, own_opts *own,
         case OPT_OLD_SIZE: own->old_size = arg; break;
         case OPT_GINDEX: own->gindex = arg; break;
         case OPT_BINARY: own->binary = 1; break;
+        case OPT_FORMAT:
+            if (strcmp(arg, "json") == 0) {
+                own->binary = own->cometbft = 0;
+            } else if (strcmp(arg, "binary") == 0) {
+                own->binary = 1;
+                own->cometbft = 0;
+            } else if (strcmp(arg, "cometbft") == 0) {
+                own->binary = 0;
+                own->cometbft = 1;
+            } else {
+                return cli_cmd_usage(cmd, "--format needs json, binary or cometbft, got '%s'", arg);
+            }
+            break;
         case OPT_ALL: own->all = 1; break;
         default:
             if ((rc = root_opt_apply(o, cmd, c, arg)) != 0) return rc;
         }
     }
     if ((rc = root_opts_finish(o, cmd)) != 0) return rc;
+    if (own->cometbft && own->binary)
+        return cli_cmd_usage(cmd, "--binary and --format cometbft are two output formats");
+    if (own->cometbft && (o->profile != MERKLE_PROFILE_RFC6962 || o->hash != MERKLE_HASH_SHA256))
+        return cli_cmd_usage(cmd, "--format cometbft is CometBFT's tree: the rfc6962 profile "
+                                  "with sha256");
     *name = optind < argc ? argv[optind] : "-";
     if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one input FILE is allowed");
     return 0;
@@ -358,7 +384,7 @@ static int prove_stream(const root_opts *o, const char *name, int fd, const stru
 
 /* Write the finished proof (with the leaf's bytes of an inclusion proof) as JSON or binary:
 ** the exit status. */
-static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int binary)
+static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int binary, int cometbft)
 {
     int status = CLI_OK;
     merkle_status s;
@@ -367,7 +393,9 @@ static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int b
     size_t leaf_len = job->single ? job->leaf_len : 0;
     if (leaf_len > MERKLE_PROOF_MAX_LEAF && binary) leaf = NULL, leaf_len = 0;
     size_t need = 0;
-    if (binary)
+    if (cometbft)
+        (void)merkle_proof_to_cometbft_json(NULL, 0, &need, pr);
+    else if (binary)
         (void)merkle_proof_encode(NULL, 0, &need, pr, leaf, leaf_len);
     else
         (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
@@ -377,8 +405,9 @@ static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int b
         status = CLI_FAIL;
     } else {
         size_t got;
-        s = binary ? merkle_proof_encode((uint8_t *)out, need, &got, pr, leaf, leaf_len)
-                   : merkle_proof_to_json(out, need, &got, pr, leaf, leaf_len);
+        s = cometbft ? merkle_proof_to_cometbft_json(out, need, &got, pr)
+            : binary ? merkle_proof_encode((uint8_t *)out, need, &got, pr, leaf, leaf_len)
+                     : merkle_proof_to_json(out, need, &got, pr, leaf, leaf_len);
         if (s != MERKLE_OK) {
             cli_error("%s", merkle_strerror(s));
             status = CLI_FAIL;
@@ -400,13 +429,18 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (o.mpi) return cli_cmd_usage(cmd, "--mpi is not supported for proofs");
     if (o.verity) return cli_cmd_usage(cmd, "the verity profiles have no proofs here");
+    if (own.cometbft && (consistency || own.range))
+        return cli_cmd_usage(cmd,
+                             "--format cometbft writes inclusion proofs: CometBFT has no %s "
+                             "proofs",
+                             consistency ? "consistency" : "range");
     if (own.all) {
         if (own.index || own.range || own.gindex)
             return cli_cmd_usage(cmd, "--all proves every leaf: no --index, --range or --gindex");
         if (own.binary) return cli_cmd_usage(cmd, "--all writes JSON lines; --binary is one proof");
         if (!root_profile_classic(o.profile))
             return cli_cmd_usage(cmd, "--all belongs to the rfc6962 and sia profiles");
-        return proof_all(&o, name);
+        return proof_all(&o, name, own.cometbft);
     }
     if (!root_profile_classic(o.profile)) {
         if (consistency || own.range)
@@ -487,7 +521,7 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
             cli_error("%s: %s", name, merkle_strerror(s));
             status = CLI_FAIL;
         } else {
-            status = write_proof(pr, &job, o.leaves, own.binary);
+            status = write_proof(pr, &job, o.leaves, own.binary, own.cometbft);
         }
     }
     free(pr);

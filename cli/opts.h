@@ -61,6 +61,7 @@ enum cli_opt_id {
     OPT_HASH_TREE,
     OPT_BEGIN,
     OPT_LEAF_HASHES,
+    OPT_FORMAT,
 };
 
 /*

@@ -83,7 +83,7 @@ static size_t one_line(char *s, size_t len)
     return o;
 }
 
-int proof_all(const root_opts *o, const char *name)
+int proof_all(const root_opts *o, const char *name, int cometbft)
 {
     int fd = cli_open_input(name);
     if (fd < 0) {
@@ -197,20 +197,24 @@ int proof_all(const root_opts *o, const char *name)
             leaf_len = data_len - lo < o->leaf_size ? (size_t)(data_len - lo) : o->leaf_size;
         }
         size_t need = 0;
-        (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
+        if (cometbft)
+            (void)merkle_proof_to_cometbft_json(NULL, 0, &need, pr);
+        else
+            (void)merkle_proof_to_json(NULL, 0, &need, pr, leaf, leaf_len);
         if (grow((void **)&json, &json_cap, need, 1) != 0) {
             cli_error("out of memory");
             rc = -1;
             break;
         }
-        ms = json && need ? merkle_proof_to_json(json, json_cap, &need, pr, leaf, leaf_len)
-                          : MERKLE_ERR_STATE;
+        ms = !json || !need ? MERKLE_ERR_STATE
+             : cometbft     ? merkle_proof_to_cometbft_json(json, json_cap, &need, pr)
+                            : merkle_proof_to_json(json, json_cap, &need, pr, leaf, leaf_len);
         if (ms != MERKLE_OK || !json || need == 0) {
             cli_error("%s", merkle_strerror(ms));
             rc = -1;
             break;
         }
-        size_t len = one_line(json, need - 1); /* without the NUL */
+        size_t len = cometbft ? need - 2 : one_line(json, need - 1); /* without the NUL */
         json[len++] = '\n';
         if (fwrite(json, 1, len, stdout) != len) {
             cli_error("write error: %s", strerror(errno));

@@ -96,7 +96,7 @@ int verity_root(const root_opts *o, const char *name);
 
 /* `merkle proof --all` for rfc6962 and sia: every inclusion proof, one JSON line each
 ** (cli/proof_all.c). Returns the exit status. */
-int proof_all(const root_opts *o, const char *name);
+int proof_all(const root_opts *o, const char *name, int cometbft);
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
                  int binary);
 /* Validate the shaped options against the profile; CLI_USAGE after a message, else 0. */

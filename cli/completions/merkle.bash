@@ -16,8 +16,8 @@ _merkle_command_options()
 {
     case $1 in
         'root') echo '--profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
-        'proof') echo '--index= --range= --all --gindex= --binary --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
-        'consistency') echo '--old-size= --binary --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
+        'proof') echo '--index= --range= --all --gindex= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
+        'consistency') echo '--old-size= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
         'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;
         'check') echo '-a= --algorithm= -l= --length= --cache= --cache-key= --quiet --status --strict -w --warn --ignore-missing -j= --threads= --mpi --version -h --help' ;;
@@ -46,6 +46,8 @@ _merkle_option_values()
             echo 'sha256 blake2b-256 keccak256' ;;
         'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
             echo '<file>' ;;
+        'proof --format' | 'consistency --format')
+            echo 'json binary cometbft' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
         'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor')

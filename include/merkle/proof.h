@@ -478,10 +478,27 @@ MERKLE_API merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out
                                               size_t leaf_len);
 
 /*
+** CometBFT's JSON of a crypto/merkle Proof, byte for byte as its RPC (libs/json) writes it:
+** {"total":"N","index":"I","leaf_hash":"<base64>","aunts":["<base64>",...]} and a newline
+** (the aunts are path[], bottom-up). Only an inclusion proof of the rfc6962 profile with
+** SHA-256 and a leaf hash -- CometBFT's tree -- has one: else MERKLE_ERR_UNSUPPORTED. Same
+** buffer convention as merkle_proof_encode. merkle_proof_from_json reads it back.
+*/
+MERKLE_API merkle_status merkle_proof_to_cometbft_json(char *out, size_t cap, size_t *out_len,
+                                                       const merkle_proof *p);
+
+/*
 ** Parse the JSON form above (keys in any order, unknown keys ignored; "proof" and "aunts"
 ** are accepted for "path", "total" for "tree_size", "size1"/"size2"/"root1"/"root2" for
 ** the consistency fields). leaf_buf[0..leaf_cap) receives a "leaf" field's bytes
-** (*leaf_len, 0 when absent; MERKLE_ERR_BUFFER when it does not fit). A leaf hash or path
+** (*leaf_len, 0 when absent; MERKLE_ERR_BUFFER when it does not fit).
+** CometBFT's JSON is read as it comes: sizes and indexes as numbers or decimal strings,
+** hashes in hex or base64 (a string that is not hex is read as standard base64), "aunts"
+** absent for a one-leaf tree, and the proof inside its wrappers: a JSON-RPC response
+** ({"result": ...}), /tx?prove=true's ResultTx ({..., "proof": TxProof}) and TxProof
+** ({"root_hash": HEX, "data": BASE64, "proof": Proof}), whose root_hash is the root and
+** whose leaf is the transaction's hash SHA-256(data) (put in leaf_buf: 32 bytes).
+** A leaf hash or path
 ** element that is valid hex of a length other than 32 bytes makes the proof unverifiable:
 ** reported as MERKLE_ERR_VERIFY (err->message says which). A root of another length
 ** stands for itself (stored as SHA-256(0x02 || bytes), which no tree hash equals): it only

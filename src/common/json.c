@@ -34,6 +34,21 @@ void merkle__json_hex_string(merkle__sink *b, const uint8_t *d, size_t n)
     merkle__sink_put(b, "\"", 1);
 }
 
+void merkle__json_base64_string(merkle__sink *b, const uint8_t *d, size_t n)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    merkle__sink_put(b, "\"", 1);
+    for (size_t i = 0; i < n; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16;
+        if (i + 1 < n) v |= (uint32_t)d[i + 1] << 8;
+        if (i + 2 < n) v |= d[i + 2];
+        char four[4] = { a[v >> 18], a[v >> 12 & 63], i + 1 < n ? a[v >> 6 & 63] : '=',
+                         i + 2 < n ? a[v & 63] : '=' };
+        merkle__sink_put(b, four, 4);
+    }
+    merkle__sink_put(b, "\"", 1);
+}
+
 void merkle__json_string_put(merkle__sink *o, const char *s, size_t n)
 {
     static const char hexd[] = "0123456789abcdef";
@@ -166,6 +181,27 @@ merkle_status merkle__json_uint(merkle__json *j, uint64_t *out)
     return MERKLE_OK;
 }
 
+/* CometBFT's int64 as a JSON string of decimal digits, or a plain number. */
+merkle_status merkle__json_uint_or_string(merkle__json *j, uint64_t *out)
+{
+    if (merkle__json_peek(j) != '"') return merkle__json_uint(j, out);
+    size_t at = j->pos;
+    const char *a;
+    size_t n;
+    merkle_status s = merkle__json_string(j, &a, &n);
+    if (s != MERKLE_OK) return s;
+    merkle__json sub = MERKLE__JSON_INIT(a, n, NULL);
+    uint64_t v = 0;
+    if (n == 0 || (a[0] < '0' || a[0] > '9') || merkle__json_uint(&sub, &v) != MERKLE_OK ||
+        sub.pos != n) {
+        j->pos = at + 1;
+        return merkle__json_fail(j, n && a[0] == '-' ? "negative number"
+                                                     : "expected a non-negative integer");
+    }
+    *out = v;
+    return MERKLE_OK;
+}
+
 merkle_status merkle__json_number_skip(merkle__json *j)
 {
     size_t st = j->pos;
@@ -259,6 +295,74 @@ merkle_status merkle__json_hex(merkle__json *j, uint8_t *out, size_t cap, size_t
     return MERKLE_OK;
 }
 
+/* Standard base64 (RFC 4648, padded, as Go's encoding/json writes []byte): the decoded length
+** into *n, the bytes into out[0..cap) when they fit. 0, or -1 when a is not base64. */
+static int base64_decode(uint8_t *out, size_t cap, size_t *n, const char *a, size_t len)
+{
+    if (len % 4) return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < len; i += 4) {
+        uint32_t v = 0;
+        int pad = 0;
+        for (int q = 0; q < 4; q++) {
+            char c = a[i + (size_t)q];
+            int d = c >= 'A' && c <= 'Z'   ? c - 'A'
+                    : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                    : c >= '0' && c <= '9' ? c - '0' + 52
+                    : c == '+'             ? 62
+                    : c == '/'             ? 63
+                                           : -1;
+            if (c == '=' && i + 4 == len && q >= 2) {
+                pad++;
+                d = 0;
+            } else if (d < 0 || pad) {
+                return -1;
+            }
+            v = v << 6 | (uint32_t)d;
+        }
+        /* Non-canonical padding bits (Go's StdEncoding accepts them; so do we, as it does). */
+        uint8_t three[3] = { (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+        for (int q = 0; q < 3 - pad; q++, k++)
+            if (k < cap) out[k] = three[q];
+    }
+    *n = k;
+    return 0;
+}
+
+merkle_status merkle__json_base64(merkle__json *j, uint8_t *out, size_t cap, size_t *n,
+                                  const char *what)
+{
+    size_t at = j->pos;
+    const char *a;
+    size_t len;
+    merkle_status s = merkle__json_string(j, &a, &len);
+    if (s != MERKLE_OK) return s;
+    if (base64_decode(out, cap, n, a, len) != 0)
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not base64", what);
+    return *n > cap ? MERKLE_ERR_BUFFER : MERKLE_OK;
+}
+
+/* Hex (optional 0x) or, when it is not hex, standard base64 (CometBFT's []byte). */
+static merkle_status json_hex_or_base64(merkle__json *j, uint8_t *out, size_t cap, size_t *n,
+                                        const char *what)
+{
+    size_t at = j->pos;
+    merkle_error saved = { 0 };
+    if (j->err) saved = *j->err;
+    merkle_status s = merkle__json_hex(j, out, cap, n, what);
+    if (s != MERKLE_ERR_FORMAT) return s;
+    /* Not hex: a base64 string? */
+    j->pos = at;
+    if (j->err) *j->err = saved;
+    const char *a;
+    size_t len;
+    if ((s = merkle__json_string(j, &a, &len)) != MERKLE_OK) return s;
+    if (len == 0 || base64_decode(out, cap, n, a, len) != 0)
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at,
+                            "proof JSON: %s is neither hex nor base64", what);
+    return *n > cap ? MERKLE_ERR_BUFFER : MERKLE_OK;
+}
+
 /*
 ** A 32-byte hash; another length marks the proof unverifiable (not malformed). For a root
 ** (substitute != 0), a value of another length stands for itself: it becomes
@@ -270,7 +374,7 @@ merkle_status merkle__json_hash(merkle__json *j, uint8_t out[MERKLE_HASH_LEN], c
 {
     uint8_t raw[512];
     size_t n = 0;
-    merkle_status s = merkle__json_hex(j, raw, sizeof raw, &n, what);
+    merkle_status s = json_hex_or_base64(j, raw, sizeof raw, &n, what);
     if (s == MERKLE_OK && n == MERKLE_HASH_LEN) {
         memcpy(out, raw, MERKLE_HASH_LEN);
         return MERKLE_OK;

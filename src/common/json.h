@@ -46,6 +46,8 @@ merkle_status merkle__json_key(merkle__json *j, const char **k, size_t *kn);
 merkle_status merkle__json_literal(merkle__json *j, const char *lit);
 /* A non-negative integer without sign, fraction or exponent, at most 2^64 - 1. */
 merkle_status merkle__json_uint(merkle__json *j, uint64_t *out);
+/* The same, or a JSON string of its decimal digits (CometBFT writes int64 so: "12"). */
+merkle_status merkle__json_uint_or_string(merkle__json *j, uint64_t *out);
 /* Any number, skipped. */
 merkle_status merkle__json_number_skip(merkle__json *j);
 /* Any value, skipped (depth: the nesting so far; more than 32 is an error). */
@@ -54,7 +56,12 @@ merkle_status merkle__json_skip(merkle__json *j, int depth);
 ** *n) when valid hex does not fit. */
 merkle_status merkle__json_hex(merkle__json *j, uint8_t *out, size_t cap, size_t *n,
                                const char *what);
-/* A 32-byte hash. Another length marks the document unverifiable (bad_len), not malformed;
+/* A standard base64 string (padded; Go's encoding of []byte) into out[0..cap); *n = decoded
+** length; MERKLE_ERR_BUFFER (with *n) when it does not fit. */
+merkle_status merkle__json_base64(merkle__json *j, uint8_t *out, size_t cap, size_t *n,
+                                  const char *what);
+/* A 32-byte hash, in hex (optional 0x) or, when not hex, standard base64 (CometBFT's JSON).
+** Another length marks the document unverifiable (bad_len), not malformed;
 ** with substitute (roots), it becomes SHA-256(0x02 || bytes), which verifies only against
 ** the very same bytes. */
 merkle_status merkle__json_hash(merkle__json *j, uint8_t out[MERKLE_HASH_LEN], const char *what,
@@ -73,6 +80,8 @@ size_t merkle__json_unescape(char *out, const char *a, size_t n);
 void merkle__json_putf(merkle__sink *b, const char *fmt, ...) MERKLE_PRINTF(2, 3);
 /* "hex" of d[0..n). */
 void merkle__json_hex_string(merkle__sink *b, const uint8_t *d, size_t n);
+/* "base64" (standard, padded) of d[0..n). */
+void merkle__json_base64_string(merkle__sink *b, const uint8_t *d, size_t n);
 /* A JSON string of the bytes s[0..n) (quotes, backslashes and control characters escaped). */
 void merkle__json_string_put(merkle__sink *o, const char *s, size_t n);
 

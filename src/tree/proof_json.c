@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "merkle/hash.h"
 #include "tree/proof_impl.h"
 
 typedef unsigned long long ull;
@@ -106,6 +107,32 @@ merkle_status merkle_proof_to_json(char *out, size_t cap, size_t *out_len, const
     return b.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
 }
 
+/* CometBFT's crypto/merkle Proof as its RPC writes it (libs/json: int64 as strings, []byte
+** in base64, compact). */
+merkle_status merkle_proof_to_cometbft_json(char *out, size_t cap, size_t *out_len,
+                                            const merkle_proof *p)
+{
+    if (!out_len || !p || (!out && cap) || p->path_len > MERKLE_PROOF_MAX_PATH)
+        return MERKLE_ERR_ARG;
+    if (p->kind != MERKLE_PROOF_INCLUSION || p->profile != MERKLE_PROFILE_RFC6962 ||
+        p->hash != MERKLE_HASH_SHA256 || !(p->flags & MERKLE_PROOF_HAS_LEAF_HASH))
+        return MERKLE_ERR_UNSUPPORTED;
+    merkle__sink b = { out, cap, 0 };
+    merkle__json_putf(&b,
+                      "{\"total\":\"%llu\",\"index\":\"%llu\",\"leaf_hash\":", (ull)p->tree_size,
+                      (ull)p->index);
+    merkle__json_base64_string(&b, p->leaf_hash, MERKLE_HASH_LEN);
+    merkle__sink_puts(&b, ",\"aunts\":[");
+    for (size_t i = 0; i < p->path_len; i++) {
+        if (i) merkle__sink_puts(&b, ",");
+        merkle__json_base64_string(&b, p->path[i], MERKLE_HASH_LEN);
+    }
+    merkle__sink_puts(&b, "]}\n");
+    merkle__sink_put(&b, "", 1); /* NUL */
+    *out_len = b.len;
+    return b.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
+}
+
 /* ------------------------------------------------------------------ JSON parsing */
 
 enum {
@@ -125,6 +152,278 @@ enum {
     F_PATH = 1 << 13
 };
 
+/* The parser's state across the nested objects of a CometBFT response. */
+typedef struct pj_state {
+    merkle_proof *p;
+    uint8_t *leaf_buf;
+    size_t leaf_cap, *leaf_len;
+    unsigned seen;
+    const char *type, *prof, *hashn;
+    size_t type_n, prof_n, hash_n;
+    uint64_t index, start, end, old;
+    int comet;   /* CometBFT's names (total, aunts) or a CometBFT wrapper were seen */
+    int wrapped; /* inside /tx's ResultTx / TxProof */
+} pj_state;
+
+/* A value that is an object: '{' next. */
+static int next_is_object(merkle__json *j)
+{
+    return merkle__json_peek(j) == '{';
+}
+
+/* Walk the keys of the object at the cursor, calling field() for each (the cursor on the
+** value, which field() must consume). */
+typedef merkle_status (*pj_field_fn)(merkle__json *j, pj_state *st, const char *k, size_t kn,
+                                     int depth);
+
+static merkle_status pj_object(merkle__json *j, pj_state *st, pj_field_fn field, int depth)
+{
+    merkle_status s;
+    if ((s = merkle__json_expect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
+    if (merkle__json_peek(j) == '}') {
+        j->pos++;
+        return MERKLE_OK;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if ((s = merkle__json_key(j, &k, &kn)) != MERKLE_OK) return s;
+        if ((s = field(j, st, k, kn, depth)) != MERKLE_OK) return s;
+        int c = merkle__json_peek(j);
+        if (c == ',') {
+            j->pos++;
+            continue;
+        }
+        if (c == '}') {
+            j->pos++;
+            return MERKLE_OK;
+        }
+        return merkle__json_fail(j, "expected ',' or '}'");
+    }
+}
+
+/* What the object at the cursor is, from its keys alone (the cursor is restored). */
+enum { PJ_PROOF, PJ_RPC, PJ_RPC_ERROR, PJ_WRAPPER };
+
+static merkle_status pj_classify(merkle__json *j, int *kind)
+{
+    size_t at = j->pos;
+    *kind = PJ_PROOF;
+    merkle_status s;
+    if ((s = merkle__json_expect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
+    if (merkle__json_peek(j) == '}') {
+        j->pos = at;
+        return MERKLE_OK;
+    }
+    int rpc = 0, err = 0, wrapper = 0;
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if ((s = merkle__json_key(j, &k, &kn)) != MERKLE_OK) return s;
+        int c = merkle__json_peek(j);
+        if (merkle__json_key_is(k, kn, "result") && c == '{') rpc = 1;
+        if (merkle__json_key_is(k, kn, "error") && c != 'n') err = 1;
+        if (merkle__json_key_is(k, kn, "proof") && c == '{') wrapper = 1;
+        if ((s = merkle__json_skip(j, 1)) != MERKLE_OK) return s;
+        c = merkle__json_peek(j);
+        if (c == ',') {
+            j->pos++;
+            continue;
+        }
+        if (c == '}') break;
+        return merkle__json_fail(j, "expected ',' or '}'");
+    }
+    j->pos = at;
+    *kind = err ? PJ_RPC_ERROR : rpc ? PJ_RPC : wrapper ? PJ_WRAPPER : PJ_PROOF;
+    return MERKLE_OK;
+}
+
+static merkle_status pj_fields(merkle__json *j, pj_state *st, const char *k, size_t kn, int depth);
+
+/* Any level: a proof object, or a wrapper around one (JSON-RPC envelope, ResultTx, TxProof). */
+static merkle_status pj_level(merkle__json *j, pj_state *st, int depth);
+
+/* The JSON-RPC envelope: only "result" matters. */
+static merkle_status pj_rpc_field(merkle__json *j, pj_state *st, const char *k, size_t kn,
+                                  int depth)
+{
+    if (merkle__json_key_is(k, kn, "result") && next_is_object(j)) {
+        int kind;
+        merkle_status s = pj_classify(j, &kind);
+        if (s != MERKLE_OK) return s;
+        if (kind != PJ_WRAPPER)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, j->pos,
+                                "proof JSON: the JSON-RPC result carries no proof (query /tx "
+                                "with prove=true)");
+        return pj_level(j, st, depth + 1);
+    }
+    return merkle__json_skip(j, depth + 1);
+}
+
+/* CometBFT's ResultTx ({hash, height, index, tx_result, tx, proof}) and TxProof ({root_hash,
+** data, proof}): the root and the transaction of TxProof, and the nested proof. The leaf of a
+** transaction tree is the transaction's hash, SHA-256(tx) (types.Tx.Hash). */
+static merkle_status pj_wrapper_field(merkle__json *j, pj_state *st, const char *k, size_t kn,
+                                      int depth)
+{
+    merkle_status s;
+    if (merkle__json_key_is(k, kn, "proof") && next_is_object(j)) return pj_level(j, st, depth + 1);
+    if (merkle__json_key_is(k, kn, "root_hash")) {
+        if (st->seen & F_ROOT) return merkle__json_fail(j, "duplicate key");
+        size_t at = j->pos;
+        const char *a;
+        size_t n;
+        if ((s = merkle__json_string(j, &a, &n)) != MERKLE_OK) return s;
+        if (n == 0) return MERKLE_OK; /* an empty TxProof: no root */
+        j->pos = at;
+        st->seen |= F_ROOT;
+        return merkle__json_hash(j, st->p->root, "root_hash", 1);
+    }
+    if (merkle__json_key_is(k, kn, "data") && merkle__json_peek(j) == '"') {
+        if (st->seen & F_LEAF) return merkle__json_fail(j, "duplicate key");
+        size_t at = j->pos;
+        const char *a;
+        size_t n;
+        if ((s = merkle__json_string(j, &a, &n)) != MERKLE_OK) return s;
+        uint8_t *tx = malloc(n ? n : 1);
+        if (!tx) return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, at, "out of memory");
+        merkle__json sub = MERKLE__JSON_INIT(j->s + at, j->pos - at, j->err);
+        size_t got = 0;
+        s = merkle__json_base64(&sub, tx, n, &got, "data");
+        if (s == MERKLE_OK) {
+            if (st->leaf_cap < MERKLE_HASH_LEN) {
+                s = merkle__fail(j->err, MERKLE_ERR_BUFFER, 1, at,
+                                 "proof JSON: leaf of %d bytes does not fit", MERKLE_HASH_LEN);
+            } else {
+                merkle_sha256 h;
+                merkle_sha256_init(&h);
+                merkle_sha256_update(&h, tx, got);
+                merkle_sha256_final(&h, st->leaf_buf);
+                if (st->leaf_len) *st->leaf_len = MERKLE_HASH_LEN;
+                st->p->flags |= MERKLE_PROOF_HAS_LEAF;
+                st->seen |= F_LEAF;
+            }
+        }
+        free(tx);
+        return s;
+    }
+    return merkle__json_skip(j, depth + 1);
+}
+
+static merkle_status pj_level(merkle__json *j, pj_state *st, int depth)
+{
+    if (depth > 4) return merkle__json_fail(j, "nesting too deep");
+    int kind;
+    merkle_status s = pj_classify(j, &kind);
+    if (s != MERKLE_OK) return s;
+    switch (kind) {
+    case PJ_RPC_ERROR: return merkle__json_fail(j, "a JSON-RPC error response, not a proof");
+    case PJ_RPC: st->comet = 1; return pj_object(j, st, pj_rpc_field, depth);
+    case PJ_WRAPPER: st->comet = st->wrapped = 1; return pj_object(j, st, pj_wrapper_field, depth);
+    default: return pj_object(j, st, pj_fields, depth);
+    }
+}
+
+/* A field of the proof object itself (ours, transparency-dev's or CometBFT's names). */
+static merkle_status pj_fields(merkle__json *j, pj_state *st, const char *k, size_t kn, int depth)
+{
+    merkle_proof *p = st->p;
+    merkle_status s = MERKLE_OK;
+    unsigned f = 0;
+    if (merkle__json_key_is(k, kn, "type"))
+        f = F_TYPE;
+    else if (merkle__json_key_is(k, kn, "profile"))
+        f = F_PROFILE;
+    else if (merkle__json_key_is(k, kn, "hash"))
+        f = F_HASH;
+    else if (merkle__json_key_is(k, kn, "tree_size") || merkle__json_key_is(k, kn, "new_size") ||
+             merkle__json_key_is(k, kn, "size2"))
+        f = F_SIZE;
+    else if (merkle__json_key_is(k, kn, "total"))
+        f = F_SIZE, st->comet = 1;
+    else if (merkle__json_key_is(k, kn, "index") || merkle__json_key_is(k, kn, "gindex"))
+        f = F_INDEX;
+    else if (merkle__json_key_is(k, kn, "start"))
+        f = F_START;
+    else if (merkle__json_key_is(k, kn, "end"))
+        f = F_END;
+    else if (merkle__json_key_is(k, kn, "old_size") || merkle__json_key_is(k, kn, "size1"))
+        f = F_OLD;
+    else if (merkle__json_key_is(k, kn, "leaf_size"))
+        f = F_LEAFSIZE;
+    else if (merkle__json_key_is(k, kn, "leaf"))
+        f = F_LEAF;
+    else if (merkle__json_key_is(k, kn, "leaf_hash"))
+        f = F_LEAFHASH;
+    else if (merkle__json_key_is(k, kn, "root") || merkle__json_key_is(k, kn, "new_root") ||
+             merkle__json_key_is(k, kn, "root2"))
+        f = F_ROOT;
+    else if (merkle__json_key_is(k, kn, "old_root") || merkle__json_key_is(k, kn, "root1"))
+        f = F_OLDROOT;
+    else if (merkle__json_key_is(k, kn, "path") || merkle__json_key_is(k, kn, "proof"))
+        f = F_PATH;
+    else if (merkle__json_key_is(k, kn, "aunts"))
+        f = F_PATH, st->comet = 1;
+    if (f & st->seen) return merkle__json_fail(j, "duplicate key");
+    st->seen |= f;
+    if (f && merkle__json_peek(j) == 'n') {
+        /* null: the field is absent (a nil root, for instance). */
+        if ((s = merkle__json_literal(j, "null")) != MERKLE_OK) return s;
+        st->seen &= ~f;
+        return MERKLE_OK;
+    }
+    switch (f) {
+    case F_TYPE: return merkle__json_string(j, &st->type, &st->type_n);
+    case F_PROFILE: return merkle__json_string(j, &st->prof, &st->prof_n);
+    case F_HASH: return merkle__json_string(j, &st->hashn, &st->hash_n);
+    case F_SIZE: return merkle__json_uint_or_string(j, &p->tree_size);
+    case F_INDEX: return merkle__json_uint_or_string(j, &st->index);
+    case F_START: return merkle__json_uint_or_string(j, &st->start);
+    case F_END: return merkle__json_uint_or_string(j, &st->end);
+    case F_OLD: return merkle__json_uint_or_string(j, &st->old);
+    case F_LEAFSIZE: return merkle__json_uint_or_string(j, &p->leaf_size);
+    case F_LEAF: {
+        size_t n = 0;
+        s = merkle__json_hex(j, st->leaf_buf, st->leaf_cap, &n, "leaf");
+        if (s == MERKLE_ERR_BUFFER)
+            return merkle__fail(j->err, MERKLE_ERR_BUFFER, 1, j->pos,
+                                "proof JSON: leaf of %zu bytes does not fit", n);
+        if (st->leaf_len) *st->leaf_len = n;
+        p->flags |= MERKLE_PROOF_HAS_LEAF;
+        return s;
+    }
+    case F_LEAFHASH: return merkle__json_hash(j, p->leaf_hash, "leaf_hash", 0);
+    case F_ROOT: return merkle__json_hash(j, p->root, "root", 1);
+    case F_OLDROOT: return merkle__json_hash(j, p->old_root, "old_root", 1);
+    case F_PATH: {
+        if ((s = merkle__json_expect(j, '[', "path must be an array")) != MERKLE_OK) return s;
+        if (merkle__json_peek(j) == ']') {
+            j->pos++;
+            return MERKLE_OK;
+        }
+        for (;;) {
+            if (p->path_len >= MERKLE_PROOF_MAX_PATH)
+                return merkle__json_fail(j, "path has too many hashes");
+            char what[32];
+            snprintf(what, sizeof what, "path[%zu]", p->path_len);
+            if ((s = merkle__json_hash(j, p->path[p->path_len], what, 0)) != MERKLE_OK) return s;
+            p->path_len++;
+            int c = merkle__json_peek(j);
+            if (c == ',') {
+                j->pos++;
+                continue;
+            }
+            if (c == ']') {
+                j->pos++;
+                return MERKLE_OK;
+            }
+            return merkle__json_fail(j, "expected ',' or ']' in path");
+        }
+    }
+    default: return merkle__json_skip(j, depth + 1);
+    }
+}
+
 merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t leaf_cap,
                                      size_t *leaf_len, const char *json, size_t len,
                                      merkle_error *err)
@@ -136,128 +435,26 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
     memset(p, 0, offsetof(merkle_proof, path));
     p->version = MERKLE_PROOF_VERSION;
     p->path_len = 0;
-    unsigned seen = 0;
-    const char *type = NULL, *prof = NULL, *hashn = NULL;
-    size_t type_n = 0, prof_n = 0, hash_n = 0;
-    uint64_t index = 0, start = 0, end = 0, old = 0;
-    merkle_status s;
-    if ((s = merkle__json_expect(&j, '{', "expected a JSON object")) != MERKLE_OK) return s;
-    if (merkle__json_peek(&j) == '}') {
-        j.pos++;
-    } else {
-        for (;;) {
-            const char *k;
-            size_t kn;
-            if ((s = merkle__json_key(&j, &k, &kn)) != MERKLE_OK) return s;
-            unsigned f = 0;
-            if (merkle__json_key_is(k, kn, "type"))
-                f = F_TYPE;
-            else if (merkle__json_key_is(k, kn, "profile"))
-                f = F_PROFILE;
-            else if (merkle__json_key_is(k, kn, "hash"))
-                f = F_HASH;
-            else if (merkle__json_key_is(k, kn, "tree_size") ||
-                     merkle__json_key_is(k, kn, "total") ||
-                     merkle__json_key_is(k, kn, "new_size") || merkle__json_key_is(k, kn, "size2"))
-                f = F_SIZE;
-            else if (merkle__json_key_is(k, kn, "index") || merkle__json_key_is(k, kn, "gindex"))
-                f = F_INDEX;
-            else if (merkle__json_key_is(k, kn, "start"))
-                f = F_START;
-            else if (merkle__json_key_is(k, kn, "end"))
-                f = F_END;
-            else if (merkle__json_key_is(k, kn, "old_size") || merkle__json_key_is(k, kn, "size1"))
-                f = F_OLD;
-            else if (merkle__json_key_is(k, kn, "leaf_size"))
-                f = F_LEAFSIZE;
-            else if (merkle__json_key_is(k, kn, "leaf"))
-                f = F_LEAF;
-            else if (merkle__json_key_is(k, kn, "leaf_hash"))
-                f = F_LEAFHASH;
-            else if (merkle__json_key_is(k, kn, "root") || merkle__json_key_is(k, kn, "new_root") ||
-                     merkle__json_key_is(k, kn, "root2"))
-                f = F_ROOT;
-            else if (merkle__json_key_is(k, kn, "old_root") || merkle__json_key_is(k, kn, "root1"))
-                f = F_OLDROOT;
-            else if (merkle__json_key_is(k, kn, "path") || merkle__json_key_is(k, kn, "proof") ||
-                     merkle__json_key_is(k, kn, "aunts"))
-                f = F_PATH;
-            if (f & seen) return merkle__json_fail(&j, "duplicate key");
-            seen |= f;
-            if (f && merkle__json_peek(&j) == 'n') {
-                /* null: the field is absent (a nil root, for instance). */
-                if ((s = merkle__json_literal(&j, "null")) != MERKLE_OK) return s;
-                seen &= ~f;
-            } else {
-                switch (f) {
-                case F_TYPE: s = merkle__json_string(&j, &type, &type_n); break;
-                case F_PROFILE: s = merkle__json_string(&j, &prof, &prof_n); break;
-                case F_HASH: s = merkle__json_string(&j, &hashn, &hash_n); break;
-                case F_SIZE: s = merkle__json_uint(&j, &p->tree_size); break;
-                case F_INDEX: s = merkle__json_uint(&j, &index); break;
-                case F_START: s = merkle__json_uint(&j, &start); break;
-                case F_END: s = merkle__json_uint(&j, &end); break;
-                case F_OLD: s = merkle__json_uint(&j, &old); break;
-                case F_LEAFSIZE: s = merkle__json_uint(&j, &p->leaf_size); break;
-                case F_LEAF: {
-                    size_t n = 0;
-                    s = merkle__json_hex(&j, leaf_buf, leaf_cap, &n, "leaf");
-                    if (s == MERKLE_ERR_BUFFER)
-                        return merkle__fail(err, MERKLE_ERR_BUFFER, 1, j.pos,
-                                            "proof JSON: leaf of %zu bytes does not fit", n);
-                    if (leaf_len) *leaf_len = n;
-                    p->flags |= MERKLE_PROOF_HAS_LEAF;
-                    break;
-                }
-                case F_LEAFHASH: s = merkle__json_hash(&j, p->leaf_hash, "leaf_hash", 0); break;
-                case F_ROOT: s = merkle__json_hash(&j, p->root, "root", 1); break;
-                case F_OLDROOT: s = merkle__json_hash(&j, p->old_root, "old_root", 1); break;
-                case F_PATH: {
-                    if ((s = merkle__json_expect(&j, '[', "path must be an array")) != MERKLE_OK)
-                        return s;
-                    if (merkle__json_peek(&j) == ']') {
-                        j.pos++;
-                        break;
-                    }
-                    for (;;) {
-                        if (p->path_len >= MERKLE_PROOF_MAX_PATH)
-                            return merkle__json_fail(&j, "path has too many hashes");
-                        char what[32];
-                        snprintf(what, sizeof what, "path[%zu]", p->path_len);
-                        if ((s = merkle__json_hash(&j, p->path[p->path_len], what, 0)) != MERKLE_OK)
-                            return s;
-                        p->path_len++;
-                        int c = merkle__json_peek(&j);
-                        if (c == ',') {
-                            j.pos++;
-                            continue;
-                        }
-                        if (c == ']') {
-                            j.pos++;
-                            break;
-                        }
-                        return merkle__json_fail(&j, "expected ',' or ']' in path");
-                    }
-                    break;
-                }
-                default: s = merkle__json_skip(&j, 1); break;
-                }
-                if (s != MERKLE_OK) return s;
-            }
-            int c = merkle__json_peek(&j);
-            if (c == ',') {
-                j.pos++;
-                continue;
-            }
-            if (c == '}') {
-                j.pos++;
-                break;
-            }
-            return merkle__json_fail(&j, "expected ',' or '}'");
-        }
-    }
+    pj_state st;
+    memset(&st, 0, sizeof st);
+    st.p = p;
+    st.leaf_buf = leaf_buf;
+    st.leaf_cap = leaf_cap;
+    st.leaf_len = leaf_len;
+    merkle_status s = pj_level(&j, &st, 0);
+    if (s != MERKLE_OK) return s;
     if (merkle__json_peek(&j) != -1)
         return merkle__json_fail(&j, "trailing data after the JSON object");
+    unsigned seen = st.seen;
+    const char *type = st.type, *prof = st.prof, *hashn = st.hashn;
+    size_t type_n = st.type_n, prof_n = st.prof_n, hash_n = st.hash_n;
+    uint64_t index = st.index, start = st.start, end = st.end, old = st.old;
+    if (st.wrapped && (!(seen & F_SIZE) || p->tree_size == 0))
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 1, 0,
+                            "proof JSON: the CometBFT response carries no proof (query /tx "
+                            "with prove=true)");
+    /* CometBFT omits empty aunts (encoding/json's omitempty): a one-leaf tree. */
+    if (st.comet && !(seen & F_PATH)) seen |= F_PATH;
 
     /* Kind: explicit, or implied by the fields present. */
     if (type) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** The proof helpers the command uses (issue 25 item 3): merkle_proof_leaf_hash under every
-** profile against OpenSSL / libsodium, and its error paths.
+** profile against OpenSSL / libsodium, and its error paths; CometBFT's proof JSON (issue 26
+** item 2).
 */
 #include <openssl/evp.h>
 #include <sodium.h>
@@ -97,12 +98,93 @@ static void test_leaf_hash_errors(void **state)
     assert_int_equal(merkle_proof_leaf_hash(got, &p, leaf, 4), MERKLE_ERR_ARG);
 }
 
+/* merkle_proof_to_cometbft_json: CometBFT's own bytes for leaf 1 of a 3-leaf tree
+** (tests/vectors/cometbft-json.json, written by CometBFT's libs/json), read back by
+** merkle_proof_from_json, and what it refuses. */
+static void test_cometbft_json(void **state)
+{
+    (void)state;
+    static const char *leaves[3] = {
+        "5503af82",
+        "0f1e00a7f382cfa6770a8f33e3c8f3c71feed0e28c2b0b022eb8afdcdf645f76bc808dd5ee41868ad021449c"
+        "632c817ab8ecc677c4e935b72f4a4bf5d77d83abd21b4a26e19e6cc50da41a8d4882",
+        "aaba8cf797f3c5f6f804593a99dc0dc741d5974bb2e436f2bf3a",
+    };
+    static const char want[] =
+        "{\"total\":\"3\",\"index\":\"1\",\"leaf_hash\":\"e0d+C2COPcmVxG2J/"
+        "ZRHEd7ZuUrecHDnnC5KrOmQUxs=\",\"aunts\":[\"SnY7KF8bIvANuc48R5buxQo2u6FMqzv00rC9mu+u4JI="
+        "\",\"EoLgeSj01cYzwR43rybvlYnZEcs2BA0b85hk2hdBxp8=\"]}\n";
+    uint8_t *lv[3];
+    size_t ll[3];
+    for (int i = 0; i < 3; i++) lv[i] = tu_unhex(leaves[i], &ll[i]);
+    merkle_proof *p = calloc(1, sizeof *p);
+    assert_non_null(p);
+    *p = proof_of(MERKLE_PROFILE_RFC6962, MERKLE_HASH_SHA256);
+    uint8_t lh[3][32];
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(merkle_proof_leaf_hash(lh[i], p, lv[i], ll[i]), MERKLE_OK);
+    p->kind = MERKLE_PROOF_INCLUSION;
+    p->tree_size = 3;
+    p->index = 1;
+    p->end = 2;
+    p->flags = MERKLE_PROOF_HAS_LEAF_HASH;
+    memcpy(p->leaf_hash, lh[1], 32);
+    assert_int_equal(merkle_proof_inclusion_path(p->path, MERKLE_PROOF_MAX_PATH, &p->path_len,
+                                                 p->root, MERKLE_HASH_SHA256,
+                                                 (const uint8_t(*)[32])lh, 3, 1),
+                     MERKLE_OK);
+    merkle_error err;
+    size_t need = 0, got = 0;
+    assert_int_equal(merkle_proof_to_cometbft_json(NULL, 0, &need, p), MERKLE_ERR_BUFFER);
+    assert_int_equal(need, sizeof want); /* with the NUL */
+    char out[sizeof want];
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need - 1, &got, p), MERKLE_ERR_BUFFER);
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, p), MERKLE_OK);
+    assert_int_equal(got, need);
+    assert_string_equal(out, want);
+    /* Read back: the same proof (no root, no leaf in CometBFT's Proof). */
+    merkle_proof *q = calloc(1, sizeof *q);
+    assert_non_null(q);
+    uint8_t leaf[8];
+    size_t leaf_len = 99;
+    assert_int_equal(merkle_proof_from_json(q, leaf, sizeof leaf, &leaf_len, out, got - 1, &err),
+                     MERKLE_OK);
+    assert_int_equal(leaf_len, 0);
+    assert_int_equal(q->kind, MERKLE_PROOF_INCLUSION);
+    assert_int_equal(q->tree_size, 3);
+    assert_int_equal(q->index, 1);
+    assert_int_equal(q->path_len, p->path_len);
+    assert_memory_equal(q->leaf_hash, p->leaf_hash, 32);
+    assert_memory_equal(q->path, p->path, p->path_len * 32);
+    /* Only CometBFT's tree: rfc6962, SHA-256, inclusion, with a leaf hash. */
+    merkle_proof saved = *p;
+    p->profile = MERKLE_PROFILE_SIA;
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, p), MERKLE_ERR_UNSUPPORTED);
+    *p = saved;
+    p->hash = MERKLE_HASH_BLAKE2B_256;
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, p), MERKLE_ERR_UNSUPPORTED);
+    *p = saved;
+    p->kind = MERKLE_PROOF_RANGE;
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, p), MERKLE_ERR_UNSUPPORTED);
+    *p = saved;
+    p->flags &= ~(uint32_t)MERKLE_PROOF_HAS_LEAF_HASH;
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, p), MERKLE_ERR_UNSUPPORTED);
+    *p = saved;
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, NULL, p), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_to_cometbft_json(NULL, 5, &got, p), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_to_cometbft_json(out, need, &got, NULL), MERKLE_ERR_ARG);
+    for (int i = 0; i < 3; i++) free(lv[i]);
+    free(p);
+    free(q);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_leaf_hash_profiles),
         cmocka_unit_test(test_leaf_hash_errors),
+        cmocka_unit_test(test_cometbft_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
