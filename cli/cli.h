@@ -81,6 +81,13 @@ void cli_read_error(const char *what, const char *name, int err, size_t max);
 ** with '\\' and those characters become "\\\\", "\\n", "\\r". With zero_term, no escaping
 ** and the record ends with '\0'.
 */
+/* --0x (merkle root, proof, consistency, clvm hash): hashes are printed with a 0x prefix,
+** in digest lines (cli_print_digest_line) and in JSON documents (cli_json_0x). */
+extern int cli_hex_0x;
+/* A copy of the JSON text in[0..len) (malloc'd, *out_len bytes, no NUL added) in which every
+** string value that is non-empty even-length hex gets a 0x prefix -- keys and other strings
+** (names such as "sha256", "inclusion") stay as they are. NULL when out of memory. */
+char *cli_json_0x(const char *in, size_t len, size_t *out_len);
 void cli_print_digest_line(FILE *out, const char *hex, const char *name, int binary_flag,
                            int zero_term);
 /* Append name escaped as above to out; returns 1 if escaping was needed. */

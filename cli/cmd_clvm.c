@@ -24,6 +24,8 @@
 /* ------------------------------------------------------------------ options */
 
 static const cli_opt clvm_hash_opts[] = {
+    { OPT_0X, "0x", NULL, NULL, "print the tree hash with a 0x prefix, as Chia tools write it",
+      NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -276,7 +278,7 @@ static int clvm_run(const char *file, int is_hash, int backrefs)
             goto out;
         }
         merkle_hex_encode(hex, h, sizeof h);
-        if (printf("%s\n", hex) < 0 || fflush(stdout) != 0) {
+        if (printf("%s%s\n", cli_hex_0x ? "0x" : "", hex) < 0 || fflush(stdout) != 0) {
             cli_error("clvm: write error: %s", strerror(errno));
             goto out;
         }
@@ -310,6 +312,7 @@ int cmd_clvm(int argc, char **argv)
         if (c == CLI_OPT_HELP) return CLI_OK;
         if (c == CLI_OPT_ERROR) return cli_cmd_usage_rc(cmd);
         if (c == OPT_BACKREFS) backrefs = 1;
+        if (c == OPT_0X) cli_hex_0x = 1;
     }
     if (argc - 1 - optind > 1) return cli_cmd_usage(cmd, "more than one input file");
     const char *file = optind < argc - 1 ? argv[1 + optind] : "-";

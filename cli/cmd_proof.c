@@ -199,6 +199,8 @@ static int proof_parse(int argc, char **argv, const cli_cmd *cmd, own_opts *own,
     if ((rc = root_opts_finish(o, cmd)) != 0) return rc;
     if (own->cometbft && own->binary)
         return cli_cmd_usage(cmd, "--binary and --format cometbft are two output formats");
+    if (cli_hex_0x && (own->binary || own->cometbft))
+        return cli_cmd_usage(cmd, "--0x prefixes hex: not with --binary or --format cometbft");
     if (own->cometbft && (o->profile != MERKLE_PROFILE_RFC6962 || o->hash != MERKLE_HASH_SHA256))
         return cli_cmd_usage(cmd, "--format cometbft is CometBFT's tree: the rfc6962 profile "
                                   "with sha256");
@@ -411,6 +413,17 @@ static int write_proof(merkle_proof *pr, const proof_job *job, int leaves, int b
         if (s != MERKLE_OK) {
             cli_error("%s", merkle_strerror(s));
             status = CLI_FAIL;
+        } else if (!binary && !cometbft && cli_hex_0x) {
+            size_t n0x = 0;
+            char *x = cli_json_0x(out, got - 1, &n0x);
+            if (!x) {
+                cli_error("out of memory");
+                status = CLI_FAIL;
+            } else if (write_all(x, n0x) != 0) {
+                cli_error("write error: %s", strerror(errno));
+                status = CLI_FAIL;
+            }
+            free(x);
         } else if (write_all(out, binary ? got : got - 1) != 0) {
             cli_error("write error: %s", strerror(errno));
             status = CLI_FAIL;

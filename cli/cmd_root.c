@@ -40,6 +40,11 @@ const cli_opt root_input_opts[] = {
       "transparency log stores); with the other profiles the same as --leaves",
       "rfc6962 and sia: the lines are the tree's level 0, so no leaf is hashed again; a line "
       "that is not 32 bytes is an error naming it. Proofs then carry the leaf hash only." },
+    { OPT_0X, "0x", NULL, NULL,
+      "print hashes with a 0x prefix (roots, and every hash of a JSON proof), as Ethereum and "
+      "Chia tools write them",
+      "Input takes an optional 0x everywhere, with or without this option. Not with "
+      "*--binary* or *--format cometbft* (base64)." },
     { 'j', "threads", "N", NULL, "hash with N threads (0 = all cores, the default)", NULL },
     { 'q', "quiet", NULL, NULL, "no progress line (one is shown on a terminal for large inputs)",
       NULL },
@@ -161,6 +166,7 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
             return cli_cmd_usage(cmd, "--leaf-size must be a positive integer, got '%s'", arg);
         return 0;
     case OPT_LEAVES: o->leaves = 1; return 0;
+    case OPT_0X: cli_hex_0x = 1; return 0;
     case OPT_LEAF_HASHES: o->leaves = o->leaf_hashes = 1; return 0;
     case OPT_INTERNAL_ORDER: o->internal_order = 1; return 0;
     case OPT_STRICT: o->strict = 1; return 0;

@@ -62,6 +62,7 @@ enum cli_opt_id {
     OPT_BEGIN,
     OPT_LEAF_HASHES,
     OPT_FORMAT,
+    OPT_0X,
 };
 
 /*

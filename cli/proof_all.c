@@ -216,7 +216,20 @@ int proof_all(const root_opts *o, const char *name, int cometbft)
         }
         size_t len = cometbft ? need - 2 : one_line(json, need - 1); /* without the NUL */
         json[len++] = '\n';
-        if (fwrite(json, 1, len, stdout) != len) {
+        char *x = NULL;
+        const char *line = json;
+        if (cli_hex_0x && !cometbft) {
+            x = cli_json_0x(json, len, &len);
+            if (!x) {
+                cli_error("out of memory");
+                rc = -1;
+                break;
+            }
+            line = x;
+        }
+        size_t wrote = fwrite(line, 1, len, stdout);
+        free(x);
+        if (wrote != len) {
             cli_error("write error: %s", strerror(errno));
             rc = -1;
         }

@@ -847,7 +847,14 @@ static int write_doc(doc_fn fn, const void *ctx, int text, const char *(*why)(me
     int rc = CLI_FAIL;
     if (s == MERKLE_OK) {
         if (text) need--; /* the NUL */
-        rc = write_out(buf, need) == 0 ? CLI_OK : CLI_FAIL;
+        char *x = text && cli_hex_0x ? cli_json_0x(buf, need, &need) : NULL;
+        if (text && cli_hex_0x && !x) {
+            cli_error("out of memory");
+            free(buf);
+            return CLI_FAIL;
+        }
+        rc = write_out(x ? x : buf, need) == 0 ? CLI_OK : CLI_FAIL;
+        free(x);
         if (rc != CLI_OK) cli_error("write error: %s", strerror(errno));
     } else {
         cli_error("%s", s == MERKLE_ERR_BUFFER ? "out of memory" : why(s));

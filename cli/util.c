@@ -179,16 +179,65 @@ void cli_fputs_escaped(FILE *out, const char *name)
     }
 }
 
+int cli_hex_0x;
+
+static int is_hex_digit(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+char *cli_json_0x(const char *in, size_t len, size_t *out_len)
+{
+    /* At most one prefix per 4 bytes of input (the shortest hex value is "xx"). */
+    char *out = malloc(len + len / 2 + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len;) {
+        if (in[i] != '"') {
+            out[o++] = in[i++];
+            continue;
+        }
+        size_t end = i + 1;
+        int hex = 1;
+        while (end < len && in[end] != '"') {
+            if (in[end] == '\\') {
+                hex = 0;
+                end++;
+            } else if (!is_hex_digit(in[end])) {
+                hex = 0;
+            }
+            end++;
+        }
+        size_t n = end - i - 1; /* the content's length */
+        size_t after = end + 1;
+        while (after < len && (in[after] == ' ' || in[after] == '\n' || in[after] == '\t')) after++;
+        int is_key = after < len && in[after] == ':';
+        out[o++] = '"';
+        if (hex && n && n % 2 == 0 && !is_key) {
+            out[o++] = '0';
+            out[o++] = 'x';
+        }
+        size_t stop = end < len ? end + 1 : len;
+        memcpy(out + o, in + i + 1, stop - i - 1);
+        o += stop - i - 1;
+        i = stop;
+    }
+    *out_len = o;
+    return out;
+}
+
 void cli_print_digest_line(FILE *out, const char *hex, const char *name, int binary_flag,
                            int zero_term)
 {
+    const char *px = cli_hex_0x ? "0x" : "";
     if (zero_term) {
-        fprintf(out, "%s %c%s", hex, binary_flag ? '*' : ' ', name);
+        fprintf(out, "%s%s %c%s", px, hex, binary_flag ? '*' : ' ', name);
         fputc('\0', out);
         return;
     }
     int esc = cli_name_needs_escape(name);
     if (esc) fputc('\\', out);
+    fputs(px, out);
     fputs(hex, out);
     fputs(binary_flag ? " *" : "  ", out);
     if (esc)

@@ -15,9 +15,9 @@ _merkle_subcommands_compact='append merge root show'
 _merkle_command_options()
 {
     case $1 in
-        'root') echo '--profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
-        'proof') echo '--index= --range= --all --gindex= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
-        'consistency') echo '--old-size= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
+        'root') echo '--profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
+        'proof') echo '--index= --range= --all --gindex= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
+        'consistency') echo '--old-size= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
         'verify') echo '--root= --old-root= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
         'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;
         'check') echo '-a= --algorithm= -l= --length= --cache= --cache-key= --quiet --status --strict -w --warn --ignore-missing -j= --threads= --mpi --version -h --help' ;;
@@ -27,7 +27,7 @@ _merkle_command_options()
         'trie root') echo '-b= --branch-factor= -j= --threads= -h --help' ;;
         'trie prove') echo '-k= --key= -b= --branch-factor= -j= --threads= -h --help' ;;
         'trie verify') echo '-r= --root= -h --help' ;;
-        'clvm hash') echo '-h --help' ;;
+        'clvm hash') echo '--0x -h --help' ;;
         'clvm serialize') echo '--backrefs -h --help' ;;
         'compact append') echo '--hash= --begin= --leaf-hashes -h --help' ;;
         'compact merge') echo '-h --help' ;;

@@ -83,7 +83,7 @@ bash)
     cmds=$("$bin" --help | sed -nE 's/^  ([a-z][a-z-]*) .*/\1/p' | sort | tr '\n' ' ')
     expect_bash "merkle " "${cmds% }"
     # Every long option of `merkle root --help` completes.
-    opts=$("$bin" root --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n' ' ')
+    opts=$("$bin" root --help | grep -oE -- '--[a-z0-9][a-z0-9-]*' | sort -u | tr '\n' ' ')
     expect_bash "merkle root --" "${opts% }"
     # File names after the options.
     tmp=$(mktemp -d)
