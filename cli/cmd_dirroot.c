@@ -3,10 +3,37 @@
 ** merkle dirroot [-a ALGO] [--leaves] MANIFEST: the Merkle root of a manifest's sorted
 ** entries (src/manifest/), or its leaves in hex.
 */
-#include <stdlib.h>
+#include <stdio.h>
 
 #include "cli.h"
 #include "manifest_util.h"
+
+/* Bytes p[0..n) in lowercase hex, a bounded piece at a time. */
+static void put_hex(FILE *out, const uint8_t *p, size_t n)
+{
+    char hex[2 * 1024 + 1];
+    while (n) {
+        size_t k = n < 1024 ? n : 1024;
+        merkle_hex_encode(hex, p, k);
+        fwrite(hex, 1, 2 * k, out);
+        p += k;
+        n -= k;
+    }
+}
+
+/* One leaf (merkle_manifest_leaf_encode's bytes: u32be name length, name, algorithm, digest
+** length, digest) as a hex line. */
+static void put_leaf_hex(FILE *out, const merkle_manifest_entry *e)
+{
+    uint8_t len[4] = { (uint8_t)(e->name_len >> 24), (uint8_t)(e->name_len >> 16),
+                       (uint8_t)(e->name_len >> 8), (uint8_t)e->name_len };
+    uint8_t tag[2] = { (uint8_t)e->alg, (uint8_t)e->digest_len };
+    put_hex(out, len, sizeof len);
+    put_hex(out, (const uint8_t *)e->name, e->name_len);
+    put_hex(out, tag, sizeof tag);
+    put_hex(out, e->digest, e->digest_len);
+    putc('\n', out);
+}
 
 int cmd_dirroot(int argc, char **argv)
 {
@@ -40,21 +67,9 @@ int cmd_dirroot(int argc, char **argv)
         return CLI_FAIL;
     }
     if (leaves) {
-        uint8_t buf[4 + 4096 + 2 + 64];
-        for (size_t i = 0; i < m.count; i++) {
-            size_t need;
-            merkle_manifest_leaf_encode(NULL, 0, &need, &m.entries[i]);
-            uint8_t *b = need <= sizeof buf ? buf : malloc(need);
-            if (!b) continue;
-            merkle_manifest_leaf_encode(b, need, &need, &m.entries[i]);
-            char *hex = malloc(2 * need + 1);
-            if (hex) {
-                merkle_hex_encode(hex, b, need);
-                puts(hex);
-                free(hex);
-            }
-            if (b != buf) free(b);
-        }
+        /* Each leaf in hex straight from its entry, in pieces through a fixed buffer: no
+        ** allocation, so no leaf can be dropped for want of memory (a long name included). */
+        for (size_t i = 0; i < m.count; i++) put_leaf_hex(stdout, &m.entries[i]);
     } else {
         char hex[2 * MERKLE_HASH_LEN + 1];
         merkle_hex_encode(hex, root, sizeof root);
