@@ -20,11 +20,22 @@ typedef unsigned long long ull;
 
 static const cli_opt verify_opts[] = {
     { OPT_ROOT, "root", "HEX", NULL,
-      "the trusted root (the new root of a consistency proof); default: the root stored in "
-      "the proof (which checks only that the proof is coherent)",
+      "the trusted root (the new root of a consistency proof); required unless "
+      "--untrusted-root",
       NULL },
     { OPT_OLD_ROOT, "old-root", "HEX", NULL,
-      "the trusted old root of a consistency proof (default: the stored one)", NULL },
+      "the trusted old root of a consistency proof; required unless --untrusted-root", NULL },
+    { OPT_UNTRUSTED_ROOT, "untrusted-root", NULL, NULL,
+      "check against the roots stored in the proof: this only shows that the proof is "
+      "coherent, not that it belongs to a tree you trust",
+      "The OK line then says \"untrusted root\"." },
+    { OPT_INDEX, "index", "I", NULL,
+      "pin the claim: the proof must be for leaf I (inclusion) or start at I (range)", NULL },
+    { OPT_TREE_SIZE, "tree-size", "N", NULL,
+      "pin the claim: the proof must be for a tree of N leaves (the new size of a consistency "
+      "proof)",
+      NULL },
+    { OPT_OLD_SIZE, "old-size", "M", NULL, "pin the old size of a consistency proof", NULL },
     { OPT_LEAF, "leaf", "FILE", CLI_VALUES_FILE,
       "the leaf's raw bytes (for a range proof: the bytes of the leaves of the range, or for "
       "a --leaves proof one hex leaf per line)",
@@ -44,8 +55,10 @@ const cli_cmd verify_spec = {
     { verify_opts },
     "Without a leaf option the leaf stored in the proof (\"leaf\", else \"leaf_hash\")\n"
     "is used.\n"
-    "Prints OK (exit 0) or FAILED: <reason> (exit 1); exit 2 for a malformed proof file\n"
-    "or a usage error.\n",
+    "A trusted --root (and --old-root for a consistency proof) is required, or\n"
+    "--untrusted-root to check only that the proof is coherent.\n"
+    "Prints 'OK: <what was verified>' (exit 0) or 'FAILED: <reason>' (exit 1); exit 2\n"
+    "for a malformed proof file or a usage error (a missing trusted root included).\n",
     0,
 };
 
@@ -132,10 +145,14 @@ static void reverse32(uint8_t *b)
 }
 
 static int verify_multiproof(const char *pname, const char *text, size_t len, const uint8_t *root,
-                             int leaf_opts)
+                             int leaf_opts, int untrusted)
 {
     if (leaf_opts)
         return cli_cmd_usage(&verify_spec, "a multiproof carries its leaves: only --root applies");
+    if (!root && !untrusted)
+        return cli_cmd_usage(&verify_spec,
+                             "no trusted root: give --root HEX (the proof's own root proves "
+                             "nothing), or --untrusted-root to check only its coherence");
     merkle_multiproof *m = NULL;
     merkle_error err;
     memset(&err, 0, sizeof err);
@@ -147,21 +164,23 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
         return CLI_USAGE;
     }
     s = merkle_multiproof_verify(m, root, &err);
+    const char *pn = merkle_profile_name(merkle_multiproof_profile(m));
     merkle_multiproof_free(m);
     if (s == MERKLE_ERR_ARG && !root)
         return cli_cmd_usage(&verify_spec, "the proof has no root: give --root HEX");
     if (s != MERKLE_OK)
         return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
-    printf("OK\n");
-    if (!root)
-        fprintf(stderr, "merkle verify: note: checked against the root stored in the proof; "
-                        "pass --root to check against a trusted root\n");
+    printf("OK: %s multiproof: its leaves are in the tree with %s\n", pn ? pn : "?",
+           root ? "the trusted root" : "the proof's own root (untrusted root)");
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
 }
 
 /* verify's options and what they decode to. */
 typedef struct verify_args {
     const char *root_hex, *old_root_hex, *leaf_file, *leaf_hex, *leaf_hash_hex, *pname;
+    const char *index_s, *size_s, *old_size_s; /* --index, --tree-size, --old-size */
+    uint64_t index, size, old_size;
+    int untrusted; /* --untrusted-root */
     uint8_t root[MERKLE_HASH_LEN], old_root[MERKLE_HASH_LEN], leaf_hash[MERKLE_HASH_LEN];
     uint8_t *leaf_data; /* --leaf-hex, or --leaf's bytes once read */
     size_t leaf_data_len;
@@ -185,9 +204,22 @@ static int verify_parse(int argc, char **argv, verify_args *va)
         case OPT_LEAF: va->leaf_file = arg; break;
         case OPT_LEAF_HEX: va->leaf_hex = arg; break;
         case OPT_LEAF_HASH: va->leaf_hash_hex = arg; break;
+        case OPT_UNTRUSTED_ROOT: va->untrusted = 1; break;
+        case OPT_INDEX: va->index_s = arg; break;
+        case OPT_TREE_SIZE: va->size_s = arg; break;
+        case OPT_OLD_SIZE: va->old_size_s = arg; break;
         default: break;
         }
     }
+    if (va->index_s && cli_parse_u64(va->index_s, &va->index) != 0)
+        return cli_cmd_usage(cmd, "--index needs a non-negative integer, got '%s'", va->index_s);
+    if (va->size_s && cli_parse_u64(va->size_s, &va->size) != 0)
+        return cli_cmd_usage(cmd, "--tree-size needs a non-negative integer, got '%s'", va->size_s);
+    if (va->old_size_s && cli_parse_u64(va->old_size_s, &va->old_size) != 0)
+        return cli_cmd_usage(cmd, "--old-size needs a non-negative integer, got '%s'",
+                             va->old_size_s);
+    if (va->untrusted && (va->root_hex || va->old_root_hex))
+        return cli_cmd_usage(cmd, "--untrusted-root and --root/--old-root contradict each other");
     if (optind >= argc) return cli_cmd_usage(cmd, "missing PROOF file");
     if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one PROOF file is allowed");
     if (!!va->leaf_file + !!va->leaf_hex + !!va->leaf_hash_hex > 1)
@@ -368,6 +400,34 @@ static int verify_range_leaves(verify_args *va, const merkle_proof *p, hash_list
 /* The trusted roots against the proof's, and what the proof lacks: 0 or the exit status. */
 static int verify_preconditions(const verify_args *va, const merkle_proof *p, const uint8_t *lh)
 {
+    int cons = p->kind == MERKLE_PROOF_CONSISTENCY;
+    if (!va->untrusted && (!va->root_hex || (cons && !va->old_root_hex)))
+        return cli_cmd_usage(&verify_spec,
+                             "no trusted %s: give %s (the proof's own roots prove nothing), or "
+                             "--untrusted-root to check only its coherence",
+                             cons ? "roots" : "root",
+                             cons ? "--root and --old-root" : "--root HEX");
+    /* What the proof is for, pinned by the caller. */
+    if (va->index_s && cons)
+        return cli_cmd_usage(&verify_spec, "a consistency proof has no index: use --old-size");
+    if (va->old_size_s && !cons)
+        return cli_cmd_usage(&verify_spec, "--old-size belongs to a consistency proof");
+    if (va->index_s && p->index != va->index) {
+        printf("FAILED: the proof is for %s %llu, not %llu\n",
+               p->kind == MERKLE_PROOF_RANGE ? "a range starting at" : "leaf", (ull)p->index,
+               (ull)va->index);
+        return CLI_FAIL;
+    }
+    if (va->size_s && p->tree_size != va->size) {
+        printf("FAILED: the proof is for a tree of %llu leaves, not %llu\n", (ull)p->tree_size,
+               (ull)va->size);
+        return CLI_FAIL;
+    }
+    if (va->old_size_s && p->index != va->old_size) {
+        printf("FAILED: the proof is from a tree of %llu leaves, not %llu\n", (ull)p->index,
+               (ull)va->old_size);
+        return CLI_FAIL;
+    }
     /* A proof that names another root than the trusted one is not a proof for it. */
     if (va->root_hex && (p->flags & MERKLE_PROOF_HAS_ROOT) &&
         !merkle_ct_equal(va->root, p->root, MERKLE_HASH_LEN))
@@ -384,6 +444,36 @@ static int verify_preconditions(const verify_args *va, const merkle_proof *p, co
         !(p->flags & MERKLE_PROOF_HAS_OLD_ROOT))
         return cli_cmd_usage(&verify_spec, "the proof has no old root: give --old-root HEX");
     return 0;
+}
+
+/* "OK: <what was verified>" on stdout. */
+static void print_verified(const verify_args *va, const merkle_proof *p, const uint8_t *lh)
+{
+    char hex[2 * MERKLE_HASH_LEN + 1];
+    uint8_t r[MERKLE_HASH_LEN];
+    memcpy(r, va->root_hex ? va->root : p->root, MERKLE_HASH_LEN);
+    if (p->profile == MERKLE_PROFILE_BITCOIN) reverse32(r); /* display order */
+    merkle_hex_encode(hex, r, MERKLE_HASH_LEN);
+    const char *trust = va->untrusted ? " (untrusted root: the proof's own)" : "";
+    const char *pn = merkle_profile_name(p->profile), *hn = merkle_hash_alg_name(p->hash);
+    if (p->kind == MERKLE_PROOF_CONSISTENCY) {
+        char old[2 * MERKLE_HASH_LEN + 1];
+        merkle_hex_encode(old, va->old_root_hex ? va->old_root : p->old_root, MERKLE_HASH_LEN);
+        printf("OK: the tree of %llu leaves with root %s extends the tree of %llu leaves with "
+               "root %s (%s, %s)%s\n",
+               (ull)p->tree_size, hex, (ull)p->index, old, pn, hn, trust);
+    } else if (p->kind == MERKLE_PROOF_RANGE) {
+        printf("OK: leaves [%llu, %llu) of a tree of %llu leaves with root %s (%s, %s)%s\n",
+               (ull)p->index, (ull)p->end, (ull)p->tree_size, hex, pn, hn, trust);
+    } else {
+        char lhx[2 * MERKLE_HASH_LEN + 1];
+        uint8_t l[MERKLE_HASH_LEN];
+        memcpy(l, lh ? lh : p->leaf_hash, MERKLE_HASH_LEN);
+        if (p->profile == MERKLE_PROFILE_BITCOIN) reverse32(l);
+        merkle_hex_encode(lhx, l, MERKLE_HASH_LEN);
+        printf("OK: leaf %llu (hash %s) of a tree of %llu leaves with root %s (%s, %s)%s\n",
+               (ull)p->index, lhx, (ull)p->tree_size, hex, pn, hn, trust);
+    }
 }
 
 /* Check a decoded proof with the leaves and roots of the options: the exit status. */
@@ -418,10 +508,7 @@ static int verify_proof(verify_args *va, loaded_proof *lp)
             merkle_proof_verify(p, va->root_hex ? va->root : NULL,
                                 va->old_root_hex ? va->old_root : NULL, lh, lhs, &err);
         if (s == MERKLE_OK) {
-            printf("OK\n");
-            if (!va->root_hex)
-                fprintf(stderr, "merkle verify: note: checked against the root stored in the "
-                                "proof; pass --root to check against a trusted root\n");
+            print_verified(va, p, lh);
             status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
         } else {
             status = verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
@@ -446,7 +533,7 @@ int cmd_verify(int argc, char **argv)
     if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
         rc = verify_multiproof(
             va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
-            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.old_root_hex));
+            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.old_root_hex), va.untrusted);
     } else {
         loaded_proof *lp = calloc(1, sizeof *lp);
         if (!lp) {

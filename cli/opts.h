@@ -63,6 +63,8 @@ enum cli_opt_id {
     OPT_LEAF_HASHES,
     OPT_FORMAT,
     OPT_0X,
+    OPT_UNTRUSTED_ROOT,
+    OPT_TREE_SIZE,
 };
 
 /*

@@ -47,7 +47,7 @@ class ProofAll(TempDirCase):
                 self.assertEqual(bytes.fromhex(j["leaf"]), leaves[i])
                 p = self.path("p.json", (json.dumps(j) + "\n").encode())
                 rc, out, _ = run(["verify", p, "--root", j["root"]])
-                self.assertEqual((rc, out), (0, b"OK\n"), (n, i))
+                self.assertEqual((rc, out[:3]), (0, b"OK:"), (n, i))
 
     def test_public_vectors(self):
         by_size = {}
