@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
-** CPU feature detection (x86-64 CPUID + XGETBV). Read once; pure function of the machine.
+** CPU feature detection (x86-64 CPUID + XGETBV; aarch64 Linux getauxval). Read once; pure
+** function of the machine.
 */
 #include "hash/impl.h"
 
@@ -31,6 +32,14 @@ static unsigned detect(void)
         if (((b >> 16) & 1) && ((b >> 30) & 1) && ((b >> 31) & 1) && zmm_ok) f |= MERKLE_CPU_AVX512;
     }
     return f;
+}
+#elif defined(MERKLE_HAVE_ARM64) && defined(__linux__)
+#include <sys/auxv.h>
+
+static unsigned detect(void)
+{
+    /* HWCAP_SHA2 of the aarch64 Linux ABI (asm/hwcap.h), spelled out for old headers. */
+    return (getauxval(AT_HWCAP) & (1ul << 6)) ? MERKLE_CPU_ARM_SHA2 : 0;
 }
 #else
 static unsigned detect(void)

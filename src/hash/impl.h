@@ -84,6 +84,11 @@ extern const merkle__sha256_impl merkle__sha256_shani4; /* 4 interleaved streams
 extern const merkle__sha256_impl merkle__sha256_avx2;   /* 8 lanes */
 extern const merkle__sha256_impl merkle__sha256_avx512; /* 16 lanes */
 #endif
+#ifdef MERKLE_HAVE_ARM64
+extern const merkle__sha256_impl merkle__sha256_armv8;   /* 1 stream */
+extern const merkle__sha256_impl merkle__sha256_armv8x2; /* 2 interleaved streams */
+extern const merkle__sha256_impl merkle__sha256_armv8x4; /* 4 interleaved streams */
+#endif
 
 /*
 ** Calibration result of the automatic choice (for benchmarks and tests): the kernel used for
@@ -130,7 +135,8 @@ enum {
     MERKLE_CPU_AVX2 = 1 << 2,
     MERKLE_CPU_AVX512 = 1 << 3, /* F + BW + VL, with OS support for ZMM state */
     MERKLE_CPU_SHA = 1 << 4,
-    MERKLE_CPU_BMI2 = 1 << 5
+    MERKLE_CPU_BMI2 = 1 << 5,
+    MERKLE_CPU_ARM_SHA2 = 1 << 6 /* aarch64: the SHA-256 instructions (HWCAP_SHA2) */
 };
 unsigned merkle__cpu_features(void);
 

@@ -19,8 +19,11 @@
 /* Preference order when calibration cannot decide (and the order of the backend list). */
 static const merkle__sha256_impl *const g_all[] = {
 #ifdef MERKLE_HAVE_X86
-    &merkle__sha256_shani4,   &merkle__sha256_shani2, &merkle__sha256_avx512,
+    &merkle__sha256_shani4,   &merkle__sha256_shani2,  &merkle__sha256_avx512,
     &merkle__sha256_shani,    &merkle__sha256_avx2,
+#endif
+#ifdef MERKLE_HAVE_ARM64
+    &merkle__sha256_armv8x4,  &merkle__sha256_armv8x2, &merkle__sha256_armv8,
 #endif
     &merkle__sha256_portable,
 };
