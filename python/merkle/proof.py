@@ -58,6 +58,8 @@ _decode = fn("merkle_proof_decode", c_int, ctypes.POINTER(_Proof),
              ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(c_size_t), c_char_p, c_size_t, _E)
 _to_json = fn("merkle_proof_to_json", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
               ctypes.POINTER(_Proof), c_char_p, c_size_t)
+_to_cometbft = fn("merkle_proof_to_cometbft_json", c_int, c_void_p, c_size_t,
+                  ctypes.POINTER(c_size_t), ctypes.POINTER(_Proof))
 _from_json = fn("merkle_proof_from_json", c_int, ctypes.POINTER(_Proof), c_void_p, c_size_t,
                 ctypes.POINTER(c_size_t), c_char_p, c_size_t, _E)
 
@@ -150,6 +152,21 @@ class Proof:
         check(_to_json(buf, need.value + 1, ctypes.byref(need), ctypes.byref(self._p), leaf, n))
         return buf.value.decode()  # JSON holds no NUL; the size reported may count one
 
+    def to_cometbft_json(self):
+        """CometBFT's crypto/merkle Proof JSON, as its RPC writes it ({"total":"N","index":"I",
+        "leaf_hash":base64,"aunts":[base64,...]} and a newline): rfc6962 inclusion proofs with
+        SHA-256 only (MerkleError MERKLE_ERR_UNSUPPORTED otherwise). from_json reads it back,
+        and also /tx?prove=true responses."""
+        if _to_cometbft is None:
+            raise NotImplementedError("this libmerkle has no merkle_proof_to_cometbft_json")
+        need = c_size_t()
+        s = _to_cometbft(None, 0, ctypes.byref(need), ctypes.byref(self._p))
+        if s != _lib.ERR_BUFFER:
+            check(s)
+        buf = ctypes.create_string_buffer(need.value)
+        check(_to_cometbft(buf, need.value, ctypes.byref(need), ctypes.byref(self._p)))
+        return buf.value.decode()
+
     @classmethod
     def decode(cls, data):
         """Parse the binary encoding. MerkleError MERKLE_ERR_FORMAT (with .offset) when it is
@@ -194,6 +211,11 @@ class Proof:
             lh = _lh(leaf, self.hash)
         elif lh is None and self.leaf is not None and self._p.kind == INCLUSION:
             lh = _lh(self.leaf, self.hash)
+        # CometBFT's rule, as merkle verify applies it: a leaf must match the proof's own
+        # leaf hash when the proof carries one.
+        if lh is not None and self._p.kind == INCLUSION and self._p.flags & HAS_LEAF_HASH and \
+                bytes(self._p.leaf_hash) != lh:
+            raise MerkleError(_lib.ERR_VERIFY, "the leaf does not match the proof's leaf_hash")
         lhs = None
         if leaves is not None:
             lhs, _ = _hashes([_lh(x, self.hash) for x in leaves], "leaves")
