@@ -197,13 +197,32 @@ class Proof:
         return cls(p, leaf)
 
     # -- verification
-    def verify(self, root=None, leaf=None, leaf_hash=None, leaves=None, old_root=None):
-        """Verify against a trusted root (default: the root stored in the proof, which only
-        checks that the proof is coherent). Inclusion: leaf (raw bytes) or leaf_hash
-        (default: the stored leaf, else leaf hash). Range: leaves (the raw leaves of
-        [start, end)). Consistency: old_root (default: stored). Returns True, or raises
-        MerkleError (MERKLE_ERR_VERIFY when it does not verify)."""
+    def verify(self, root=None, leaf=None, leaf_hash=None, leaves=None, old_root=None,
+               index=None, tree_size=None, old_size=None, untrusted_root=False):
+        """Verify against a trusted root, as merkle verify does (issue 23 item 6): root (and
+        old_root for a consistency proof) is required, unless untrusted_root=True asks only
+        whether the proof is coherent with its own stored roots (MerkleError MERKLE_ERR_ARG
+        otherwise). index, tree_size, old_size pin what is proven. Inclusion: leaf (raw
+        bytes) or leaf_hash (default: the stored leaf, else leaf hash). Range: leaves (the
+        raw leaves of [start, end)). Returns True, or raises MerkleError (MERKLE_ERR_VERIFY
+        when it does not verify -- one rule for every failure of the claim)."""
         from .tree import leaf_hash as _lh
+        cons = self._p.kind == CONSISTENCY
+        if untrusted_root and (root is not None or old_root is not None):
+            raise MerkleError(_lib.ERR_ARG, "untrusted_root and root/old_root contradict")
+        if not untrusted_root and (root is None or (cons and old_root is None)):
+            raise MerkleError(_lib.ERR_ARG, "no trusted root: pass root=%s (the proof's own "
+                              "roots prove nothing), or untrusted_root=True"
+                              % ("..., old_root=..." if cons else "..."))
+        if index is not None and (cons or self._p.index != index):
+            raise MerkleError(_lib.ERR_VERIFY, "the proof is for %s, not %d" % (
+                "a consistency proof" if cons else "index %d" % self._p.index, index))
+        if tree_size is not None and self._p.tree_size != tree_size:
+            raise MerkleError(_lib.ERR_VERIFY, "the proof is for a tree of %d leaves, not %d"
+                              % (self._p.tree_size, tree_size))
+        if old_size is not None and (not cons or self._p.index != old_size):
+            raise MerkleError(_lib.ERR_VERIFY, "the proof is not from a tree of %d leaves"
+                              % old_size)
         r = _opt_hash(root, "root")
         o = _opt_hash(old_root, "old_root")
         lh = _opt_hash(leaf_hash, "leaf_hash")

@@ -55,8 +55,21 @@ class ProofVectors(unittest.TestCase):
                 p.verify(root=bytes(32), leaf=leaves[i])
             self.assertEqual(cm.exception.status, merkle.ERR_VERIFY)
             with self.assertRaises(merkle.MerkleError) as cm:
-                p.verify(leaf=leaves[i] + b"x")
+                p.verify(leaf=leaves[i] + b"x", untrusted_root=True)
             self.assertEqual(cm.exception.status, merkle.ERR_VERIFY)
+            # The claim is bound (issue 23 item 6): no trusted root, another index or size.
+            with self.assertRaises(merkle.MerkleError) as cm:
+                p.verify(leaf=leaves[i])
+            self.assertEqual(cm.exception.status, merkle.ERR_ARG)
+            self.assertTrue(p.verify(root=p.root, leaf=leaves[i], index=i,
+                                     tree_size=len(leaves)))
+            for pin in ({"index": i + 1}, {"tree_size": len(leaves) + 1}, {"old_size": 1}):
+                with self.assertRaises(merkle.MerkleError) as cm:
+                    p.verify(root=p.root, leaf=leaves[i], **pin)
+                self.assertEqual(cm.exception.status, merkle.ERR_VERIFY, pin)
+            with self.assertRaises(merkle.MerkleError) as cm:
+                p.verify(root=p.root, untrusted_root=True)
+            self.assertEqual(cm.exception.status, merkle.ERR_ARG)
 
     def test_cometbft_vectors(self):
         for v in self.each("proof", "cometbft"):
@@ -129,7 +142,7 @@ class ProofVectors(unittest.TestCase):
             self.assertEqual(p.root.hex(), e["root"], v["id"])
             leaves = [data[k:k + seg] for k in range(a * seg, min(b * seg, len(data)), seg)]
             self.assertTrue(merkle.verify_range(a, b, leaves, p.path, p.root, hash=h))
-            self.assertTrue(p.verify(leaves=leaves))
+            self.assertTrue(p.verify(leaves=leaves, root=p.root))
             with self.assertRaises(merkle.MerkleError) as cm:
                 merkle.verify_range(a, b, [x + b"!" for x in leaves], p.path, p.root, hash=h)
             self.assertEqual(cm.exception.status, merkle.ERR_VERIFY)
@@ -143,7 +156,7 @@ class ProofVectors(unittest.TestCase):
             doc = dict(x, type="inclusion" if v["op"] == "verify_inclusion" else "consistency",
                        profile="rfc6962", hash="sha256")
             try:
-                via_json = merkle.Proof.from_json(json.dumps(doc)).verify()
+                via_json = merkle.Proof.from_json(json.dumps(doc)).verify(untrusted_root=True)
             except merkle.MerkleError as e:
                 self.assertIn(e.status, (merkle.ERR_VERIFY, merkle.ERR_FORMAT), v["id"])
                 via_json = False
@@ -188,7 +201,8 @@ class ProofObjects(unittest.TestCase):
             j = p.to_json()
             self.assertEqual(json.loads(j)["type"], p.kind)
             self.assertEqual(merkle.Proof.from_json(j).path, p.path)
-            self.assertTrue(q.verify(root=p.root, leaves=leaves[3:11] if p.kind == "range" else None))
+            self.assertTrue(q.verify(root=p.root, old_root=p.old_root if p.kind == "consistency" else None,
+                                     leaves=leaves[3:11] if p.kind == "range" else None))
         self.assertEqual(proofs[3].leaf, leaves[5])   # a Sia proof carries its segment
         with self.assertRaises(merkle.MerkleError) as cm:
             merkle.Proof.decode(proofs[0].encode()[:-1])
