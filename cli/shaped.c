@@ -764,6 +764,14 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
     char **rows = NULL;
     size_t *lens = NULL;
     if (read_input(o, name, &l, o->dump ? &rows : NULL, &lens) != 0) return -1;
+    if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && l.n == 0) {
+        /* BEP 52: an empty file has no pieces root (libtorrent writes none). */
+        cli_error("%s: an empty list has no BEP 52 pieces root", name);
+        free_rows(rows, l.n);
+        free(lens);
+        free(l.v);
+        return -1;
+    }
     merkle_shape s;
     shape_from_opts(o, &s);
     merkle_error err;

@@ -427,8 +427,10 @@ MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_
 /*
 ** The leaf hash of raw leaf bytes under a proof's profile, as merkle proof / merkle verify
 ** take a leaf: H(0x00 || leaf) for rfc6962, sia and the other classic profiles (p->hash),
-** the txid SHA-256d(tx) for bitcoin, SHA-256 of the raw 16 KiB block for bittorrent-v2, and
-** the leaf itself for ssz and openzeppelin (a leaf there is a 32-byte chunk or hash). Only
+** the txid for bitcoin (SHA-256d of the transaction without its witness, as
+** merkle_bitcoin_tx_id; bytes that are not one whole transaction: SHA-256d of them), SHA-256
+** of the raw 16 KiB block for bittorrent-v2, and the leaf itself for ssz and openzeppelin (a leaf
+*there is a 32-byte chunk or hash). Only
 ** p->profile and p->hash are read. Errors: MERKLE_ERR_ARG (NULL out or p, NULL leaf with
 ** len > 0, a bad hash, an ssz or openzeppelin leaf that is not 32 bytes). Allocates nothing;
 ** thread-safe.

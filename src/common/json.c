@@ -80,9 +80,12 @@ void merkle__json_string_put(merkle__sink *o, const char *s, size_t n)
 
 /* ------------------------------------------------------------------ reading */
 
+/* The document named in messages: "proof JSON" unless the reader set another. */
+#define JDOC(j) ((j)->doc ? (j)->doc : "proof JSON")
+
 merkle_status merkle__json_fail(merkle__json *j, const char *what)
 {
-    return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, j->pos, "proof JSON, byte %zu: %s", j->pos,
+    return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, j->pos, "%s, byte %zu: %s", JDOC(j), j->pos,
                         what);
 }
 
@@ -265,8 +268,8 @@ merkle_status merkle__json_skip(merkle__json *j, int depth)
 merkle_status merkle__json_hex(merkle__json *j, uint8_t *out, size_t cap, size_t *n,
                                const char *what)
 {
-    const char *a;
-    size_t len;
+    const char *a = NULL;
+    size_t len = 0;
     size_t at = j->pos;
     merkle_status s = merkle__json_string(j, &a, &len);
     if (s != MERKLE_OK) return s;
@@ -276,22 +279,22 @@ merkle_status merkle__json_hex(merkle__json *j, uint8_t *out, size_t cap, size_t
     }
     if (len % 2) {
         j->pos = at;
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at,
-                            "proof JSON: %s is not hex (odd length)", what);
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "%s: %s is not hex (odd length)",
+                            JDOC(j), what);
     }
     if (len / 2 > cap) {
         /* Valid hex that does not fit: verify it still is hex, then report the length. */
         for (size_t i = 0; i < len; i++) {
             char c = a[i];
             if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
-                return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex",
+                return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "%s: %s is not hex", JDOC(j),
                                     what);
         }
         *n = len / 2;
         return MERKLE_ERR_BUFFER;
     }
     if (merkle_hex_decode(out, cap, n, a, len, NULL) != MERKLE_OK)
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not hex", what);
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "%s: %s is not hex", JDOC(j), what);
     return MERKLE_OK;
 }
 
@@ -338,7 +341,8 @@ merkle_status merkle__json_base64(merkle__json *j, uint8_t *out, size_t cap, siz
     merkle_status s = merkle__json_string(j, &a, &len);
     if (s != MERKLE_OK) return s;
     if (base64_decode(out, cap, n, a, len) != 0)
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: %s is not base64", what);
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "%s: %s is not base64", JDOC(j),
+                            what);
     return *n > cap ? MERKLE_ERR_BUFFER : MERKLE_OK;
 }
 
@@ -358,8 +362,8 @@ static merkle_status json_hex_or_base64(merkle__json *j, uint8_t *out, size_t ca
     size_t len;
     if ((s = merkle__json_string(j, &a, &len)) != MERKLE_OK) return s;
     if (len == 0 || base64_decode(out, cap, n, a, len) != 0)
-        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at,
-                            "proof JSON: %s is neither hex nor base64", what);
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "%s: %s is neither hex nor base64",
+                            JDOC(j), what);
     return *n > cap ? MERKLE_ERR_BUFFER : MERKLE_OK;
 }
 

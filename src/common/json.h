@@ -21,15 +21,13 @@ typedef struct merkle__json {
     merkle_error *err;
     merkle_status bad_len; /* MERKLE_ERR_VERIFY once a hash of the wrong length was seen */
     char bad_len_msg[120];
+    const char *doc; /* the document in messages; NULL: "proof JSON" */
 } merkle__json;
 
 /* A cursor over s[0..len) reporting into err (may be NULL). */
 #define MERKLE__JSON_INIT(s, len, err)                                                             \
     {                                                                                              \
-        (s), (len), 0, (err), MERKLE_OK,                                                           \
-        {                                                                                          \
-            0                                                                                      \
-        }                                                                                          \
+        (s), (len), 0, (err), MERKLE_OK, { 0 }, NULL                                               \
     }
 
 /* A format error at the cursor: "proof JSON, byte N: what". */

@@ -282,10 +282,11 @@ static merkle_status encode_row(uint8_t *out, size_t cap, size_t *out_len, const
         switch (f[i].kind) {
         case 'a': bad = parse_hex(w + 12, 20, s, n) != 20; break;
         case 'b':
-            if (!strcmp(s, "true") || !strcmp(s, "1"))
+            /* OpenZeppelin (ethers) takes true or false only: 1/0 are refused. */
+            if (!strcmp(s, "true"))
                 w[31] = 1;
             else
-                bad = strcmp(s, "false") != 0 && strcmp(s, "0") != 0;
+                bad = strcmp(s, "false") != 0;
             break;
         case 'u':
         case 'i': bad = parse_int(w, &f[i], s, n) != 0; break;
@@ -509,8 +510,7 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
             for (size_t k = 0; k < nv; k++) {
                 merkle__sink_puts(&o, k ? ",\n        " : "\n        ");
                 if (f[k].kind == 'b')
-                    merkle__sink_puts(
-                        &o, !strcmp(v[k].s, "true") || !strcmp(v[k].s, "1") ? "true" : "false");
+                    merkle__sink_puts(&o, !strcmp(v[k].s, "true") ? "true" : "false");
                 else
                     merkle__json_string_put(&o, v[k].s, v[k].n);
                 free(v[k].s);

@@ -233,6 +233,65 @@ static merkle_status jrow_value(merkle__json *j, dstr *row)
     return s;
 }
 
+/* A dump's "leafEncoding" array into enc ("type,type,..."). */
+static merkle_status dump_encoding(merkle__json *j, dstr *enc)
+{
+    merkle_status s = merkle__json_expect(j, '[', "leafEncoding must be an array");
+    if (s != MERKLE_OK) return s;
+    while (merkle__json_peek(j) != ']') {
+        const char *a;
+        size_t an;
+        if ((s = merkle__json_string(j, &a, &an)) != MERKLE_OK) return s;
+        if ((enc->len && dput(enc, ",", 1)) || dput(enc, a, an))
+            return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        if (merkle__json_peek(j) == ',')
+            j->pos++;
+        else if (merkle__json_peek(j) != ']')
+            return merkle__json_fail(j, "expected ',' or ']'");
+    }
+    j->pos++;
+    return MERKLE_OK;
+}
+
+/* OpenZeppelin reads a dump's keys in any order: find "format" and "leafEncoding" before the
+** values are read. 1 when leafEncoding was found (into enc); a syntax error leaves both
+** unset for the main reader to report. */
+static int dump_prescan(const char *json, size_t len, int *standard, dstr *enc)
+{
+    merkle_error perr;
+    merkle__json j = MERKLE__JSON_INIT(json, len, &perr);
+    int found = 0, st = -1;
+    if (merkle__json_expect(&j, '{', "") != MERKLE_OK) return 0;
+    for (;;) {
+        const char *k;
+        size_t kn;
+        merkle_status s = merkle__json_key(&j, &k, &kn);
+        if (s == MERKLE_OK && merkle__json_key_is(k, kn, "format")) {
+            const char *f;
+            size_t fn;
+            s = merkle__json_string(&j, &f, &fn);
+            if (s == MERKLE_OK && merkle__json_key_is(f, fn, "standard-v1")) st = 1;
+            if (s == MERKLE_OK && merkle__json_key_is(f, fn, "simple-v1")) st = 0;
+        } else if (s == MERKLE_OK && merkle__json_key_is(k, kn, "leafEncoding") && !found) {
+            s = dump_encoding(&j, enc);
+            found = s == MERKLE_OK;
+        } else if (s == MERKLE_OK) {
+            s = merkle__json_skip(&j, 1);
+        }
+        int c = s == MERKLE_OK ? merkle__json_peek(&j) : -1;
+        if (c == ',') {
+            j.pos++;
+            continue;
+        }
+        if (c != '}' || !found) {
+            enc->len = 0;
+            return 0;
+        }
+        if (st >= 0) *standard = st;
+        return 1;
+    }
+}
+
 merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types, size_t types_cap,
                                            const char *json, size_t len, merkle_error *err)
 {
@@ -248,7 +307,9 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
     uint64_t *tidx = NULL;
     uint8_t(*lh)[MERKLE_HASH_LEN] = NULL; /* leaf hash of each value */
     int standard = -1, have_tree = 0, have_values = 0, have_enc = 0;
-    if ((s = merkle__json_expect(&j, '{', "expected a JSON object")) != MERKLE_OK) return s;
+    j.doc = "dump JSON";
+    have_enc = dump_prescan(json, len, &standard, &enc);
+    if ((s = merkle__json_expect(&j, '{', "expected a JSON object")) != MERKLE_OK) goto done;
     for (;;) {
         const char *k;
         size_t kn;
@@ -271,22 +332,12 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                              "dump: a tree with a custom node hash cannot be checked");
             goto done;
         } else if (merkle__json_key_is(k, kn, "leafEncoding")) {
-            have_enc = 1;
-            if ((s = merkle__json_expect(&j, '[', "leafEncoding must be an array")) != MERKLE_OK)
-                goto done;
-            while (merkle__json_peek(&j) != ']') {
-                const char *a;
-                size_t an;
-                if ((s = merkle__json_string(&j, &a, &an)) != MERKLE_OK) goto done;
-                if ((enc.len && dput(&enc, ",", 1)) || dput(&enc, a, an)) goto nomem;
-                if (merkle__json_peek(&j) == ',')
-                    j.pos++;
-                else if (merkle__json_peek(&j) != ']') {
-                    s = merkle__json_fail(&j, "expected ',' or ']'");
-                    goto done;
-                }
+            if (have_enc) { /* read by dump_prescan */
+                if ((s = merkle__json_skip(&j, 1)) != MERKLE_OK) goto done;
+            } else {
+                have_enc = 1;
+                if ((s = dump_encoding(&j, &enc)) != MERKLE_OK) goto done;
             }
-            j.pos++;
         } else if (merkle__json_key_is(k, kn, "tree")) {
             have_tree = 1;
             s = merkle__json_array(&j, 'h', (void **)&tree, &ntree, "tree");
@@ -323,7 +374,7 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                         if (standard == 1) {
                             if (!have_enc) {
                                 s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos,
-                                                 "dump: leafEncoding must come before values");
+                                                 "dump: missing \"leafEncoding\"");
                                 goto done;
                             }
                             row.len = 0;

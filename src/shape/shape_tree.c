@@ -27,7 +27,7 @@ static merkle_status build_levels(merkle_shape_tree *t, uint32_t *flags, const n
     uint64_t n = t->n;
     merkle_status st = merkle_shape_depth(&t->depth, s, n);
     if (st != MERKLE_OK) return st;
-    if ((s->flags & MERKLE_SHAPE_MIX_IN_LENGTH) && t->depth >= 62) return MERKLE_ERR_RANGE;
+    if ((s->flags & MERKLE_SHAPE_MIX_IN_LENGTH) && t->depth > 62) return MERKLE_ERR_RANGE;
     if (s->odd == MERKLE_SHAPE_ODD_PAD) merkle__shape_zero_roots(s, t->z, t->depth);
     if (n == 0) {
         if (s->odd == MERKLE_SHAPE_ODD_PAD)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merkle/bitcoin.h"
 #include "merkle/shape.h"
 #include "tree/proof_impl.h"
 
@@ -67,10 +68,18 @@ merkle_status merkle_proof_leaf_hash(uint8_t out[MERKLE_HASH_LEN], const merkle_
 {
     if (!out || !p || (!leaf && len)) return MERKLE_ERR_ARG;
     switch (p->profile) {
-    case MERKLE_PROFILE_BITCOIN: /* the txid */
+    case MERKLE_PROFILE_BITCOIN: { /* the txid: a segwit transaction's witness is left out */
+        size_t used = 0;
+        if (len &&
+            merkle_bitcoin_tx_id(out, NULL, &used, NULL, (const uint8_t *)leaf, len, NULL) ==
+                MERKLE_OK &&
+            used == len)
+            return MERKLE_OK;
+        /* Not one whole transaction: SHA-256d of the bytes, as before. */
         merkle_sha256_hash(out, leaf, len);
         merkle_sha256_hash(out, out, MERKLE_HASH_LEN);
         return MERKLE_OK;
+    }
     case MERKLE_PROFILE_BITTORRENT_V2: /* the raw 16 KiB block */
         merkle_sha256_hash(out, leaf, len);
         return MERKLE_OK;
