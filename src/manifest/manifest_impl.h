@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "hash/md.h"
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
 
@@ -43,15 +44,17 @@ merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const
 /* 1 when len bytes is a valid digest length for alg. */
 int merkle__manifest_len_ok(merkle_hash_alg alg, size_t len);
 
-/* Streaming digest over the manifest algorithms. The EVP context (MD5, SHA-1, SHA-512) is
-** allocated on first use and reused by later inits; release with merkle__mdigest_free. */
+/* Streaming digest over the manifest algorithms, all in-tree (hash/md.h for MD5, SHA-1 and
+** SHA-512). It holds no resource; merkle__mdigest_free is kept for callers' symmetry. */
 typedef struct merkle__mdigest {
     merkle_hash_alg alg;
     size_t len;
-    void *evp; /* EVP_MD_CTX * */
     union {
         merkle_sha256 sha256;
         merkle_blake2b blake2b;
+        merkle__md5s md5;
+        merkle__sha1 sha1;
+        merkle__sha512 sha512;
     } u;
 } merkle__mdigest;
 

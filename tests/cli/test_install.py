@@ -81,7 +81,7 @@ class Install(unittest.TestCase):
         exe = os.path.join(self.tmp.name, "example_pc")
         sh(["cc", "-std=c11", "-Wall", "-Werror", EXAMPLE, "-o", exe] + flags, env=env)
         self.check_output(exe, shared=True)
-        # static linking through pkg-config --static pulls libcrypto and libsodium
+        # static linking through pkg-config --static pulls libsodium and pthreads (no libcrypto)
         sflags = sh(["pkg-config", "--static", "--cflags", "--libs", "merkle"], env=env).split()
         exe_s = os.path.join(self.tmp.name, "example_static")
         libdir = os.path.dirname(os.path.dirname(pcs[0]))
