@@ -39,7 +39,7 @@ static void audit_event(void *ctx, const merkle_audit_event *ev)
     case MERKLE_AUDIT_NEW: audit_line("new", ev->name, NULL); break;
     case MERKLE_AUDIT_UNREADABLE:
         fflush(stdout);
-        mcli_err_name(ev->name, strerror(ev->sys_errno));
+        mcli_err_name(ev->name, mcli_list_errstr(ev->sys_errno));
         break;
     case MERKLE_AUDIT_WALK_ERROR: mcli_err_name(a->dir, strerror(ev->sys_errno)); break;
     }

@@ -120,7 +120,7 @@ static void print_entry(void *self, size_t i)
     if (r->status == MERKLE_CHECK_MISSING && co->ignore_missing) return;
     if (r->status == MERKLE_CHECK_MISSING || r->status == MERKLE_CHECK_ERROR) {
         fflush(stdout);
-        mcli_err_name(en->name, strerror(r->sys_errno));
+        mcli_err_name(en->name, mcli_list_errstr(r->sys_errno));
         p->n_fail++;
         if (!co->status) {
             if (escape) putchar('\\');
@@ -599,6 +599,7 @@ int cmd_check(int argc, char **argv)
         for (int i = first; i < argc; i++) all_ok &= check_one(argv[i], &gp, &co);
     }
     rc = all_ok ? CLI_OK : CLI_FAIL;
+    mcli_flusher_stop();
     if (co.cache) {
         cache_wait(&loader);
         merkle_error err;

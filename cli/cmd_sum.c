@@ -226,6 +226,7 @@ static int sum_files(const sum_args *sa, const char *const *names, size_t n)
     memset(done, 1, n);
     mcli_in_order_release(&sp.io);
     rc = sp.rc;
+    mcli_flusher_stop();
     free(sp.line);
     free(res);
     free(done);

@@ -6,6 +6,8 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -64,6 +66,11 @@ void mcli_err_name(const char *name, const char *msg)
     fprintf(stderr, ": %s\n", msg);
 }
 
+const char *mcli_list_errstr(int sys_errno)
+{
+    return sys_errno == EINVAL ? "not a regular file" : strerror(sys_errno);
+}
+
 /* Print name as coreutils' print_filename: with escape, '\\' and '\n' (and '\r') become
 ** two-character escapes; the caller has printed the leading backslash. */
 void mcli_put_name(FILE *f, const char *name, int escape)
@@ -99,6 +106,47 @@ static int64_t mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+/* Lines left in stdout's buffer are flushed by a thread within 200 ms (started on the first
+** such line): the next file may take long or never end (a FIFO `sum` reads). */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    pthread_t tid;
+    int started, stop;
+    atomic_int dirty;
+} g_flusher = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0 };
+
+static void *flusher_main(void *arg)
+{
+    (void)arg;
+    pthread_mutex_lock(&g_flusher.lock);
+    while (!g_flusher.stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 200000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        (void)pthread_cond_timedwait(&g_flusher.cond, &g_flusher.lock, &ts);
+        if (atomic_exchange(&g_flusher.dirty, 0)) fflush(stdout); /* stdio locks stdout */
+    }
+    pthread_mutex_unlock(&g_flusher.lock);
+    return NULL;
+}
+
+void mcli_flusher_stop(void)
+{
+    pthread_mutex_lock(&g_flusher.lock);
+    int started = g_flusher.started;
+    g_flusher.stop = 1;
+    pthread_cond_signal(&g_flusher.cond);
+    pthread_mutex_unlock(&g_flusher.lock);
+    if (started) pthread_join(g_flusher.tid, NULL);
+    g_flusher.started = 0;
+    g_flusher.stop = 0;
+}
+
 void mcli_in_order_release(in_order *o)
 {
     size_t before = o->next;
@@ -108,7 +156,11 @@ void mcli_in_order_release(in_order *o)
     if (o->tty || now - o->last_flush_ns >= 200000000) {
         fflush(stdout);
         o->last_flush_ns = now;
+        return;
     }
+    atomic_store(&g_flusher.dirty, 1);
+    if (!g_flusher.started) /* without the thread, the lines wait for the next release */
+        g_flusher.started = pthread_create(&g_flusher.tid, NULL, flusher_main, NULL) == 0;
 }
 
 void mcli_in_order_on_result(void *ctx, size_t index, const merkle_check_result *r)

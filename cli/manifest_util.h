@@ -26,6 +26,9 @@ int mcli_parse_alg(const cli_cmd *cmd, const char *arg, merkle_hash_alg *alg);
 int mcli_parse_bits(const cli_cmd *cmd, const char *arg, uint64_t *bits);
 /* "merkle: QUOTED: message" (coreutils error(0, errno, "%s", quotef(name))). */
 void mcli_err_name(const char *name, const char *msg);
+/* The message of a listed file's sys_errno (check, audit): strerror, but "not a regular file"
+** for the EINVAL the library gives a FIFO, device or socket it refused unread. */
+const char *mcli_list_errstr(int sys_errno);
 /* Print name as coreutils' print_filename: with escape, '\\' and '\n' (and '\r') become
 ** two-character escapes; the caller has printed the leading backslash. */
 void mcli_put_name(FILE *f, const char *name, int escape);
@@ -45,7 +48,8 @@ uint64_t mcli_total_size(int dirfd, const char *const *names, size_t n);
 ** (`sum` and `check`): the library's result callback marks entries done (serialised by the
 ** library); the longest finished prefix is printed through print(self, i). The lines go out
 ** at once on a terminal, at most five times a second into a pipe or file (a write per line
-** would cost a system call per file on a check of many small files).
+** would cost a system call per file on a check of many small files); a line is never held
+** back more than about 200 ms (a flusher thread: the next file may never end).
 */
 typedef struct in_order {
     uint8_t *done;
@@ -58,6 +62,9 @@ typedef struct in_order {
 } in_order;
 /* Print the longest finished prefix (flushing as described above). */
 void mcli_in_order_release(in_order *o);
+/* Stop the thread that flushes lines left in stdout's buffer for more than 200 ms (started by
+** mcli_in_order_release when needed); before the command's last fflush. */
+void mcli_flusher_stop(void);
 /* The library's result callback (ctx: an in_order): marks entry index done. */
 void mcli_in_order_on_result(void *ctx, size_t index, const merkle_check_result *r);
 

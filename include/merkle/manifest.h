@@ -293,8 +293,11 @@ MERKLE_API merkle_status merkle_check_opts_init(merkle_check_opts *o, uint32_t v
 ** Check n entries: results[i] for entries[i] (caller-allocated). MD5 files go through the
 ** multi-buffer engine (16 files in flight per thread where the CPU has AVX-512); other
 ** algorithms through OpenSSL / the digest layer. Per-file failures are results, not
-** errors. Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (thread start-up failure falls back to
-** fewer threads).
+** errors. Only regular files are read: every file is opened with O_NONBLOCK and fstat'ed
+** first, and a name that is not a regular file (FIFO, device, directory, socket) gives
+** MERKLE_CHECK_ERROR with sys_errno EISDIR (a directory) or EINVAL (the others), unread.
+** Errors: MERKLE_ERR_ARG, MERKLE_ERR_NOMEM (thread start-up failure falls back to fewer
+** threads).
 */
 MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
                                                const merkle_manifest_entry *entries, size_t n,
@@ -302,7 +305,8 @@ MERKLE_API merkle_status merkle_manifest_check(merkle_check_result *results,
 
 /*
 ** Digest n named files (results[i].digest, status OK, MISSING or ERROR) with threads.
-** Used by `merkle sum`. Same options; opts->cache is ignored.
+** Used by `merkle sum`. Same options; opts->cache is ignored. A FIFO or device is read (as
+** md5sum reads it), but only after every earlier name of the thread's share is done.
 */
 MERKLE_API merkle_status merkle_manifest_hash_files(merkle_check_result *results,
                                                     const char *const *names, size_t n,

@@ -181,3 +181,28 @@ int merkle__fd_openat(int dirfd, const char *path, int *oflags, int extra, unsig
         if (atomic_load(&g_released) != seen) last = 0;
     }
 }
+
+int merkle__not_regular_errno(unsigned mode)
+{
+    return S_ISDIR((mode_t)mode) ? EISDIR : EINVAL;
+}
+
+int merkle__fd_open_regular(int dirfd, const char *path, int *oflags, unsigned held,
+                            struct stat *st)
+{
+    int fd = merkle__fd_openat(dirfd, path, oflags, O_NONBLOCK, held);
+    if (fd < 0) return -1;
+    int err = 0;
+    if (fstat(fd, st) != 0)
+        err = errno;
+    else if (!S_ISREG(st->st_mode))
+        err = merkle__not_regular_errno((unsigned)st->st_mode);
+    if (err) {
+        merkle__fd_close(fd);
+        errno = err;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}

@@ -18,6 +18,8 @@
 #ifndef MERKLE_IO_FDBUDGET_H
 #define MERKLE_IO_FDBUDGET_H
 
+#include <sys/stat.h>
+
 #define MERKLE__FD_GIVE_UP_MS       20000 /* while other threads of ours hold descriptors */
 #define MERKLE__FD_GIVE_UP_ALONE_MS 1000  /* none of ours held: only others can free one */
 
@@ -35,6 +37,21 @@ unsigned merkle__fd_held(void);
 ** MERKLE__FD_GIVE_UP_MS without progress.
 */
 int merkle__fd_openat(int dirfd, const char *path, int *oflags, int extra, unsigned held);
+
+/*
+** The open of a file named by a checksum list (check, audit): merkle__fd_openat with
+** O_NONBLOCK, so that a FIFO never blocks the open, then fstat(2) of the descriptor into *st.
+** Only a regular file is kept: its blocking mode is restored and the descriptor returned.
+** Anything else (directory, FIFO, character or block device, socket) is closed unread and
+** refused: -1 with errno = merkle__not_regular_errno(st->st_mode). Other failures: -1 and
+** open's or fstat's errno (EMFILE/ENFILE as for merkle__fd_openat).
+*/
+int merkle__fd_open_regular(int dirfd, const char *path, int *oflags, unsigned held,
+                            struct stat *st);
+
+/* The errno of a listed name that is not a regular file: EISDIR for a directory, EINVAL for
+** a FIFO, device or socket (docs/io.md). */
+int merkle__not_regular_errno(unsigned mode);
 
 /* Take up to n units of the budget without waiting: how many were taken. */
 unsigned merkle__fd_take(unsigned n);

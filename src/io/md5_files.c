@@ -75,7 +75,9 @@ struct merkle__md5_mb_engine {
     size_t ndeferred; /* files whose open ran out of descriptors in a batch */
     size_t deferred_index[MERKLE__FBATCH_MAX];
     const char *deferred_path[MERKLE__FBATCH_MAX];
-    size_t nlater; /* not regular files of a batch: opened one by one */
+    int regular_only; /* check: a file that is not regular is refused unread */
+    size_t nlater;    /* not regular files (sum): opened one by one, blocking, once the
+                      ** lanes and the pool are empty (every earlier file is done) */
     size_t later_index[MB_POOL];
     const char *later_path[MB_POOL];
 };
@@ -196,6 +198,11 @@ static size_t mb_batch(merkle__md5_mb_engine *e, int *deferred)
             *deferred = 1;
             continue;
         }
+        if (x->later && e->regular_only) {
+            e->done(e->ctx, idx[q], merkle__not_regular_errno((unsigned)x->st.st_mode), NULL, NULL,
+                    0);
+            continue;
+        }
         if (x->later) {
             /* Not a regular file: opened by the per-file path, as before batches existed. */
             e->later_index[e->nlater] = idx[q];
@@ -244,7 +251,12 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
     while (e->npool < MB_POOL) {
         size_t i;
         const char *path;
+        int blocking = 0;
         if (e->nlater) {
+            /* A FIFO's open and reads may wait for a writer: only when nothing else is in
+            ** flight, so that every file before it is finished (and reported) first. */
+            if (e->npool > 0 || e->active > 0) break;
+            blocking = 1;
             /* In list order. */
             i = e->later_index[0];
             path = e->later_path[0];
@@ -259,7 +271,8 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
         } else if (!mb_next(e, &i, &path)) {
             break;
         }
-        int fd = merkle__fd_openat(e->dirfd, path, &e->fb.oflags, 0, mb_held(e));
+        int fd =
+            merkle__fd_openat(e->dirfd, path, &e->fb.oflags, blocking ? 0 : O_NONBLOCK, mb_held(e));
         if (fd < 0) {
             int err = errno;
             if ((err == EMFILE || err == ENFILE) && (e->npool > 0 || e->active > 0)) {
@@ -277,6 +290,20 @@ static void mb_fill_pool(merkle__md5_mb_engine *e)
             merkle__fd_close(fd);
             e->done(e->ctx, i, err, NULL, NULL, 0);
             continue;
+        }
+        if (!blocking && !S_ISREG(st.st_mode)) {
+            merkle__fd_close(fd);
+            if (e->regular_only) {
+                e->done(e->ctx, i, merkle__not_regular_errno((unsigned)st.st_mode), NULL, NULL, 0);
+            } else {
+                e->later_index[e->nlater] = i;
+                e->later_path[e->nlater++] = path;
+            }
+            continue;
+        }
+        if (!blocking) {
+            int fl = fcntl(fd, F_GETFL);
+            if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
         }
         pool_add(e, fd, i, &st);
     }
@@ -372,6 +399,11 @@ static void lane_prepare(merkle__md5_mb_engine *e, unsigned l)
 void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_bytes_fn bytes)
 {
     if (eng) eng->bytes = bytes;
+}
+
+void merkle__md5_mb_engine_set_regular_only(merkle__md5_mb_engine *eng, int on)
+{
+    if (eng) eng->regular_only = on != 0;
 }
 
 void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small)

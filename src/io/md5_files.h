@@ -87,6 +87,13 @@ void merkle__md5_mb_engine_set_bytes(merkle__md5_mb_engine *eng, merkle__mb_byte
 /* The caller's list is short (fewer than MERKLE__IO_TRIAL_MIN files, io/uring.h): the
 ** file engine is not measured for it. Kept across runs. */
 void merkle__md5_mb_engine_set_small(merkle__md5_mb_engine *eng, int small);
+/* Every file is opened with O_NONBLOCK and fstat'ed first. A file that is not regular (FIFO,
+** device, directory, socket) is, by default, opened again (blocking) and read only once every
+** file taken before it is done and reported: a FIFO with no writer never holds back earlier
+** results. With regular_only (check, audit) it is refused unread instead: done() with
+** sys_errno EISDIR (directory) or EINVAL (io/fdbudget.h merkle__not_regular_errno). Kept
+** across runs. */
+void merkle__md5_mb_engine_set_regular_only(merkle__md5_mb_engine *eng, int on);
 merkle_status merkle__md5_mb_engine_run(merkle__md5_mb_engine *eng, int dirfd,
                                         merkle__mb_next_fn next, merkle__mb_done_fn done,
                                         void *ctx);

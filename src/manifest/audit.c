@@ -152,7 +152,7 @@ static merkle_status find_moved(const merkle_manifest_entry *e, const size_t *mi
             km++;
         }
         s = merkle__manifest_hash_files_at(res, (const char *const *)newv, nn, alg, dlen, o, dirfd,
-                                           err);
+                                           1, err);
         if (s != MERKLE_OK) break;
         for (size_t k = 0; k < nn; k++) {
             if (used[k] || res[k].status != MERKLE_CHECK_OK) continue;

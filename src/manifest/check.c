@@ -45,6 +45,8 @@ typedef struct engine {
     atomic_size_t next;
     const merkle_check_opts *opts;
     int dirfd;         /* names are relative to this (AT_FDCWD, or opts->dir opened) */
+    int regular_only;  /* check, audit: a listed name that is not a regular file is refused
+                       ** unread (io/fdbudget.h merkle__fd_open_regular); sum reads it */
     uint8_t *answered; /* cache pass: sel[k] was answered from the cache */
     pthread_mutex_t lock;
     uint64_t files_done, bytes_done;
@@ -365,14 +367,15 @@ static int hash_one_held(worker *w, size_t i, unsigned held)
 {
     engine *e = w->e;
     int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY;
-    int fd = merkle__fd_openat(e->dirfd, e->jobs[i].name, &flags, 0, held);
+    struct stat st;
+    int fd = e->regular_only ? merkle__fd_open_regular(e->dirfd, e->jobs[i].name, &flags, held, &st)
+                             : merkle__fd_openat(e->dirfd, e->jobs[i].name, &flags, 0, held);
     if (fd < 0) {
         if (held > 0 && (errno == EMFILE || errno == ENFILE)) return -1;
         finish(w, i, errno, NULL, NULL, 0, 1);
         return 0;
     }
-    struct stat st;
-    int have_st = fstat(fd, &st) == 0;
+    int have_st = e->regular_only || fstat(fd, &st) == 0;
     hash_fd(w, i, fd, have_st ? &st : NULL);
     return 0;
 }
@@ -399,6 +402,10 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
         size_t i = idx[q];
         /* Not a regular file, or out of descriptors while earlier files of the batch held
         ** some: below, one by one, after the others are closed. */
+        if (x->later && e->regular_only) {
+            finish(w, i, merkle__not_regular_errno((unsigned)x->st.st_mode), NULL, NULL, 0, 1);
+            continue;
+        }
         if (x->later || x->err == EMFILE || x->err == ENFILE) continue;
         if (x->err) {
             finish(w, i, x->err, NULL, NULL, 0, 1);
@@ -416,7 +423,8 @@ static void hash_batch(worker *w, const size_t *idx, size_t k)
         }
     }
     for (size_t q = 0; q < k; q++)
-        if (it[q].later || it[q].err == EMFILE || it[q].err == ENFILE) hash_one(w, idx[q]);
+        if ((it[q].later && !e->regular_only) || it[q].err == EMFILE || it[q].err == ENFILE)
+            hash_one(w, idx[q]);
 }
 
 typedef struct mb_ctx {
@@ -435,7 +443,10 @@ static void mb_done(void *ctx, size_t k, int sys_errno, const uint8_t *digest,
 static void hash_md5_batch(worker *w, size_t k)
 {
     mb_ctx c = { w, w->md5_idx };
-    if (merkle__md5_mb_files(w->e->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK) return;
+    /* (that engine would read a FIFO: the rare fallback of check goes file by file) */
+    if (!w->e->regular_only &&
+        merkle__md5_mb_files(w->e->dirfd, w->md5_paths, k, mb_done, &c) == MERKLE_OK)
+        return;
     /* The engine refused the batch as a whole (allocation): fall back per file. Files it
     ** already reported are reported again with the same outcome, which is harmless. */
     for (size_t q = 0; q < k; q++) hash_one(w, w->md5_idx[q]);
@@ -566,6 +577,7 @@ static int worker_init(worker *w, engine *e, int use_mb)
     w->md5_idx = malloc(e->chunk * sizeof *w->md5_idx);
     w->md5_paths = malloc(e->chunk * sizeof *w->md5_paths);
     if (use_mb && merkle__md5_mb_engine_alloc(&w->eng, NULL, 0) != MERKLE_OK) w->eng = NULL;
+    if (w->eng) merkle__md5_mb_engine_set_regular_only(w->eng, e->regular_only);
     if (w->eng) merkle__md5_mb_engine_set_small(w->eng, e->n < MERKLE__IO_TRIAL_MIN);
     return (w->buf && w->md5_idx && w->md5_paths) ? 0 : -1;
 }
@@ -655,7 +667,8 @@ static void hash_stdin(const job *j, merkle_check_result *r)
 ** manifest's order and the next check finds each entry right after the previous one.
 */
 static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
-                         const merkle_check_opts *opts, int dirfd, merkle_error *error)
+                         const merkle_check_opts *opts, int dirfd, int regular_only,
+                         merkle_error *error)
 {
     engine e;
     memset(&e, 0, sizeof e);
@@ -663,6 +676,7 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
     e.res = res;
     e.opts = opts;
     e.dirfd = dirfd;
+    e.regular_only = regular_only;
     atomic_init(&e.next, 0);
     pthread_mutex_init(&e.lock, NULL);
     /* The moment of verification for the cache: before any file is opened. */
@@ -829,7 +843,7 @@ merkle_status merkle__manifest_check_at(merkle_check_result *results,
         jobs[i].expected = entries[i].digest;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run(jobs, results, n, opts, dirfd, error);
+    merkle_status s = run(jobs, results, n, opts, dirfd, 1, error);
     free(jobs);
     return s;
 }
@@ -845,7 +859,7 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
         return MERKLE_ERR_IO;
     if (!opts || opts->version == 0 || opts->version > MERKLE_CHECK_OPTS_VERSION) fd = AT_FDCWD;
     merkle_status s =
-        merkle__manifest_hash_files_at(results, names, n, alg, digest_len, opts, fd, error);
+        merkle__manifest_hash_files_at(results, names, n, alg, digest_len, opts, fd, 0, error);
     close_dir(fd);
     return s;
 }
@@ -853,7 +867,7 @@ merkle_status merkle_manifest_hash_files(merkle_check_result *results, const cha
 merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const char *const *names,
                                              size_t n, merkle_hash_alg alg, size_t digest_len,
                                              const merkle_check_opts *opts, int dirfd,
-                                             merkle_error *error)
+                                             int regular_only, merkle_error *error)
 {
     if ((!results || !names) && n) return merkle__fail(error, MERKLE_ERR_ARG, 0, 0, "NULL");
     if (!merkle__manifest_len_ok(alg, digest_len))
@@ -871,7 +885,7 @@ merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const
         jobs[i].expected = NULL;
     }
     if (n) memset(results, 0, n * sizeof *results);
-    merkle_status s = run(jobs, results, n, &o, dirfd, error);
+    merkle_status s = run(jobs, results, n, &o, dirfd, regular_only, error);
     free(jobs);
     return s;
 }

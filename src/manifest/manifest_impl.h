@@ -31,7 +31,9 @@ merkle_status merkle__manifest_digest_fd(uint8_t *out, merkle_hash_alg alg, size
                                          int fd, uint64_t *size, merkle_error *err);
 
 /* merkle_manifest_check / merkle_manifest_hash_files with names relative to dirfd (opts->dir
-** ignored): the audit walks and checks one open directory. */
+** ignored): the audit walks and checks one open directory. regular_only: a name that is not a
+** regular file is refused unread, as merkle_manifest_check does (MERKLE_CHECK_ERROR, sys_errno
+** EISDIR or EINVAL); 0 reads it, as merkle_manifest_hash_files does. */
 merkle_status merkle__manifest_check_at(merkle_check_result *results,
                                         const merkle_manifest_entry *entries, size_t n,
                                         const merkle_check_opts *opts, int dirfd,
@@ -39,7 +41,7 @@ merkle_status merkle__manifest_check_at(merkle_check_result *results,
 merkle_status merkle__manifest_hash_files_at(merkle_check_result *results, const char *const *names,
                                              size_t n, merkle_hash_alg alg, size_t digest_len,
                                              const merkle_check_opts *opts, int dirfd,
-                                             merkle_error *err);
+                                             int regular_only, merkle_error *err);
 
 /* 1 when len bytes is a valid digest length for alg. */
 int merkle__manifest_len_ok(merkle_hash_alg alg, size_t len);
