@@ -72,6 +72,16 @@ int cli_read_fd(int fd, size_t max, char **out, size_t *len);
 ** when the file ended first (it shrank). Safe from any thread.
 */
 int cli_pread_full(int fd, void *buf, size_t len, uint64_t offset);
+/*
+** Write data[0..len) as the new file name, durably and never over a file: a temporary beside
+** it, fsync, put in place without replacing (renameat2 RENAME_NOREPLACE, else link), fsync
+** the directory. 0, or -1 after a message (what = the option, for "WHAT never writes over a
+** file"); nothing is left behind on failure, the file is absent.
+*/
+int cli_write_new_file(const char *name, const void *data, size_t len, const char *what);
+/* fsync the directory that holds name (EINVAL/EROFS, no such sync there, count as done).
+** 0 or an errno. */
+int cli_fsync_parent(const char *name);
 /* "merkle: [WHAT: ]NAME: <strerror>" or, for EFBIG, "...: larger than MAX bytes". */
 void cli_read_error(const char *what, const char *name, int err, size_t max);
 

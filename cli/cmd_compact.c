@@ -155,7 +155,8 @@ static int load_state(const char *name, merkle_compact_range *r, int missing_ok,
     return 0;
 }
 
-/* Write r to name atomically: a new temporary beside it, fsync, rename. 0 or 1. */
+/* Write r to name atomically: a new temporary beside it, fsync, rename, fsync the directory.
+** 0 or 1. */
 static int save_state(const char *name, const merkle_compact_range *r, int exists)
 {
     uint8_t buf[MERKLE_COMPACT_ENCODED_MAX];
@@ -211,6 +212,10 @@ static int save_state(const char *name, const merkle_compact_range *r, int exist
     if (!ok) {
         (void)unlink(tmp);
         cli_error("%s: write error: %s", name, strerror(saved));
+    } else if ((saved = cli_fsync_parent(name)) != 0) {
+        /* In place but perhaps not durable: an error all the same. */
+        ok = 0;
+        cli_error("%s: cannot sync its directory: %s", name, strerror(saved));
     }
     free(tmp);
     return ok ? 0 : CLI_FAIL;

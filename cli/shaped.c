@@ -424,7 +424,8 @@ static int read_input(const root_opts *o, const char *name, node_list *l, char *
     return read_nodes(o, name, l);
 }
 
-/* --dump: the tree's dump() JSON into a file that must not exist yet. */
+/* --dump: the tree's dump() JSON into a file that must not exist yet, durably
+** (cli_write_new_file). */
 static int write_dump(const root_opts *o, const merkle_shape_tree *t, char **rows, size_t *lens)
 {
     size_t need = 0;
@@ -441,29 +442,9 @@ static int write_dump(const root_opts *o, const merkle_shape_tree *t, char **row
         free(buf);
         return -1;
     }
-    int fd = open(o->dump, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        cli_error("%s: %s%s", o->dump, strerror(errno),
-                  errno == EEXIST ? " (--dump never writes over a file)" : "");
-        free(buf);
-        return -1;
-    }
-    size_t len = need - 1, off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, buf + off, len - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        off += (size_t)w;
-    }
-    int ok = off == len && close(fd) == 0;
-    if (off != len) close(fd);
+    int rc = cli_write_new_file(o->dump, buf, need - 1, "--dump");
     free(buf);
-    if (!ok) {
-        cli_error("%s: %s", o->dump, strerror(errno));
-        unlink(o->dump);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 static void warn_mutated(const char *name)

@@ -322,3 +322,96 @@ void cli_progress_end(cli_progress *p)
     }
     p->shown = 0;
 }
+
+/* fsync the directory holding name. 0 or an errno. */
+int cli_fsync_parent(const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    char *dir = slash ? strndup(name, slash == name ? 1 : (size_t)(slash - name)) : strdup(".");
+    if (!dir) return ENOMEM;
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (dfd < 0) return errno;
+    int e = fsync(dfd) == 0 ? 0 : errno;
+    /* A directory that cannot be synced (EINVAL: the file system has no such thing) is not
+    ** an error; EIO and the like are. */
+    if (e == EINVAL || e == EROFS) e = 0;
+    close(dfd);
+    return e;
+}
+
+/* Put the complete temporary tmp in place as name, never over an existing file: renameat2's
+** RENAME_NOREPLACE, else (a file system without it) link + unlink. 0 or an errno. */
+static int place_new(const char *tmp, const char *name)
+{
+#ifdef RENAME_NOREPLACE
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, name, RENAME_NOREPLACE) == 0) return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP) return errno;
+#endif
+    if (link(tmp, name) != 0) return errno;
+    (void)unlink(tmp);
+    return 0;
+}
+
+int cli_write_new_file(const char *name, const void *data, size_t len, const char *what)
+{
+    struct stat st;
+    if (lstat(name, &st) == 0) {
+        cli_error("%s: %s (%s never writes over a file)", name, strerror(EEXIST), what);
+        return -1;
+    }
+    size_t nl = strlen(name);
+    char *tmp = malloc(nl + 16);
+    if (!tmp) {
+        cli_error("%s: out of memory", name);
+        return -1;
+    }
+    memcpy(tmp, name, nl);
+    memcpy(tmp + nl, ".tmp.XXXXXX", 12);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: cannot create a temporary beside it: %s", name, strerror(errno));
+        free(tmp);
+        return -1;
+    }
+    mode_t um = umask(0);
+    umask(um);
+    int e = fchmod(fd, 0644 & ~um) == 0 ? 0 : errno;
+    const unsigned char *p = data;
+    size_t off = 0;
+    while (!e && off < len) {
+        ssize_t w = write(fd, p + off, len - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0)
+            e = w < 0 ? errno : EIO;
+        else
+            off += (size_t)w;
+    }
+    if (!e && fsync(fd) != 0) e = errno;
+    if (close(fd) != 0 && !e) e = errno;
+    if (e) {
+        (void)unlink(tmp);
+        cli_error("%s: write error: %s", name, strerror(e));
+        free(tmp);
+        return -1;
+    }
+    e = place_new(tmp, name);
+    if (e) {
+        (void)unlink(tmp);
+        if (e == EEXIST)
+            cli_error("%s: %s (%s never writes over a file)", name, strerror(e), what);
+        else
+            cli_error("%s: %s", name, strerror(e));
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    e = cli_fsync_parent(name);
+    if (e) {
+        /* Not durable: say so, and take back the file this run created. */
+        (void)unlink(name);
+        cli_error("%s: cannot sync its directory: %s", name, strerror(e));
+        return -1;
+    }
+    return 0;
+}

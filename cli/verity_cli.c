@@ -21,7 +21,7 @@
 
 typedef unsigned long long ull;
 
-/* Write the dm-verity hash device to a new file (never over an existing one). */
+/* Write the dm-verity hash device to a new file (never over an existing one), durably. */
 static int write_hash_tree(const char *out_name, const merkle_verity *v)
 {
     size_t need = 0;
@@ -32,29 +32,9 @@ static int write_hash_tree(const char *out_name, const merkle_verity *v)
         free(buf);
         return -1;
     }
-    int fd = open(out_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        cli_error("%s: %s%s", out_name, strerror(errno),
-                  errno == EEXIST ? " (--hash-tree never writes over a file)" : "");
-        free(buf);
-        return -1;
-    }
-    size_t off = 0;
-    while (off < need) {
-        ssize_t w = write(fd, buf + off, need - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) break;
-        off += (size_t)w;
-    }
-    int e = off == need ? 0 : errno ? errno : EIO;
-    if (close(fd) != 0 && !e) e = errno;
+    int rc = cli_write_new_file(out_name, buf, need, "--hash-tree");
     free(buf);
-    if (e) {
-        cli_error("%s: %s", out_name, strerror(e));
-        unlink(out_name);
-        return -1;
-    }
-    return 0;
+    return rc;
 }
 
 int verity_root(const root_opts *o, const char *name)

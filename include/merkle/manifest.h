@@ -182,7 +182,9 @@ MERKLE_API merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, me
 ** PATH (or link when there is no file yet), fsync of the directory. Only ever writes over
 ** nothing or a cache (see merkle_vcache_load): MERKLE_ERR_UNSAFE otherwise. Errors:
 ** MERKLE_ERR_IO (err->sys_errno; EPERM when the old file's owner cannot be kept); the old
-** file is then left untouched. A file root does not trust (see merkle_vcache_load) is never
+** file is then left untouched, except after a failed fsync of the directory (also
+** MERKLE_ERR_IO: the new cache is in place but not known to be durable, and stays dirty so
+** that a later save writes it again). A file root does not trust (see merkle_vcache_load) is never
 ** written over: MERKLE_OK without writing when it is the file the load refused, else
 ** MERKLE_ERR_UNSAFE.
 */

@@ -194,13 +194,14 @@ static int make_temporary(merkle_vcache *c, const char *dir, const char *base,
     return 0;
 }
 
-static void fsync_dir(const char *dir)
+/* 0 or an errno. EINVAL/EROFS (a file system with no directory sync) count as done. */
+static int fsync_dir(const char *dir)
 {
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd >= 0) {
-        (void)fsync(dfd);
-        close(dfd);
-    }
+    if (dfd < 0) return errno;
+    int e = fsync(dfd) == 0 ? 0 : errno;
+    close(dfd);
+    return e == EINVAL || e == EROFS ? 0 : e;
 }
 
 /*
@@ -333,13 +334,20 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
             s = merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
             break;
         }
-        fsync_dir(dir);
+        e = fsync_dir(dir);
+        c->disk = have_ns ? DISK_PRESENT : DISK_UNKNOWN;
+        if (have_ns) merkle__file_id_from_stat(&c->disk_id, &ns);
+        if (e) {
+            /* In place but not known to be durable: an error, and still dirty (a later
+            ** save writes it again). */
+            s = merkle__fail_errno(error, e, "%s: cannot sync its directory: %s", path,
+                                   strerror(e));
+            break;
+        }
         free(c->saved_path);
         c->saved_path = strdup(path);
         c->dirty = 0;
         for (size_t i = 0; i < c->n; i++) c->e[i].mine = 0;
-        c->disk = have_ns ? DISK_PRESENT : DISK_UNKNOWN;
-        if (have_ns) merkle__file_id_from_stat(&c->disk_id, &ns);
         s = MERKLE_OK;
         break;
     }
