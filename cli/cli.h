@@ -34,6 +34,13 @@ int cmd_compact(int argc, char **argv);
 extern const cli_cmd root_spec, proof_spec, consistency_spec, verify_spec;
 extern const cli_cmd sum_spec, check_spec, audit_spec, dirroot_spec, cat_spec;
 extern const cli_cmd trie_root_spec, trie_prove_spec, trie_verify_spec;
+extern const cli_cmd trie_prove_range_spec, trie_prove_change_spec, trie_verify_range_spec,
+    trie_verify_change_spec;
+/* cli/cmd_trie_mdb.c: merkledb proofs (argv[0] is the action). */
+int cmd_trie_mdb(int argc, char **argv);
+int trie_mdb_prove_key(const char *file, unsigned bf, const uint8_t *key, size_t key_len);
+int trie_mdb_verify_key(const cli_cmd *cmd, const char *proof_name, const char *root_s,
+                        const char *key_s, const char *value_s, int absent, unsigned bf);
 extern const cli_cmd clvm_hash_spec, clvm_serialize_spec;
 extern const cli_cmd compact_append_spec, compact_merge_spec, compact_root_spec, compact_show_spec;
 

@@ -20,6 +20,8 @@
 
 static const cli_opt trie_key_opts[] = {
     { 'k', "key", "HEX", NULL, "the key to prove ('-' or '' for the empty key)", NULL },
+    { OPT_FORMAT, "format", "FMT", "mtrp merkledb",
+      "mtrp (the default: one binary proof) or merkledb (one hex sync.ProofNode a line)", NULL },
     CLI_OPT_END_ROW,
 };
 
@@ -32,6 +34,13 @@ static const cli_opt trie_build_opts[] = {
 
 static const cli_opt trie_verify_opts[] = {
     { 'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL },
+    { OPT_FORMAT, "format", "FMT", "mtrp merkledb",
+      "mtrp (the default) or merkledb (PROOF: one hex sync.ProofNode a line)", NULL },
+    { 0, NULL, NULL, NULL, "With --format merkledb:", NULL },
+    { 'k', "key", "KEY", NULL, "the proven key (hex, '-' = the empty key; required)", NULL },
+    { OPT_VALUE, "value", "HEX", NULL, "the key's value ('-' = empty): an inclusion proof", NULL },
+    { OPT_ABSENT, "absent", NULL, NULL, "the key is absent: an exclusion proof", NULL },
+    { 'b', "branch-factor", "N", "2 4 16 256", "2, 4, 16 (the default) or 256", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -58,7 +67,10 @@ const cli_cmd trie_prove_spec = {
     "write a proof that a key is present, or absent",
     "Usage: merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
     "Write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is present with\n"
-    "its value, or absent, in the trie FILE builds, to standard output.\n" TRIE_OPS_TEXT,
+    "its value, or absent, in the trie FILE builds, to standard output. With --format\n"
+    "merkledb: merkledb's proof path instead, one hex line per sync.ProofNode (root first),\n"
+    "and FILE may hold 'commit' lines; an empty trie prints\n"
+    "'FAILED: proof is empty (merkledb: ErrEmptyProof)' and exits 1.\n" TRIE_OPS_TEXT,
     { trie_key_opts, trie_build_opts },
     TRIE_BUILD_EXIT,
     0,
@@ -70,7 +82,9 @@ const cli_cmd trie_verify_spec = {
     "Usage: merkle trie verify PROOF --root ID\n"
     "Check PROOF (a file, or - for standard input) against the root ID (64 hex digits or\n"
     "cb58); print 'OK: key HEX present, value HEX', 'OK: key HEX absent' or\n"
-    "'FAILED: reason'.\n",
+    "'FAILED: reason'.\n"
+    "With --format merkledb: Proof{Path, Key, Value}.Verify(root, tokenSize(N)) of merkledb;\n"
+    "prints 'OK' or 'FAILED: <reason> (merkledb: <Go sentinel name>)'.\n",
     { trie_verify_opts },
     "Exit status: 0 OK, 1 FAILED, 2 usage error or malformed proof.\n",
     0,
@@ -80,7 +94,9 @@ static void help(void)
 {
     printf("Usage: merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
            "       merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
-           "       merkle trie verify PROOF --root ID\n\n"
+           "       merkle trie verify PROOF --root ID\n"
+           "       merkle trie prove-range|prove-change|verify-range|verify-change ...\n"
+           "         (avalanchego merkledb proofs: 'merkle trie ACTION --help')\n\n"
            "A Merkle radix trie with avalanchego merkledb node IDs.\n" TRIE_OPS_TEXT "\n"
            "  root     print the root ID: lowercase hex, two spaces, cb58\n"
            "  prove    write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is\n"
@@ -201,7 +217,8 @@ static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *roo
 /* The options of a trie action. */
 typedef struct trie_args {
     unsigned bf, threads;
-    const char *key_s, *root_s;
+    const char *key_s, *root_s, *format_s, *value_s;
+    int absent;
 } trie_args;
 
 /* 0, -1 after --help, or the exit status of a usage error. */
@@ -221,6 +238,13 @@ static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
             break;
         case 'k': ta->key_s = arg; break;
         case 'r': ta->root_s = arg; break;
+        case OPT_FORMAT:
+            if (strcmp(arg, "mtrp") != 0 && strcmp(arg, "merkledb") != 0)
+                return cli_cmd_usage(cmd, "--format must be mtrp or merkledb, not '%s'", arg);
+            ta->format_s = arg;
+            break;
+        case OPT_VALUE: ta->value_s = arg; break;
+        case OPT_ABSENT: ta->absent = 1; break;
         case 'j':
             if ((rc = cli_parse_jobs(cmd, arg, &ta->threads)) != 0) return rc;
             break;
@@ -232,7 +256,9 @@ static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
 
 int cmd_trie(int argc, char **argv)
 {
-    if (argc < 2) return cli_usage_error("trie", "missing action: root, prove or verify");
+    if (argc < 2)
+        return cli_usage_error("trie", "missing action: root, prove, verify, prove-range, "
+                                       "prove-change, verify-range or verify-change");
     const char *action = argv[1];
     if (strcmp(action, "-h") == 0 || strcmp(action, "--help") == 0) {
         help();
@@ -240,12 +266,20 @@ int cmd_trie(int argc, char **argv)
     }
     int is_root = strcmp(action, "root") == 0, is_prove = strcmp(action, "prove") == 0,
         is_verify = strcmp(action, "verify") == 0;
+    if (strcmp(action, "prove-range") == 0 || strcmp(action, "prove-change") == 0 ||
+        strcmp(action, "verify-range") == 0 || strcmp(action, "verify-change") == 0)
+        return cmd_trie_mdb(argc - 1, argv + 1);
     if (!is_root && !is_prove && !is_verify)
-        return cli_usage_error("trie", "unknown action '%s' (root, prove or verify)", action);
+        return cli_usage_error("trie",
+                               "unknown action '%s' (root, prove, verify, prove-range, "
+                               "prove-change, verify-range or verify-change)",
+                               action);
     const cli_cmd *cmd = is_root    ? &trie_root_spec
                          : is_prove ? &trie_prove_spec
                                     : &trie_verify_spec;
-    trie_args ta = { 16, 0, NULL, NULL }; /* threads 0: all cores, as every command's -j */
+    trie_args ta = {
+        16, 0, NULL, NULL, NULL, NULL, 0
+    }; /* threads 0: all cores, as every command's -j */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
     int prc = trie_parse(cmd, sub_argc, sub_argv, &ta);
@@ -253,9 +287,15 @@ int cmd_trie(int argc, char **argv)
     const char *key_s = ta.key_s, *root_s = ta.root_s;
     unsigned bf = ta.bf, threads = ta.threads;
     int npos = sub_argc - optind;
+    int mdb = ta.format_s != NULL && strcmp(ta.format_s, "merkledb") == 0;
     if (is_verify) {
         if (npos != 1) return cli_cmd_usage(cmd, "expected exactly one PROOF file");
+        if (mdb)
+            return trie_mdb_verify_key(cmd, sub_argv[optind], root_s, key_s, ta.value_s, ta.absent,
+                                       bf);
         if (root_s == NULL) return cli_cmd_usage(cmd, "--root ID is required");
+        if (key_s || ta.value_s || ta.absent)
+            return cli_cmd_usage(cmd, "--key, --value and --absent need --format merkledb");
         return do_verify(cmd, sub_argv[optind], root_s);
     }
     if (npos > 1) return cli_cmd_usage(cmd, "at most one FILE");
@@ -278,6 +318,11 @@ int cmd_trie(int argc, char **argv)
                 return cli_cmd_usage(cmd, "--key: %s", e.message);
             }
         }
+    }
+    if (mdb) {
+        int r = trie_mdb_prove_key(file, bf, key, key_len);
+        free(key);
+        return r;
     }
     merkle_trie *t;
     if (merkle_trie_alloc(&t, bf) != MERKLE_OK) {

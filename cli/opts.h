@@ -65,6 +65,16 @@ enum cli_opt_id {
     OPT_0X,
     OPT_UNTRUSTED_ROOT,
     OPT_TREE_SIZE,
+    OPT_START,
+    OPT_END,
+    OPT_MAX_LENGTH,
+    OPT_AT_ROOT,
+    OPT_HISTORY_LENGTH,
+    OPT_FROM_ROOT,
+    OPT_TO_ROOT,
+    OPT_DB,
+    OPT_VALUE,
+    OPT_ABSENT,
 };
 
 /*

@@ -6,7 +6,7 @@
 
 # BEGIN GENERATED OPTIONS (tools/gen_cli_docs.py from the option tables in cli/)
 _merkle_commands='root proof consistency verify sum check audit dirroot cat trie clvm compact'
-_merkle_subcommands_trie='root prove verify'
+_merkle_subcommands_trie='root prove verify prove-range prove-change verify-range verify-change'
 _merkle_subcommands_clvm='hash serialize'
 _merkle_subcommands_compact='append merge root show'
 
@@ -25,8 +25,12 @@ _merkle_command_options()
         'dirroot') echo '-a= --algorithm= --leaves -h --help' ;;
         'cat') echo '-m= --manifest= -a= --algorithm= -h --help' ;;
         'trie root') echo '-b= --branch-factor= -j= --threads= -h --help' ;;
-        'trie prove') echo '-k= --key= -b= --branch-factor= -j= --threads= -h --help' ;;
-        'trie verify') echo '-r= --root= -h --help' ;;
+        'trie prove') echo '-k= --key= --format= -b= --branch-factor= -j= --threads= -h --help' ;;
+        'trie verify') echo '-r= --root= --format= -k= --key= --value= --absent -b= --branch-factor= -h --help' ;;
+        'trie prove-range') echo '--at-root= -b= --branch-factor= --start= --end= --max-length= --history-length= -h --help' ;;
+        'trie prove-change') echo '--from-root= --to-root= -b= --branch-factor= --start= --end= --max-length= --history-length= -h --help' ;;
+        'trie verify-range') echo '-r= --root= -b= --branch-factor= --start= --end= --max-length= -h --help' ;;
+        'trie verify-change') echo '--db= -r= --root= -b= --branch-factor= --start= --end= --max-length= -h --help' ;;
         'clvm hash') echo '--0x -h --help' ;;
         'clvm serialize') echo '--backrefs -h --help' ;;
         'compact append') echo '--hash= --begin= --leaf-hashes -h --help' ;;
@@ -44,14 +48,16 @@ _merkle_option_values()
             echo 'rfc6962 sia bitcoin ssz openzeppelin bittorrent-v2 fsverity dm-verity' ;;
         'root --hash' | 'proof --hash' | 'consistency --hash' | 'compact append --hash')
             echo 'sha256 blake2b-256 keccak256' ;;
-        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest')
+        'root --dump' | 'root --hash-tree' | 'verify --leaf' | 'check --cache' | 'check --cache-key' | 'cat -m' | 'cat --manifest' | 'trie verify-change --db')
             echo '<file>' ;;
         'proof --format' | 'consistency --format')
             echo 'json binary cometbft' ;;
         'sum -a' | 'sum --algorithm' | 'check -a' | 'check --algorithm' | 'audit -a' | 'audit --algorithm' | 'dirroot -a' | 'dirroot --algorithm' | 'cat -a' | 'cat --algorithm')
             echo 'md5 sha1 sha256 sha512 blake2b' ;;
-        'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor')
+        'trie root -b' | 'trie root --branch-factor' | 'trie prove -b' | 'trie prove --branch-factor' | 'trie verify -b' | 'trie verify --branch-factor' | 'trie prove-range -b' | 'trie prove-range --branch-factor' | 'trie prove-change -b' | 'trie prove-change --branch-factor' | 'trie verify-range -b' | 'trie verify-range --branch-factor' | 'trie verify-change -b' | 'trie verify-change --branch-factor')
             echo '2 4 16 256' ;;
+        'trie prove --format' | 'trie verify --format')
+            echo 'mtrp merkledb' ;;
     esac
 }
 # END GENERATED OPTIONS

@@ -2,7 +2,8 @@
 /*
 ** The text operation format of `merkle trie` (docs/trie.md): one operation per line,
 ** "put KEYHEX VALUEHEX" or "del KEYHEX", fields separated by white space, a lone "-" for an
-** empty key or value, blank lines and '#' comments ignored.
+** empty key or value, blank lines and '#' comments ignored, a lone "commit" (a batch boundary
+** of merkledb's history) ignored too.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,9 @@ merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *
         size_t lstart = pos;
         pos = end + 1;
         if (nf == 0) continue;
+        /* "commit" ends a batch of merkledb's history (cli/cmd_trie_mdb.c); a plain trie
+        ** has no history, so it is a no-op here. */
+        if (nf == 1 && !extra && fl[0] == 6 && memcmp(f[0], "commit", 6) == 0) continue;
         int is_put = fl[0] == 3 && memcmp(f[0], "put", 3) == 0;
         int is_del = fl[0] == 3 && memcmp(f[0], "del", 3) == 0;
         if (!is_put && !is_del) {
@@ -134,7 +138,7 @@ merkle_status merkle_trie_apply_text(uint64_t *ops, merkle_trie *t, const char *
             for (int k = 0; k < show; k++)
                 if ((unsigned char)f[0][k] < 0x20 || (unsigned char)f[0][k] > 0x7e) show = k;
             st = merkle__fail(err, MERKLE_ERR_FORMAT, line, lstart,
-                              "unknown operation '%.*s' (expected put or del)", show, f[0]);
+                              "unknown operation '%.*s' (expected put, del or commit)", show, f[0]);
             break;
         }
         int want = is_put ? 3 : 2;
