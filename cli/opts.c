@@ -45,7 +45,9 @@ void cli_parser_init(cli_parser *p, const cli_cmd *cmd, int argc, char **argv)
     p->argv = argv;
     p->argv0 = argv[0];
     snprintf(p->prog, sizeof p->prog, "%s %s", cli_progname, cmd->name);
+    /* ':' first: a missing argument returns ':' (messages are ours, cli_opt_error). */
     size_t n = 0, s = 0;
+    p->shorts[s++] = ':';
     for (int g = 0; g < CLI_MAX_GROUPS && cmd->groups[g]; g++) {
         for (const cli_opt *o = cmd->groups[g]; o->id || o->help; o++) {
             if (is_heading(o)) continue;
@@ -69,20 +71,77 @@ void cli_parser_init(cli_parser *p, const cli_cmd *cmd, int argc, char **argv)
 #else
     optind = 1;
 #endif
-    opterr = 1;
+    opterr = 0;
+}
+
+/* The name of a long option as written ("--name" or "--name=value"), up to the '='. */
+static int long_name_len(const char *a)
+{
+    const char *eq = strchr(a, '=');
+    return (int)(eq ? (size_t)(eq - a) : strlen(a));
+}
+
+/* getopt's errors worded as glibc's getopt_long (and so coreutils) words them, whatever the C
+** library: musl, MinGW and BSD libcs word theirs differently, and scripts match this text. */
+/* 1 when argument a ("--name[=v]") names the long option whose value is val. */
+static int names_long(const cli_parser *p, const char *a, int val)
+{
+    size_t len = (size_t)long_name_len(a) - 2;
+    for (size_t i = 0; i < CLI_MAX_OPTS && p->lo[i].name; i++)
+        if (p->lo[i].val == val && strlen(p->lo[i].name) >= len &&
+            strncmp(p->lo[i].name, a + 2, len) == 0)
+            return 1;
+    return 0;
+}
+
+static void opt_error(const cli_parser *p, int c)
+{
+    /* The argument getopt stopped at; for a short option inside a cluster it may be the one
+    ** before, hence the check that a long option there is really the one at fault. */
+    const char *a = optind > 0 && optind <= p->argc ? p->argv[optind - 1] : "";
+    int is_long = a && a[0] == '-' && a[1] == '-' && (optopt == 0 || names_long(p, a, optopt)) &&
+                  (c == ':' || optopt == 0 || strchr(a, '='));
+    if (c == ':') {
+        if (is_long)
+            fprintf(stderr, "%s: option '%.*s' requires an argument\n", p->prog, long_name_len(a),
+                    a);
+        else
+            fprintf(stderr, "%s: option requires an argument -- '%c'\n", p->prog, optopt);
+        return;
+    }
+    if (!is_long) {
+        fprintf(stderr, "%s: invalid option -- '%c'\n", p->prog, optopt);
+        return;
+    }
+    if (optopt != 0) { /* a known long option given "=value" it does not take */
+        fprintf(stderr, "%s: option '%.*s' doesn't allow an argument\n", p->prog, long_name_len(a),
+                a);
+        return;
+    }
+    /* Unknown, or an abbreviation of several: glibc lists the candidates. */
+    const char *name = a + 2;
+    size_t len = (size_t)long_name_len(a) - 2, hits = 0;
+    for (size_t i = 0; i < CLI_MAX_OPTS && p->lo[i].name; i++)
+        if (len && strncmp(p->lo[i].name, name, len) == 0) hits++;
+    if (hits > 1) {
+        fprintf(stderr, "%s: option '%.*s' is ambiguous; possibilities:", p->prog, long_name_len(a),
+                a);
+        for (size_t i = 0; i < CLI_MAX_OPTS && p->lo[i].name; i++)
+            if (strncmp(p->lo[i].name, name, len) == 0) fprintf(stderr, " '--%s'", p->lo[i].name);
+        fputc('\n', stderr);
+        return;
+    }
+    fprintf(stderr, "%s: unrecognized option '%s'\n", p->prog, a);
 }
 
 int cli_opt_next(cli_parser *p, const char **arg)
 {
-    /* getopt_long words its messages "ARGV0: unrecognized option '--x'", as coreutils
-    ** prints them: argv[0] is "merkle NAME" while it runs. */
-    p->argv[0] = p->prog;
     fflush(stdout);
     int c = getopt_long(p->argc, p->argv, p->shorts, p->lo, NULL);
-    p->argv[0] = p->argv0;
     *arg = optarg;
     if (c == -1) return CLI_OPT_END;
     if (c == '?' || c == ':') {
+        opt_error(p, c);
         fprintf(stderr, "Try '%s --help' for more information.\n", p->prog);
         return CLI_OPT_ERROR;
     }

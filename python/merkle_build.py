@@ -7,7 +7,7 @@ merkle._speedups (optional: skipped with a warning when Python's headers are mis
 
 Offline: the build backend is setuptools + wheel (Debian: python3-setuptools,
 python3-wheel), used with `pip install --no-build-isolation --no-index`. Needs cmake, a C
-compiler, pkg-config and libsodium's headers, as the C build does.
+compiler and pkg-config, as the C build does.
 Environment: MERKLE_CMAKE_ARGS (extra -D options, split on blanks),
 CMAKE_BUILD_PARALLEL_LEVEL (build jobs; default: all cores).
 """

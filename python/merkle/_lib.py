@@ -175,7 +175,7 @@ def digest_arg(value, name, length=HASH_LEN):
 def aligned(size, align=64):
     """A zeroed ctypes buffer of size bytes whose address is a multiple of align.
 
-    Returns (address, keepalive). Structures that embed libsodium state are 64-byte aligned.
+    Returns (address, keepalive). Structures that embed hash states are 64-byte aligned.
     """
     raw = ctypes.create_string_buffer(size + align)
     addr = ctypes.addressof(raw)

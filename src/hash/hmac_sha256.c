@@ -4,8 +4,9 @@
 */
 #include "hash/hmac_sha256.h"
 
-#include <sodium.h>
 #include <string.h>
+
+#include "common/secure.h"
 
 void merkle__hmac_sha256_init(merkle__hmac_sha256 *h, const uint8_t *key, size_t key_len)
 {
@@ -20,8 +21,8 @@ void merkle__hmac_sha256_init(merkle__hmac_sha256 *h, const uint8_t *key, size_t
     for (int i = 0; i < 64; i++) pad[i] = (uint8_t)(k[i] ^ 0x5c);
     merkle_sha256_init(&h->out);
     merkle_sha256_update(&h->out, pad, 64);
-    sodium_memzero(k, sizeof k);
-    sodium_memzero(pad, sizeof pad);
+    merkle__memzero(k, sizeof k);
+    merkle__memzero(pad, sizeof pad);
 }
 
 void merkle__hmac_sha256_mac2(const merkle__hmac_sha256 *h, uint8_t out[32], const void *a,
@@ -39,5 +40,5 @@ void merkle__hmac_sha256_mac2(const merkle__hmac_sha256 *h, uint8_t out[32], con
 
 void merkle__hmac_sha256_wipe(merkle__hmac_sha256 *h)
 {
-    sodium_memzero(h, sizeof *h);
+    merkle__memzero(h, sizeof *h);
 }

@@ -23,9 +23,15 @@
 #include <fcntl.h>
 #include <linux/io_uring.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+/* struct statx and STATX_*: glibc's <sys/stat.h> has them; older musl (1.2.3, Debian 12)
+** does not, and the kernel's own header then supplies them. */
+#if !defined(STATX_BASIC_STATS) && __has_include(<linux/stat.h>)
+#include <linux/stat.h>
+#endif
 #endif
 
 /* ------------------------------------------------------------ engine choice */

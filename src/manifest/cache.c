@@ -15,7 +15,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "common/secure.h"
 #include "manifest/cache_impl.h"
 
 #define ARENA_CHUNK (64 * 1024)
@@ -47,11 +47,6 @@ merkle_status merkle_vcache_alloc(merkle_vcache **out, const uint8_t *key, size_
     if (key_len) {
         c->keyed = 1;
         merkle__hmac_sha256_init(&c->mac, key, key_len);
-    }
-    if (sodium_init() < 0) {
-        sodium_memzero(c, sizeof *c);
-        free(c);
-        return MERKLE_ERR_UNSUPPORTED;
     }
     pthread_mutex_init(&c->lock, NULL);
     merkle__strmap_init(&c->map);

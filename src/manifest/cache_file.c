@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "common/secure.h"
 #include "manifest/cache_impl.h"
 
 /* ---------------------------------------------------------------- serialisation */

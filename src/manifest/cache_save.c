@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "common/secure.h"
 #include "manifest/cache_impl.h"
 
 /* ---------------------------------------------------------------- saving */
@@ -87,7 +87,15 @@ static void tmp_name(char *out, size_t cap, const char *dir, const char *base)
 {
     static const char az[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     uint8_t r[TMP_RAND];
-    randombytes_buf(r, sizeof r);
+    if (merkle__random_bytes(r, sizeof r) != 0) {
+        /* No generator: the time and the process make the name unique enough (it is
+        ** created with O_EXCL, and retried, by the caller). */
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t seed =
+            (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 40);
+        for (int i = 0; i < TMP_RAND; i++) r[i] = (uint8_t)(seed >> (8 * (i % 8)) ^ (uint64_t)i);
+    }
     char x[TMP_RAND + 1];
     for (int i = 0; i < TMP_RAND; i++) x[i] = az[r[i] % 62];
     x[TMP_RAND] = '\0';

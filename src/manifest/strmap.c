@@ -4,10 +4,10 @@
 ** per-process random key, linear probing, power-of-two capacity.
 */
 #include <pthread.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/secure.h"
 #include "manifest/manifest_impl.h"
 
 struct merkle__strmap_slot {
@@ -17,29 +17,23 @@ struct merkle__strmap_slot {
     uint64_t hash;
 };
 
-static unsigned char g_key[crypto_shorthash_KEYBYTES];
+static uint8_t g_key[16];
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 
 static void key_init(void)
 {
-    if (sodium_init() < 0) {
-        /* Without libsodium's RNG there is no secret: fall back to the address-space layout
-        ** and time, which is still unknown to a remote attacker. */
+    if (merkle__random_bytes(g_key, sizeof g_key) != 0) {
+        /* Without the OS's generator there is no secret: fall back to the address-space
+        ** layout, which is still unknown to a remote attacker. */
         uintptr_t a = (uintptr_t)&g_key;
         memcpy(g_key, &a, sizeof a < sizeof g_key ? sizeof a : sizeof g_key);
-        return;
     }
-    randombytes_buf(g_key, sizeof g_key);
 }
 
 static uint64_t hash_key(const char *key, size_t len)
 {
     pthread_once(&g_once, key_init);
-    unsigned char out[crypto_shorthash_BYTES];
-    crypto_shorthash(out, (const unsigned char *)key, len, g_key);
-    uint64_t h;
-    memcpy(&h, out, sizeof h);
-    return h;
+    return merkle__siphash24(g_key, key, len);
 }
 
 void merkle__strmap_init(merkle__strmap *m)

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** The in-tree streaming MD5, SHA-1 and SHA-512 (src/hash/md.h) that replaced libcrypto in the
-** library: FIPS 180-4 / RFC 1321 known answers, every length around the padding boundaries
+** library, and the portable BLAKE2b of builds without libsodium: FIPS 180-4 / RFC 1321 known
+*answers, every length around the padding boundaries
 ** and random splits of random messages against OpenSSL (the oracle), each SHA-1 kernel this
 ** CPU runs against the portable one, and the manifest digest entry point for every
 ** algorithm.
 */
 #include <openssl/evp.h>
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash/blake2b_impl.h"
 #include "hash/md.h"
 #include "merkle/manifest.h"
 #include "testutil.h"
@@ -182,6 +185,59 @@ static void test_sha512_kernels(void **state)
     }
 }
 
+/* The portable BLAKE2b (the streaming state of builds without libsodium, and the "portable"
+** batch kernel) equals libsodium for every digest length, lengths around the block size and
+** random splits. */
+static void test_blake2b_portable(void **state)
+{
+    (void)state;
+    assert_true(sodium_init() >= 0);
+    uint8_t buf[1200], out[64], want[64];
+    tu_rng r;
+    tu_rng_seed(&r, 0xb2);
+    tu_rng_fill(&r, buf, sizeof buf);
+    for (size_t out_len = 1; out_len <= 64; out_len++) {
+        for (size_t len = 0; len <= 400; len += (len < 260 ? 1 : 37)) {
+            merkle__b2p st;
+            merkle__b2p_init(&st, out_len);
+            merkle__b2p_update(&st, buf, len);
+            merkle__b2p_final(&st, out);
+            crypto_generichash(want, out_len, buf, len, NULL, 0);
+            if (memcmp(out, want, out_len) != 0)
+                fail_msg("blake2b-%zu differs at length %zu", out_len * 8, len);
+        }
+    }
+    for (int iter = 0; iter < 300; iter++) {
+        size_t len = (size_t)tu_rng_below(&r, sizeof buf + 1),
+               out_len = 1 + (size_t)tu_rng_below(&r, 64);
+        merkle__b2p st;
+        merkle__b2p_init(&st, out_len);
+        size_t at = 0;
+        while (at < len) {
+            size_t k = (size_t)tu_rng_below(&r, 300);
+            if (k > len - at) k = len - at;
+            merkle__b2p_update(&st, buf + at, k);
+            at += k;
+        }
+        merkle__b2p_final(&st, out);
+        crypto_generichash(want, out_len, buf, len, NULL, 0);
+        assert_memory_equal(out, want, out_len);
+    }
+    /* The batch kernel, with a prefix, against libsodium per message. */
+    const uint8_t *ptrs[5];
+    uint8_t got[5 * 32];
+    for (size_t i = 0; i < 5; i++) ptrs[i] = buf + 100 * i;
+    merkle__blake2b_portable.batch(got, ptrs, 5, (const uint8_t *)"\x01", 1, 200);
+    for (size_t i = 0; i < 5; i++) {
+        crypto_generichash_state st;
+        crypto_generichash_init(&st, NULL, 0, 32);
+        crypto_generichash_update(&st, (const uint8_t *)"\x01", 1);
+        crypto_generichash_update(&st, ptrs[i], 200);
+        crypto_generichash_final(&st, want, 32);
+        assert_memory_equal(got + 32 * i, want, 32);
+    }
+}
+
 /* The public entry point computes every manifest algorithm with no libcrypto behind it. */
 static void test_manifest_digest_all(void **state)
 {
@@ -211,9 +267,9 @@ static void test_manifest_digest_all(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_known_answers),       cmocka_unit_test(test_against_openssl),
-        cmocka_unit_test(test_sha1_kernels),        cmocka_unit_test(test_sha512_kernels),
-        cmocka_unit_test(test_manifest_digest_all),
+        cmocka_unit_test(test_known_answers),    cmocka_unit_test(test_against_openssl),
+        cmocka_unit_test(test_sha1_kernels),     cmocka_unit_test(test_sha512_kernels),
+        cmocka_unit_test(test_blake2b_portable), cmocka_unit_test(test_manifest_digest_all),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
