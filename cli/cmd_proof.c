@@ -41,6 +41,13 @@ static const cli_opt proof_opts[] = {
       "ssz, bittorrent-v2: prove the node at generalized index G (a comma-separated list "
       "gives a multiproof)",
       NULL },
+    { OPT_ROW_VALUE, "value", "ROW", NULL,
+      "openzeppelin: prove the value ROW instead of an index, as getProof(value) looks it up "
+      "(leafLookup); given more than once: getMultiProof of the values",
+      "ROW is a row as --values reads it (with *--load*: of the dump's leafEncoding), or for "
+      "a tree of *--leaves* (SimpleMerkleTree) the 32-byte leaf in hex. A value that is in "
+      "the tree more than once is found where @openzeppelin/merkle-tree finds it (its last "
+      "occurrence in the input); a value not in the tree: exit 1." },
     CLI_OPT_END_ROW,
 };
 
@@ -77,6 +84,7 @@ const cli_cmd proof_spec = {
     "       merkle proof --range START:END [OPTIONS] [FILE]\n"
     "       merkle proof --all [OPTIONS] [FILE]\n"
     "       merkle proof --profile bitcoin|ssz|openzeppelin --leaves --index I[,I...] [FILE]\n"
+    "       merkle proof --profile openzeppelin (--values TYPES | --load) --value ROW... [FILE]\n"
     "       merkle proof --profile ssz --leaves --gindex G[,G...] [FILE]\n"
     "       merkle proof --profile bittorrent-v2 (--index B | --gindex G)[,...] FILE\n"
     "Print a proof for leaf I (audit path, bottom-up) or for the leaves [START, END)\n"
@@ -152,8 +160,12 @@ static int push_leaf_cb(void *ctx, const uint8_t *leaf, size_t len)
 }
 
 /* The options of proof and consistency beyond root's input options. */
+#define MAX_VALUES 256 /* --value options of one command */
+
 typedef struct own_opts {
     const char *index, *range, *old_size, *gindex;
+    const char *vals[MAX_VALUES]; /* --value ROW, in order */
+    size_t nvals;
     int binary, all;
     int cometbft; /* --format cometbft */
 } own_opts;
@@ -177,6 +189,11 @@ static int proof_parse(int argc, char **argv, const cli_cmd *cmd, own_opts *own,
         case OPT_RANGE: own->range = arg; break;
         case OPT_OLD_SIZE: own->old_size = arg; break;
         case OPT_GINDEX: own->gindex = arg; break;
+        case OPT_ROW_VALUE:
+            if (own->nvals == MAX_VALUES)
+                return cli_cmd_usage(cmd, "at most %d --value options", MAX_VALUES);
+            own->vals[own->nvals++] = arg;
+            break;
         case OPT_BINARY: own->binary = 1; break;
         case OPT_FORMAT:
             if (strcmp(arg, "json") == 0) {
@@ -447,6 +464,8 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
                              "--format cometbft writes inclusion proofs: CometBFT has no %s "
                              "proofs",
                              consistency ? "consistency" : "range");
+    if (own.nvals && o.profile != MERKLE_PROFILE_OPENZEPPELIN)
+        return cli_cmd_usage(cmd, "--value belongs to the openzeppelin profile");
     if (own.all) {
         if (own.index || own.range || own.gindex)
             return cli_cmd_usage(cmd, "--all proves every leaf: no --index, --range or --gindex");
@@ -459,7 +478,7 @@ static int run_prove(int argc, char **argv, const cli_cmd *cmd, int consistency)
         if (consistency || own.range)
             return cli_cmd_usage(cmd, "the %s profile has inclusion proofs and multiproofs only",
                                  merkle_profile_name(o.profile));
-        return shaped_prove(&o, name, own.index, own.gindex, own.binary);
+        return shaped_prove(&o, name, own.index, own.gindex, own.vals, own.nvals, own.binary);
     }
     if (own.gindex) return cli_cmd_usage(cmd, "--gindex belongs to the ssz profile");
 

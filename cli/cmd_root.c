@@ -87,6 +87,10 @@ static const cli_opt root_shape_out_opts[] = {
     { OPT_DUMP, "dump", "FILE", CLI_VALUES_FILE,
       "openzeppelin: also write the tree's dump() JSON to FILE, which must not exist",
       "It is written as JSON.stringify(tree.dump(), null, 2) writes it." },
+    { OPT_RENDER, "render", NULL, NULL,
+      "openzeppelin: print each tree as render() of @openzeppelin/merkle-tree prints it (one "
+      "'I) 0x<node>' line per node of the tree array, drawn as a tree) instead of the root",
+      "The text is byte for byte what tree.render() returns, followed by a newline." },
     { OPT_PIECE_LAYER, "piece-layer", "SIZE", NULL,
       "bittorrent-v2: print the piece layer for pieces of SIZE bytes (a power of two, at least "
       "16K), one '<hex>  <name>' line per piece, instead of the pieces root",
@@ -179,6 +183,7 @@ int root_opt_apply(root_opts *o, const cli_cmd *cmd, int id, const char *arg)
     case OPT_VALUES: o->values = arg; return 0;
     case OPT_DUMP: o->dump = arg; return 0;
     case OPT_LOAD: o->load = 1; return 0;
+    case OPT_RENDER: o->render = 1; return 0;
     case OPT_PIECE_LAYER:
         if (cli_parse_size(arg, &o->piece_layer) != 0 || o->piece_layer < 16384 ||
             (o->piece_layer & (o->piece_layer - 1)) || o->piece_layer > ((uint64_t)1 << 40))
@@ -284,6 +289,10 @@ int cmd_root(int argc, char **argv)
         root_result res;
         if (o.piece_layer) {
             if (shaped_piece_layer(&o, names[i]) != 0) status = CLI_FAIL;
+            continue;
+        }
+        if (o.render) {
+            if (shaped_render(&o, names[i]) != 0) status = CLI_FAIL;
             continue;
         }
         int r = root_profile_classic(o.profile) ? root_compute(&o, names[i], root, &res)

@@ -42,6 +42,13 @@ static const cli_opt verify_opts[] = {
       NULL },
     { OPT_LEAF_HEX, "leaf-hex", "HEX", NULL, "the leaf's raw bytes in hex", NULL },
     { OPT_LEAF_HASH, "leaf-hash", "HEX", NULL, "the leaf hash H(0x00 || leaf)", NULL },
+    { OPT_ROW_VALUE, "value", "ROW", NULL,
+      "openzeppelin: the leaf is the value ROW of the ABI types --values TYPES, as "
+      "StandardMerkleTree.verify(root, types, value, proof) takes it (without --values: a "
+      "SimpleMerkleTree leaf, 32 bytes in hex)",
+      "ROW is written as *merkle root --values* reads a line. A row that does not fit its "
+      "types is a usage error (exit 2)." },
+    { OPT_VALUES, "values", "TYPES", NULL, "openzeppelin: the ABI types of --value ROW", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -50,6 +57,7 @@ const cli_cmd verify_spec = {
     "verify",
     NULL,
     "Usage: merkle verify PROOF [--root HEX] [--leaf FILE | --leaf-hex HEX | --leaf-hash HEX]\n"
+    "       merkle verify PROOF --root HEX --values TYPES --value ROW   (openzeppelin)\n"
     "Verify a proof written by merkle proof / merkle consistency (JSON or --binary).\n"
     "PROOF - reads standard input.\n",
     { verify_opts },
@@ -179,6 +187,7 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
 typedef struct verify_args {
     const char *root_hex, *old_root_hex, *leaf_file, *leaf_hex, *leaf_hash_hex, *pname;
     const char *index_s, *size_s, *old_size_s; /* --index, --tree-size, --old-size */
+    const char *value, *types;                 /* openzeppelin: --value ROW, --values TYPES */
     uint64_t index, size, old_size;
     int untrusted; /* --untrusted-root */
     uint8_t root[MERKLE_HASH_LEN], old_root[MERKLE_HASH_LEN], leaf_hash[MERKLE_HASH_LEN];
@@ -208,6 +217,8 @@ static int verify_parse(int argc, char **argv, verify_args *va)
         case OPT_INDEX: va->index_s = arg; break;
         case OPT_TREE_SIZE: va->size_s = arg; break;
         case OPT_OLD_SIZE: va->old_size_s = arg; break;
+        case OPT_ROW_VALUE: va->value = arg; break;
+        case OPT_VALUES: va->types = arg; break;
         default: break;
         }
     }
@@ -222,8 +233,9 @@ static int verify_parse(int argc, char **argv, verify_args *va)
         return cli_cmd_usage(cmd, "--untrusted-root and --root/--old-root contradict each other");
     if (optind >= argc) return cli_cmd_usage(cmd, "missing PROOF file");
     if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one PROOF file is allowed");
-    if (!!va->leaf_file + !!va->leaf_hex + !!va->leaf_hash_hex > 1)
-        return cli_cmd_usage(cmd, "give at most one of --leaf, --leaf-hex, --leaf-hash");
+    if (!!va->leaf_file + !!va->leaf_hex + !!va->leaf_hash_hex + !!va->value > 1)
+        return cli_cmd_usage(cmd, "give at most one of --leaf, --leaf-hex, --leaf-hash, --value");
+    if (va->types && !va->value) return cli_cmd_usage(cmd, "--values TYPES types a --value ROW");
     va->pname = argv[optind];
     return 0;
 }
@@ -264,6 +276,22 @@ static int verify_hex_args(verify_args *va)
     if (va->leaf_hash_hex &&
         (rc = verify_hex_opt("--leaf-hash", va->leaf_hash_hex, va->leaf_hash, "a leaf hash")) != 0)
         return rc;
+    if (va->value && va->types) {
+        /* StandardMerkleTree's leaf: keccak256(keccak256(abi.encode(types, row))). */
+        merkle_error err;
+        memset(&err, 0, sizeof err);
+        merkle_status s =
+            merkle_shape_abi_leaf(va->leaf_hash, va->types, va->value, strlen(va->value), &err);
+        if (s != MERKLE_OK)
+            return cli_cmd_usage(&verify_spec, "--value '%s': %s", va->value,
+                                 err.message[0] ? err.message : merkle_strerror(s));
+        va->leaf_hash_hex = va->value; /* from here on the leaf hash is given */
+    } else if (va->value) {
+        /* SimpleMerkleTree: the leaf is the 32-byte value itself. */
+        if ((rc = verify_hex_opt("--value", skip_0x(va->value), va->leaf_hash, "a leaf")) != 0)
+            return rc;
+        va->leaf_hash_hex = va->value;
+    }
     if (va->leaf_hex) {
         size_t hl = strlen(va->leaf_hex);
         va->leaf_data = malloc(hl / 2 + 1);
@@ -480,6 +508,9 @@ static void print_verified(const verify_args *va, const merkle_proof *p, const u
 static int verify_proof(verify_args *va, loaded_proof *lp)
 {
     merkle_proof *p = &lp->p;
+    if (va->value && p->profile != MERKLE_PROFILE_OPENZEPPELIN)
+        return cli_cmd_usage(&verify_spec, "--value verifies openzeppelin proofs; this one is %s",
+                             merkle_profile_name(p->profile));
     if (p->profile == MERKLE_PROFILE_BITCOIN) {
         /* --root and --leaf-hash are in display order, as the proof's JSON. */
         reverse32(va->root);
@@ -533,7 +564,8 @@ int cmd_verify(int argc, char **argv)
     if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
         rc = verify_multiproof(
             va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
-            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.old_root_hex), va.untrusted);
+            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.value || va.old_root_hex),
+            va.untrusted);
     } else {
         loaded_proof *lp = calloc(1, sizeof *lp);
         if (!lp) {

@@ -35,6 +35,8 @@ enum cli_opt_id {
     OPT_VALUES,
     OPT_DUMP,
     OPT_LOAD,
+    OPT_ROW_VALUE, /* openzeppelin: --value ROW (proof, verify) */
+    OPT_RENDER,    /* openzeppelin: merkle root --render */
     OPT_BLOCK,
     OPT_PIECE_LAYER,
     OPT_INDEX,

@@ -30,6 +30,7 @@ typedef struct root_opts {
     const char *values;    /* openzeppelin: --values TYPES */
     const char *dump;      /* openzeppelin: --dump FILE, write the tree's dump() JSON */
     int load;              /* openzeppelin: --load, the inputs are dump() JSON files */
+    int render;            /* openzeppelin: --render, print the tree as render() does */
     uint64_t piece_layer;  /* bittorrent-v2: --piece-layer SIZE (0: print the pieces root) */
     int verity;            /* --profile fsverity / dm-verity: a merkle_verity_format, or 0 */
     uint64_t block_size;   /* verity: --block-size N (0: 4096) */
@@ -98,7 +99,11 @@ int verity_root(const root_opts *o, const char *name);
 ** (cli/proof_all.c). Returns the exit status. */
 int proof_all(const root_opts *o, const char *name, int cometbft);
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
-                 int binary);
+                 const char *const *vals, size_t nvals, int binary);
+/* openzeppelin --render: print the tree of one input as render() of @openzeppelin/merkle-tree
+** prints it ("0) 0x<root>", then "├─ 1) ..." lines), one line per node. 0, or -1 after a
+** message. */
+int shaped_render(const root_opts *o, const char *name);
 /* Validate the shaped options against the profile; CLI_USAGE after a message, else 0. */
 int shaped_check_opts(const root_opts *o, const char *sub);
 

@@ -48,9 +48,10 @@ int shaped_check_opts(const root_opts *o, const char *sub)
         return cli_usage_error(sub, "--piece-layer belongs to the bittorrent-v2 profile");
     if (o->piece_layer && o->leaves)
         return cli_usage_error(sub, "--piece-layer reads files, not --leaves");
-    if ((o->values || o->dump || o->load) && p != MERKLE_PROFILE_OPENZEPPELIN)
-        return cli_usage_error(sub,
-                               "--values, --dump and --load belong to the openzeppelin profile");
+    if ((o->values || o->dump || o->load || o->render) && p != MERKLE_PROFILE_OPENZEPPELIN)
+        return cli_usage_error(
+            sub, "--values, --dump, --load and --render belong to the openzeppelin profile");
+    if (o->render && o->dump) return cli_usage_error(sub, "--render prints the tree: no --dump");
     if (o->load && (o->values || o->leaves || o->dump))
         return cli_usage_error(sub, "--load reads a dump: no --leaves, --values or --dump");
     if (root_profile_classic(p)) return 0;
@@ -455,8 +456,12 @@ static void warn_mutated(const char *name)
             cli_progname, name);
 }
 
-/* --load: a dump() JSON file into a checked tree. NULL after a message. */
-static merkle_shape_tree *load_dump(const char *name)
+/* Longest leafEncoding a dump may carry ("t1,t2,..."), with its NUL. */
+#define MAX_TYPES 4096
+
+/* --load: a dump() JSON file into a checked tree; its leafEncoding into types[MAX_TYPES]
+** ("" for a simple-v1 dump) when types is not NULL. NULL after a message. */
+static merkle_shape_tree *load_dump(const char *name, char *types)
 {
     char *buf;
     size_t len;
@@ -468,7 +473,8 @@ static merkle_shape_tree *load_dump(const char *name)
     merkle_shape_tree *t = NULL;
     merkle_error err;
     memset(&err, 0, sizeof err);
-    merkle_status st = merkle_shape_tree_alloc_dump(&t, NULL, 0, buf, len, &err);
+    merkle_status st =
+        merkle_shape_tree_alloc_dump(&t, types, types ? MAX_TYPES : 0, buf, len, &err);
     free(buf);
     if (st != MERKLE_OK) {
         cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
@@ -734,7 +740,7 @@ int shaped_root(const root_opts *o, const char *name, uint8_t root[MERKLE_HASH_L
     if (o->profile == MERKLE_PROFILE_BITTORRENT_V2 && !o->leaves)
         return bt_root(o, name, root, res);
     if (o->load) {
-        merkle_shape_tree *t = load_dump(name);
+        merkle_shape_tree *t = load_dump(name, NULL);
         if (!t) return -1;
         merkle_shape_tree_root(root, t);
         res->leaf_count = merkle_shape_tree_count(t);
@@ -925,8 +931,157 @@ static int multiproof(const root_opts *o, const merkle_shape_tree *t, const uint
                      o->profile == MERKLE_PROFILE_OPENZEPPELIN ? flag_why : gindex_why);
 }
 
+/* The leaf hash of a --value: the ABI leaf of the row under types, or (a SimpleMerkleTree:
+** types NULL or "") the 32-byte leaf itself. 0, or -1 after a message. */
+static int value_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types, const char *row)
+{
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    if (types && *types) {
+        merkle_status st = merkle_shape_abi_leaf(out, types, row, strlen(row), &err);
+        if (st != MERKLE_OK) {
+            cli_error("--value '%s': %s", row, err.message[0] ? err.message : merkle_strerror(st));
+            return -1;
+        }
+        return 0;
+    }
+    const char *h = row[0] == '0' && (row[1] == 'x' || row[1] == 'X') ? row + 2 : row;
+    size_t got = 0;
+    if (merkle_hex_decode(out, MERKLE_HASH_LEN, &got, h, strlen(h), NULL) != MERKLE_OK ||
+        got != MERKLE_HASH_LEN) {
+        cli_error("--value '%s': a leaf of a --leaves tree is 32 bytes in hex", row);
+        return -1;
+    }
+    return 0;
+}
+
+/* leafLookup(value): the input index of the value whose leaf hash is h -- the last one, as
+** @openzeppelin/merkle-tree's hash lookup keeps the last index of a repeated value -- and
+** its tree position. 0, or -1 when no value has it. */
+static int value_lookup(const merkle_shape_tree *t, const uint8_t h[MERKLE_HASH_LEN], uint64_t *pos)
+{
+    for (uint64_t i = merkle_shape_tree_count(t); i-- > 0;) {
+        uint8_t node[MERKLE_HASH_LEN];
+        if (merkle_shape_tree_position(pos, t, i) == MERKLE_OK &&
+            merkle_shape_tree_node(node, t, *pos) == MERKLE_OK &&
+            memcmp(node, h, MERKLE_HASH_LEN) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* Build the tree of one input for proofs (--load: the dump's tree and leafEncoding into
+** types[MAX_TYPES]; else types is the --values TYPES or ""). NULL after a message. */
+static merkle_shape_tree *proof_tree(const root_opts *o, const char *name, uint32_t *flags,
+                                     char *types)
+{
+    *flags = 0;
+    if (o->load) return load_dump(name, types);
+    snprintf(types, MAX_TYPES, "%s", o->values ? o->values : "");
+    node_list l;
+    if (read_input(o, name, &l, NULL, NULL) != 0) return NULL;
+    merkle_shape s;
+    shape_from_opts(o, &s);
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    merkle_shape_tree *t = NULL;
+    merkle_status st = merkle_shape_tree_alloc(&t, flags, &s, (const node_t *)l.v, l.n, &err);
+    free(l.v);
+    if (st != MERKLE_OK) {
+        cli_error("%s: %s", name, err.message[0] ? err.message : merkle_strerror(st));
+        return NULL;
+    }
+    return t;
+}
+
+/* --value ROW...: getProof(value) / getMultiProof(values). The exit status. */
+static int prove_values(const root_opts *o, const char *name, const char *const *vals, size_t nvals,
+                        int binary)
+{
+    if (nvals > 1 && binary)
+        return cli_usage_error("proof", "multiproofs are written as JSON only");
+    char *types = malloc(MAX_TYPES);
+    uint64_t *pos = malloc(nvals * sizeof *pos);
+    uint32_t flags = 0;
+    merkle_shape_tree *t = types && pos ? proof_tree(o, name, &flags, types) : NULL;
+    if (!types || !pos) cli_error("out of memory");
+    int rc = t ? CLI_OK : CLI_FAIL;
+    for (size_t i = 0; rc == CLI_OK && i < nvals; i++) {
+        uint8_t h[MERKLE_HASH_LEN];
+        if (value_leaf(h, types, vals[i]) != 0) {
+            rc = CLI_FAIL;
+        } else if (value_lookup(t, h, &pos[i]) != 0) {
+            char hex[2 * MERKLE_HASH_LEN + 1];
+            merkle_hex_encode(hex, h, MERKLE_HASH_LEN);
+            cli_error("%s: --value '%s': not in the tree (leaf hash 0x%s)", name, vals[i], hex);
+            rc = CLI_FAIL;
+        }
+    }
+    if (rc == CLI_OK)
+        rc = nvals == 1 ? single_proof(t, pos[0], binary) : multiproof(o, t, pos, nvals);
+    merkle_shape_tree_free(t);
+    free(pos);
+    free(types);
+    return rc;
+}
+
+int shaped_render(const root_opts *o, const char *name)
+{
+    char *types = malloc(MAX_TYPES);
+    uint32_t flags;
+    merkle_shape_tree *t = types ? proof_tree(o, name, &flags, types) : NULL;
+    free(types);
+    if (!t) {
+        if (!types) cli_error("out of memory");
+        return -1;
+    }
+    /* renderMerkleTree: a depth-first walk of the tree array from the root, left child
+    ** first; each line is the path's rails ("│  " or "   " per ancestor that has / has not
+    ** a sibling below), the branch ("├─ " for a left child, "└─ " for a right one), then
+    ** "I) 0x<node>". The path is at most 64 steps deep: a bit per step. */
+    uint64_t n = merkle_shape_tree_count(t), size = 2 * n - 1;
+    struct {
+        uint64_t i, bits;
+        unsigned depth;
+    } stack[2 * 64 + 2];
+    size_t sp = 0;
+    stack[sp].i = 0;
+    stack[sp].bits = 0;
+    stack[sp++].depth = 0;
+    int rc = 0;
+    while (sp > 0 && rc == 0) {
+        sp--;
+        uint64_t i = stack[sp].i, bits = stack[sp].bits;
+        unsigned d = stack[sp].depth;
+        for (unsigned k = 0; k + 1 < d; k++)
+            fputs((bits >> k) & 1 ? "\xe2\x94\x82  " : "   ", stdout);
+        if (d)
+            fputs((bits >> (d - 1)) & 1 ? "\xe2\x94\x9c\xe2\x94\x80 " : "\xe2\x94\x94\xe2\x94\x80 ",
+                  stdout);
+        uint8_t node[MERKLE_HASH_LEN];
+        char hex[2 * MERKLE_HASH_LEN + 1];
+        if (merkle_shape_tree_node(node, t, i) != MERKLE_OK) {
+            cli_error("%s: node %llu: not in the tree", name, (ull)i);
+            rc = -1;
+            break;
+        }
+        merkle_hex_encode(hex, node, MERKLE_HASH_LEN);
+        printf("%llu) 0x%s\n", (ull)i, hex);
+        if (2 * i + 2 < size && d < 64) {
+            stack[sp].i = 2 * i + 2; /* right: pushed first, printed after the left */
+            stack[sp].bits = bits;
+            stack[sp++].depth = d + 1;
+            stack[sp].i = 2 * i + 1;
+            stack[sp].bits = bits | ((uint64_t)1 << d);
+            stack[sp++].depth = d + 1;
+        }
+    }
+    merkle_shape_tree_free(t);
+    return rc;
+}
+
 int shaped_prove(const root_opts *o, const char *name, const char *idx, const char *gidx,
-                 int binary)
+                 const char *const *vals, size_t nvals, int binary)
 {
     const char *sub = "proof";
     merkle_profile p = o->profile;
@@ -934,6 +1089,9 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
     if (o->dump) return cli_usage_error(sub, "--dump belongs to merkle root");
     if (gidx && p != MERKLE_PROFILE_SSZ && p != MERKLE_PROFILE_BITTORRENT_V2)
         return cli_usage_error(sub, "--gindex belongs to the ssz and bittorrent-v2 profiles");
+    if (nvals && (idx || gidx))
+        return cli_usage_error(sub, "give either --index I[,I...] or --value ROW, not both");
+    if (nvals) return prove_values(o, name, vals, nvals, binary);
     if (!idx == !gidx)
         return cli_usage_error(sub, "give exactly one of --index I[,I...] or --gindex G[,G...]");
     uint64_t *list;
@@ -953,7 +1111,7 @@ int shaped_prove(const root_opts *o, const char *name, const char *idx, const ch
     merkle_shape_tree *t = NULL;
     uint32_t flags = 0;
     if (o->load) {
-        t = load_dump(name);
+        t = load_dump(name, NULL);
         if (!t) {
             free(list);
             return CLI_FAIL;

@@ -15,10 +15,10 @@ _merkle_subcommands_compact='append merge root show'
 _merkle_command_options()
 {
     case $1 in
-        'root') echo '--profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load --dump= --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
-        'proof') echo '--index= --range= --all --gindex= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
+        'root') echo '--profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load --dump= --render --piece-layer= --block-size= --salt= --hash-tree= --mpi' ;;
+        'proof') echo '--index= --range= --all --gindex= --value= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
         'consistency') echo '--old-size= --binary --format= --profile= --hash= --leaf-size= --leaves --leaf-hashes --0x -j= --threads= -q --quiet -h --help --internal-order --strict --block --limit= --mix-in-length --values= --load' ;;
-        'verify') echo '--root= --old-root= --untrusted-root --index= --tree-size= --old-size= --leaf= --leaf-hex= --leaf-hash= -h --help' ;;
+        'verify') echo '--root= --old-root= --untrusted-root --index= --tree-size= --old-size= --leaf= --leaf-hex= --leaf-hash= --value= --values= -h --help' ;;
         'sum') echo '-a= --algorithm= -l= --length= --tag -z --zero -b --binary -t --text -j= --threads= -c --check --version -h --help --quiet --status --strict -w --warn --ignore-missing' ;;
         'check') echo '-a= --algorithm= -l= --length= --cache= --cache-key= --quiet --status --strict -w --warn --ignore-missing -j= --threads= --mpi --version -h --help' ;;
         'audit') echo '-a= --algorithm= -j= --threads= -h --help' ;;

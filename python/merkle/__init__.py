@@ -53,10 +53,11 @@ if _lib.has("merkle_manifest_parse_alloc"):
 if _lib.has("merkle_shape_init"):
     from . import shape
     from .shape import (SHAPE_PROFILES, ShapeTree, shape_root, bitcoin_root, ssz_root,
-                        openzeppelin_leaf, openzeppelin_root, bittorrent_v2_root, keccak256,
-                        verify_branch, verify_multiproof)
+                        openzeppelin_leaf, openzeppelin_root, openzeppelin_verify,
+                        bittorrent_v2_root, keccak256, verify_branch, verify_multiproof)
     __all__ += ["shape", "SHAPE_PROFILES", "ShapeTree", "shape_root", "bitcoin_root", "ssz_root",
-                "openzeppelin_leaf", "openzeppelin_root", "bittorrent_v2_root", "keccak256",
+                "openzeppelin_leaf", "openzeppelin_root", "openzeppelin_verify",
+                "bittorrent_v2_root", "keccak256",
                 "verify_branch", "verify_multiproof"]
 
 if _lib.has("merkle_sexp_parse"):

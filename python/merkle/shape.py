@@ -320,6 +320,55 @@ class ShapeTree(Owner):
                 [proof.raw[32 * i:32 * i + 32] for i in range(np_.value)],
                 [bool(flags.raw[i]) for i in range(nf.value)])
 
+    # ---- @openzeppelin/merkle-tree by value (issue 26 item 5); types None: SimpleMerkleTree
+
+    def leaf_lookup(self, types, value):
+        """leafLookup(value): the input index of the value (a row of types, or with types None
+        the 32-byte leaf). A value present more than once is found at its last occurrence, as
+        the peer's hash lookup keeps the last index. MerkleError (ERR_ARG, "Leaf is not in
+        tree") when no leaf has its hash."""
+        h = _oz_leaf(types, value)
+        for i in range(len(self) - 1, -1, -1):
+            if self.node(self.position(i)) == h:
+                return i
+        raise MerkleError(_lib.ERR_ARG, "Leaf is not in tree")
+
+    def get_proof(self, types, value):
+        """getProof(value): the branch (list of 32-byte hashes) of the value."""
+        return self.branch(self.position(self.leaf_lookup(types, value)))
+
+    def get_multi_proof(self, types, values):
+        """getMultiProof(values): (leaves, proof, proofFlags) of the values."""
+        return self.flag_multiproof([self.leaf_lookup(types, v) for v in values])
+
+    def validate(self):
+        """validate() of an openzeppelin tree: every interior node is the sorted-pair
+        Keccak-256 of its children (a tree from load_dump was checked when loaded; this walks
+        it again). MerkleError (ERR_VERIFY, "Merkle tree is invalid") otherwise."""
+        n = 2 * len(self) - 1
+        for i in range(n - 1, -1, -1):
+            if 2 * i + 2 < n:
+                a, b = self.node(2 * i + 1), self.node(2 * i + 2)
+                if keccak256(min(a, b) + max(a, b)) != self.node(i):
+                    raise MerkleError(_lib.ERR_VERIFY, "Merkle tree is invalid")
+
+    def render(self):
+        """render(): the tree array drawn as @openzeppelin/merkle-tree 1.0.8 draws it (str,
+        no trailing newline), e.g. "0) 0x..\n├─ 1) 0x..\n│  ├─ 3) 0x..."."""
+        n = 2 * len(self) - 1
+        if n <= 0:
+            raise MerkleError(_lib.ERR_ARG, "Expected non-zero number of nodes")
+        stack, lines = [(0, [])], []
+        while stack:
+            i, path = stack.pop()
+            rails = "".join("│  " if p else "   " for p in path[:-1])
+            branch = ("├─ " if path[-1] else "└─ ") if path else ""
+            lines.append("%s%s%d) 0x%s" % (rails, branch, i, self.node(i).hex()))
+            if 2 * i + 2 < n:
+                stack.append((2 * i + 2, path + [0]))
+                stack.append((2 * i + 1, path + [1]))
+        return "\n".join(lines)
+
     def dump_json(self, types=None, rows=None):
         """The tree's dump() JSON (str), as JSON.stringify(dump, null, 2) + newline writes it:
         standard-v1 with types and the rows of the input leaves, else simple-v1."""
@@ -336,6 +385,23 @@ class ShapeTree(Owner):
         check(_dump_json(out, need.value, ctypes.byref(need), self._live(), tt, arr if tt else None,
                          lens if tt else None, ctypes.byref(err)), err)
         return out.value.decode("utf-8")
+
+
+def _oz_leaf(types, value):
+    """The leaf hash of an openzeppelin value: the StandardMerkleTree leaf of a row of types,
+    or (types None) the SimpleMerkleTree leaf: the 32-byte value itself (bytes or hex)."""
+    if types is not None:
+        return openzeppelin_leaf(types, value)
+    if isinstance(value, str):
+        value = bytes.fromhex(value[2:] if value[:2] in ("0x", "0X") else value)
+    return _node(value, "leaf")
+
+
+def openzeppelin_verify(root, types, value, proof):
+    """StandardMerkleTree.verify(root, types, value, proof) (types None:
+    SimpleMerkleTree.verify(root, leaf, proof)): True when the value's leaf hashes with proof
+    (sorted pairs, Keccak-256) to root."""
+    return verify_branch("openzeppelin", root, 0, _oz_leaf(types, value), proof)
 
 
 def verify_branch(profile, root, pos, leaf, path, hash=None, limit=None, mix_in_length=False):
