@@ -312,9 +312,12 @@ MERKLE_API merkle_status merkle_shape_flag_multiproof_verify(
 ** abi.encode(types, values) of one row, as @openzeppelin/merkle-tree's StandardMerkleTree
 ** (through @metamask/abi-utils) encodes a leaf. types: comma-separated "address", "bool",
 ** "uintN", "intN" (N = 8..256 by 8; "uint"/"int" = 256), "bytesN" (1..32), "bytes",
-** "string". row[0..row_len): comma-separated values -- 0x-hex for address and bytes, true /
-** false for bool, decimal (intN: optional '-') or 0x-hex for integers, the text of a string;
-** a value in double quotes may contain commas (\" and \\ inside). Range-checked: a value
+** "string", and arrays "T[]" / "T[k]" and tuples "(T1,T2,...)" of any of them, nested (32
+** levels at most). row[0..row_len): comma-separated values -- 0x-hex for address and bytes,
+** true / false for bool, decimal (intN: optional '-') or 0x-hex for integers, the text of a
+** string; a value in double quotes may contain commas (\" and \\ inside); an array or tuple
+** value in brackets, "[v1,v2]" or "(v1,v2)", nested as its type (at most 4,096 values each).
+*Range-checked: a value
 ** that does not fit its type is MERKLE_ERR_FORMAT (err->offset = the field number - 1).
 ** Writes up to cap bytes, *out_len the encoded size (MERKLE_ERR_BUFFER when cap is small).
 ** MERKLE_ERR_ARG for an unsupported type list.

@@ -145,18 +145,35 @@ def ssz_root(chunks, limit=None, mix_in_length=False):
     return shape_root("ssz", chunks, limit=limit, mix_in_length=mix_in_length)[0]
 
 
+def _value_text(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, (list, tuple)):  # an array or tuple value
+        return "[" + ",".join(_value_text(x) for x in v) + "]"
+    if isinstance(v, (bytes, bytearray)):
+        v = "0x" + bytes(v).hex()
+    return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _row_text(row):
-    out = []
-    for v in row:
-        if isinstance(v, bool):
-            out.append("true" if v else "false")
-        elif isinstance(v, int):
-            out.append(str(v))
-        else:
-            if isinstance(v, (bytes, bytearray)):
-                v = "0x" + bytes(v).hex()
-            out.append('"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"')
-    return ",".join(out).encode()
+    return ",".join(_value_text(v) for v in row).encode()
+
+
+def _split_types(text):
+    """A type list "a,(b,c)[],d" into its top-level types (a tuple type holds commas)."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    out.append(text[start:])
+    return out
 
 
 def _types_text(types):
@@ -257,7 +274,7 @@ class ShapeTree(Owner):
         types = ctypes.create_string_buffer(4096)
         check(_alloc_dump(ctypes.byref(p), types, len(types), text, len(text), ctypes.byref(err)), err)
         t = cls("openzeppelin", None, _ptr=p.value)
-        return t, (types.value.decode().split(",") if types.value else None)
+        return t, (_split_types(types.value.decode()) if types.value else None)
 
     def close(self):
         if getattr(self, "_ptr", None):

@@ -23,7 +23,7 @@ class OzParity(unittest.TestCase):
     def trees(self, c):
         """(tree, types, values) built from the values, and from the peer's dump."""
         if c["kind"] == "standard":
-            types = c["types"].split(",")
+            types = merkle.shape._split_types(c["types"])
             leaves = [merkle.openzeppelin_leaf(types, v) for v in c["values"]]
             values = c["values"]
         else:

@@ -4,7 +4,9 @@
 ** @openzeppelin/merkle-tree's StandardMerkleTree: keccak256(keccak256(abi.encode(...))).
 **
 ** Types: address, bool, uintN / intN (N = 8..256, a multiple of 8; uint = uint256),
-** bytesN (N = 1..32), and the dynamic bytes and string. Values, comma-separated: address and
+** bytesN (N = 1..32), and the dynamic bytes and string; arrays and tuples of them are
+** encoded by the recursive code further down ("arrays and tuples"). Values, comma-separated:
+*address and
 ** bytes as 0x-hex, bool as true/false, integers in decimal (intN with an optional '-') or
 ** 0x-hex, string as its UTF-8 text; a value in double quotes may hold commas (\" and \\
 ** escape a quote and a backslash). Static values take one 32-byte word in the head; a
@@ -251,12 +253,13 @@ static int split_row(value *vals, size_t *nv, const char *row, size_t len)
     return -1;
 }
 
+/* Parse a flat type list into f (f NULL: only the failure). */
 static merkle_status types_or_fail(field *f, size_t *nf, const char *types, merkle_error *err)
 {
-    if (parse_types(f, nf, types) == 0) return MERKLE_OK;
+    if (f && parse_types(f, nf, types) == 0) return MERKLE_OK;
     return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
                         "unsupported ABI type list '%.80s' (address, bool, uintN, intN, bytesN, "
-                        "bytes, string)",
+                        "bytes, string; arrays T[] and T[k], tuples (T1,T2,...))",
                         types);
 }
 
@@ -331,11 +334,433 @@ static merkle_status encode_row(uint8_t *out, size_t cap, size_t *out_len, const
     return o.len <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
 }
 
+/* ------------------------------------------------------------------ arrays and tuples */
+
+/*
+** Type lists with arrays (T[], T[k]) and tuples ((T1,T2,...)), nested to any depth, as
+** @metamask/abi-utils encodes them for StandardMerkleTree (issue 26 item 5). The list is
+** parsed into a tree of nodes; a row's values for an array or tuple are written in brackets,
+** "[v1,v2]" or "(v1,v2)" (either bracket for either), nested as the types are. Encoding
+** follows the Solidity ABI: a tuple (the row itself, a T[k], the elements of a T[]) puts
+** each static member in its head and an offset in the head for each dynamic member, whose
+** encoding follows in the tail; a T[] is its length word, then its elements as a tuple.
+*/
+#define MAX_NODES 256
+#define MAX_ITEMS 4096 /* values of one array or tuple */
+
+typedef struct anode {
+    field f;      /* elementary: the field; f.kind 'T' tuple, 'A' array */
+    int elem;     /* 'A': the element node */
+    long count;   /* 'A': the fixed length, or -1 for T[] */
+    int kids[64]; /* 'T': the member nodes */
+    int nkids;
+    int dynamic;  /* needs an offset in its parent's head */
+    size_t ssize; /* a static node's encoded size */
+} anode;
+
+typedef struct atypes {
+    anode n[MAX_NODES];
+    int nn;
+} atypes;
+
+static int nested_types(const char *types)
+{
+    return types && (strchr(types, '[') || strchr(types, '('));
+}
+
+static int elem_field(field *x, const char *a, size_t len)
+{
+    char t[16];
+    if (len == 0 || len >= sizeof t) return -1;
+    memcpy(t, a, len);
+    t[len] = 0;
+    size_t one = 0;
+    return parse_types(x, &one, t) == 0 && one == 1 ? 0 : -1;
+}
+
+/* One type at *p (advanced): its node index, or -1. */
+static int atype_parse(atypes *T, const char **p, int depth)
+{
+    while (**p == ' ' || **p == '\t') (*p)++;
+    if (depth > 32 || T->nn >= MAX_NODES) return -1;
+    int me = T->nn++;
+    anode *x = &T->n[me];
+    memset(x, 0, sizeof *x);
+    if (**p == '(') {
+        (*p)++;
+        x->f.kind = 'T';
+        for (;;) {
+            if (x->nkids == 64) return -1;
+            int k = atype_parse(T, p, depth + 1);
+            if (k < 0) return -1;
+            x = &T->n[me];
+            x->kids[x->nkids++] = k;
+            while (**p == ' ' || **p == '\t') (*p)++;
+            if (**p == ',') {
+                (*p)++;
+                continue;
+            }
+            if (**p != ')') return -1;
+            (*p)++;
+            break;
+        }
+    } else {
+        const char *a = *p;
+        while (isalnum((unsigned char)**p)) (*p)++;
+        if (elem_field(&x->f, a, (size_t)(*p - a)) != 0) return -1;
+    }
+    while (**p == ' ' || **p == '\t') (*p)++;
+    while (**p == '[') { /* T[] or T[k]: wraps what came before */
+        (*p)++;
+        long count = -1;
+        if (isdigit((unsigned char)**p)) {
+            char *end;
+            unsigned long v = strtoul(*p, &end, 10);
+            if (v == 0 || v > MAX_ITEMS) return -1;
+            count = (long)v;
+            *p = end;
+        }
+        if (**p != ']' || T->nn >= MAX_NODES) return -1;
+        (*p)++;
+        int inner = T->nn++;
+        T->n[inner] = T->n[me]; /* the element moves; me becomes the array */
+        memset(&T->n[me], 0, sizeof T->n[me]);
+        T->n[me].f.kind = 'A';
+        T->n[me].elem = inner;
+        T->n[me].count = count;
+        while (**p == ' ' || **p == '\t') (*p)++;
+    }
+    return me;
+}
+
+static void atype_sizes(atypes *T, int k)
+{
+    anode *x = &T->n[k];
+    if (x->f.kind == 'T') {
+        x->dynamic = 0;
+        x->ssize = 0;
+        for (int i = 0; i < x->nkids; i++) {
+            atype_sizes(T, x->kids[i]);
+            x->dynamic |= T->n[x->kids[i]].dynamic;
+            x->ssize += T->n[x->kids[i]].ssize;
+        }
+    } else if (x->f.kind == 'A') {
+        atype_sizes(T, x->elem);
+        x->dynamic = x->count < 0 || T->n[x->elem].dynamic;
+        x->ssize = x->count > 0 ? (size_t)x->count * T->n[x->elem].ssize : 0;
+    } else {
+        x->dynamic = x->f.kind == 'B' || x->f.kind == 's';
+        x->ssize = 32;
+    }
+}
+
+/* The whole list "T1,T2,..." as a tuple node (index 0). 0 or -1. */
+static int atypes_parse(atypes *T, const char *types)
+{
+    T->nn = 1;
+    anode *root = &T->n[0];
+    memset(root, 0, sizeof *root);
+    root->f.kind = 'T';
+    const char *p = types;
+    for (;;) {
+        if (T->n[0].nkids == 64) return -1;
+        int k = atype_parse(T, &p, 0);
+        if (k < 0) return -1;
+        T->n[0].kids[T->n[0].nkids++] = k;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p) return -1;
+        break;
+    }
+    atype_sizes(T, 0);
+    return 0;
+}
+
+/* A growing byte buffer. */
+typedef struct gbuf {
+    uint8_t *p;
+    size_t n, cap;
+    int oom;
+} gbuf;
+
+static void gput(gbuf *b, const void *d, size_t n)
+{
+    if (b->oom || n == 0) return;
+    if (b->n + n > b->cap) {
+        size_t nc = b->cap ? b->cap : 256;
+        while (nc < b->n + n) nc *= 2;
+        uint8_t *np = realloc(b->p, nc);
+        if (!np) {
+            b->oom = 1;
+            return;
+        }
+        b->p = np;
+        b->cap = nc;
+    }
+    memcpy(b->p + b->n, d, n);
+    b->n += n;
+}
+
+static void gword(gbuf *b, uint64_t v)
+{
+    uint8_t w[32] = { 0 };
+    merkle__store_be64(w + 24, v);
+    gput(b, w, 32);
+}
+
+/* The items of a bracketed or bare list s[0..len) split at top-level commas (quotes and
+** brackets respected), each trimmed. 0 or -1. */
+static int split_items(const char **item, size_t *ilen, size_t *n, const char *s, size_t len)
+{
+    *n = 0;
+    size_t i = 0, a = 0;
+    int depth = 0, q = 0;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t')) len--;
+    while (a < len && (s[a] == ' ' || s[a] == '\t')) a++;
+    if (a == len) return 0; /* no items */
+    for (i = a;; i++) {
+        if (i == len || (!q && depth == 0 && s[i] == ',')) {
+            size_t x = a, y = i;
+            while (x < y && (s[x] == ' ' || s[x] == '\t')) x++;
+            while (y > x && (s[y - 1] == ' ' || s[y - 1] == '\t')) y--;
+            if (*n == MAX_ITEMS || x == y) return -1;
+            item[*n] = s + x;
+            ilen[(*n)++] = y - x;
+            if (i == len) break;
+            a = i + 1;
+            continue;
+        }
+        char c = s[i];
+        if (q) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                q = 0;
+        } else if (c == '"') {
+            q = 1;
+        } else if (c == '[' || c == '(') {
+            depth++;
+        } else if (c == ']' || c == ')') {
+            if (--depth < 0) return -1;
+        }
+        if (i >= len) return -1;
+    }
+    return q || depth ? -1 : 0;
+}
+
+static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len, gbuf *out,
+                               merkle_error *err, int depth);
+
+/* The members kids[0..nk) with values item[0..nk) as a tuple: heads, then tails. */
+static merkle_status tuple_enc(const atypes *T, const int *kids, int same, size_t nk,
+                               const char **item, const size_t *ilen, gbuf *out, merkle_error *err,
+                               int depth)
+{
+    size_t head = 0;
+    for (size_t i = 0; i < nk; i++) {
+        const anode *x = &T->n[same >= 0 ? same : kids[i]];
+        head += x->dynamic ? 32 : x->ssize;
+    }
+    gbuf tail = { 0 };
+    merkle_status st = MERKLE_OK;
+    for (size_t i = 0; i < nk && st == MERKLE_OK; i++) {
+        int kk = same >= 0 ? same : kids[i];
+        if (T->n[kk].dynamic) {
+            gword(out, head + tail.n);
+            st = anode_enc(T, kk, item[i], ilen[i], &tail, err, depth + 1);
+        } else {
+            st = anode_enc(T, kk, item[i], ilen[i], out, err, depth + 1);
+        }
+    }
+    if (st == MERKLE_OK) gput(out, tail.p, tail.n);
+    if (tail.oom) out->oom = 1;
+    free(tail.p);
+    return st;
+}
+
+static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len, gbuf *out,
+                               merkle_error *err, int depth)
+{
+    const anode *x = &T->n[k];
+    if (x->f.kind == 'T' || x->f.kind == 'A') {
+        if (depth > 0) { /* a nested value is bracketed */
+            if (len < 2 || (s[0] != '[' && s[0] != '(') || (s[len - 1] != ']' && s[len - 1] != ')'))
+                return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0,
+                                    "'%.60s': an array or tuple value is written [v1,v2,...]", s);
+            s++;
+            len -= 2;
+        }
+        const char **item = malloc(MAX_ITEMS * sizeof *item);
+        size_t *ilen = malloc(MAX_ITEMS * sizeof *ilen), n = 0;
+        merkle_status st = MERKLE_OK;
+        if (!item || !ilen)
+            st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        else if (split_items(item, ilen, &n, s, len) != 0)
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value list '%.60s'", s);
+        else if (x->f.kind == 'T' && n != (size_t)x->nkids)
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "%zu values for %d types", n, x->nkids);
+        else if (x->f.kind == 'A' && x->count >= 0 && n != (size_t)x->count)
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "%zu values for an array of %ld", n,
+                              x->count);
+        if (st == MERKLE_OK) {
+            if (x->f.kind == 'A' && x->count < 0) gword(out, n);
+            st = tuple_enc(T, x->kids, x->f.kind == 'A' ? x->elem : -1, n, item, ilen, out, err,
+                           depth);
+        }
+        free(item);
+        free(ilen);
+        return st;
+    }
+    /* An elementary value: unquote, then as encode_row does. */
+    value v[1];
+    size_t nv = 0;
+    if (split_row(v, &nv, s, len) != 0 || nv != 1) {
+        for (size_t i = 0; i < nv; i++) free(v[i].s);
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value '%.60s'", s);
+    }
+    field f1 = x->f;
+    uint8_t enc[1024];
+    size_t el = 0;
+    char *row = malloc(v[0].n * 2 + 3);
+    merkle_status st = MERKLE_OK;
+    if (!row) {
+        st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    } else {
+        /* Re-quote so that encode_row sees one value whatever it holds. */
+        size_t m = 0;
+        row[m++] = '"';
+        for (size_t i = 0; i < v[0].n; i++) {
+            if (v[0].s[i] == '"' || v[0].s[i] == '\\') row[m++] = '\\';
+            row[m++] = v[0].s[i];
+        }
+        row[m++] = '"';
+        st = encode_row(enc, sizeof enc, &el, &f1, 1, row, m, err);
+        uint8_t *big = NULL;
+        if (st == MERKLE_ERR_BUFFER) {
+            big = malloc(el);
+            st = big ? encode_row(big, el, &el, &f1, 1, row, m, err)
+                     : merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        }
+        if (st == MERKLE_OK) {
+            const uint8_t *e = big ? big : enc;
+            /* encode_row wrote a one-member tuple: a dynamic value's offset word first. */
+            if (x->dynamic)
+                gput(out, e + 32, el - 32);
+            else
+                gput(out, e, el);
+        }
+        free(big);
+        free(row);
+    }
+    free(v[0].s);
+    return st;
+}
+
+/* abi.encode of a row under nested types into a malloc'd buffer. */
+static merkle_status nested_encode(uint8_t **out, size_t *out_len, const char *types,
+                                   const char *row, size_t row_len, merkle_error *err)
+{
+    atypes *T = malloc(sizeof *T);
+    if (!T) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    merkle_status st = MERKLE_OK;
+    if (atypes_parse(T, types) != 0) st = types_or_fail(NULL, NULL, types, err);
+    gbuf b = { 0 };
+    if (st == MERKLE_OK) st = anode_enc(T, 0, row ? row : "", row_len, &b, err, 0);
+    if (st == MERKLE_OK && b.oom) st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    free(T);
+    if (st != MERKLE_OK) {
+        free(b.p);
+        return st;
+    }
+    *out = b.p ? b.p : malloc(1);
+    *out_len = b.n;
+    return *out ? MERKLE_OK : MERKLE_ERR_NOMEM;
+}
+
+/* A value of node k as JSON.stringify(value, null, 2) writes it at this indentation: bools
+** as true/false, other elementary values as strings, arrays and tuples as arrays. */
+static merkle_status nested_json(merkle__sink *o, const atypes *T, int k, const char *s, size_t len,
+                                 unsigned indent, int depth, merkle_error *err)
+{
+    const anode *x = &T->n[k];
+    if (x->f.kind == 'T' || x->f.kind == 'A') {
+        if (depth > 0) {
+            if (len < 2) return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value");
+            s++;
+            len -= 2;
+        }
+        const char **item = malloc(MAX_ITEMS * sizeof *item);
+        size_t *ilen = malloc(MAX_ITEMS * sizeof *ilen), n = 0;
+        merkle_status st = MERKLE_OK;
+        if (!item || !ilen)
+            st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        else if (split_items(item, ilen, &n, s, len) != 0)
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value list");
+        if (st == MERKLE_OK && n == 0) merkle__sink_puts(o, "[]");
+        for (size_t i = 0; st == MERKLE_OK && i < n; i++) {
+            merkle__sink_puts(o, i ? ",\n" : "[\n");
+            for (unsigned sp = 0; sp < indent + 2; sp++) merkle__sink_put(o, " ", 1);
+            int kk = x->f.kind == 'A' ? x->elem : x->kids[i < (size_t)x->nkids ? i : 0];
+            st = nested_json(o, T, kk, item[i], ilen[i], indent + 2, depth + 1, err);
+        }
+        if (st == MERKLE_OK && n) {
+            merkle__sink_puts(o, "\n");
+            for (unsigned sp = 0; sp < indent; sp++) merkle__sink_put(o, " ", 1);
+            merkle__sink_puts(o, "]");
+        }
+        free(item);
+        free(ilen);
+        return st;
+    }
+    value v[1];
+    size_t nv = 0;
+    if (split_row(v, &nv, s, len) != 0 || nv != 1) {
+        for (size_t i = 0; i < nv; i++) free(v[i].s);
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value");
+    }
+    if (x->f.kind == 'b')
+        merkle__sink_puts(o, !strcmp(v[0].s, "true") ? "true" : "false");
+    else
+        merkle__json_string_put(o, v[0].s, v[0].n);
+    free(v[0].s);
+    return MERKLE_OK;
+}
+
+/* keccak256(keccak256(abi.encode(row))) under nested types. */
+static merkle_status nested_leaf(uint8_t out[MERKLE_HASH_LEN], const char *types, const char *row,
+                                 size_t row_len, merkle_error *err)
+{
+    uint8_t *b = NULL;
+    size_t bl = 0;
+    merkle_status st = nested_encode(&b, &bl, types, row, row_len, err);
+    if (st == MERKLE_OK) {
+        uint8_t h[32];
+        merkle_keccak256_hash(h, b, bl);
+        merkle_keccak256_hash(out, h, 32);
+    }
+    free(b);
+    return st;
+}
+
 merkle_status merkle_shape_abi_encode(uint8_t *out, size_t cap, size_t *out_len, const char *types,
                                       const char *row, size_t row_len, merkle_error *err)
 {
     if (!out_len || !types || (!row && row_len) || (!out && cap))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    if (nested_types(types)) {
+        uint8_t *b = NULL;
+        size_t bl = 0;
+        merkle_status ns = nested_encode(&b, &bl, types, row, row_len, err);
+        if (ns == MERKLE_OK) {
+            if (bl && bl <= cap) memcpy(out, b, bl);
+            *out_len = bl;
+            ns = bl <= cap ? MERKLE_OK : MERKLE_ERR_BUFFER;
+        }
+        free(b);
+        return ns;
+    }
     field f[MAX_FIELDS];
     size_t nf;
     merkle_status st = types_or_fail(f, &nf, types, err);
@@ -371,6 +796,7 @@ merkle_status merkle_shape_abi_leaf(uint8_t out[MERKLE_HASH_LEN], const char *ty
 {
     if (!out || !types || (!row && row_len))
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    if (nested_types(types)) return nested_leaf(out, types, row, row_len, err);
     field f[MAX_FIELDS];
     size_t nf;
     merkle_status st = types_or_fail(f, &nf, types, err);
@@ -388,6 +814,25 @@ merkle_status merkle_shape_abi_leaves(uint8_t (*out)[MERKLE_HASH_LEN], const cha
     if ((!out || !rows || !lens) && n)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
     if (!types) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "NULL argument");
+    if (nested_types(types)) { /* one row at a time, the list checked first */
+        atypes *T = malloc(sizeof *T);
+        int nomem = !T, bad = nomem || atypes_parse(T, types) != 0;
+        free(T);
+        if (bad)
+            return nomem ? merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory")
+                         : types_or_fail(NULL, NULL, types, err);
+        for (size_t i = 0; i < n; i++) {
+            merkle_status ns =
+                !rows[i] && lens[i]
+                    ? merkle__fail(err, MERKLE_ERR_ARG, i + 1, 0, "NULL row")
+                    : nested_leaf(out[i], types, rows[i] ? rows[i] : "", lens[i], err);
+            if (ns != MERKLE_OK) {
+                if (err) err->line = i + 1;
+                return ns;
+            }
+        }
+        return MERKLE_OK;
+    }
     field f[MAX_FIELDS];
     size_t nf;
     merkle_status st = types_or_fail(f, &nf, types, err);
@@ -462,8 +907,18 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "not a heap-layout tree");
     field f[MAX_FIELDS];
     size_t nf = 0;
-    if (types && parse_types(f, &nf, types) != 0)
+    atypes *T = NULL;
+    if (types && nested_types(types)) {
+        T = malloc(sizeof *T);
+        if (!T) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+        if (atypes_parse(T, types) != 0) {
+            free(T);
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "unsupported ABI type list");
+        }
+        nf = (size_t)T->n[0].nkids;
+    } else if (types && parse_types(f, &nf, types) != 0) {
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "unsupported ABI type list");
+    }
     sout o = { out, cap, 0 };
     merkle__sink_puts(&o, types ? "{\n  \"format\": \"standard-v1\",\n  \"leafEncoding\": ["
                                 : "{\n  \"format\": \"simple-v1\",\n");
@@ -473,7 +928,11 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
         for (size_t i = 0; i < nf; i++) {
             while (*p == ' ' || *p == '\t') p++;
             const char *a = p;
-            while (*p && *p != ',') p++;
+            int depth = 0; /* a tuple type holds commas */
+            while (*p && (*p != ',' || depth > 0)) {
+                depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+                p++;
+            }
             const char *b = p;
             while (b > a && (b[-1] == ' ' || b[-1] == '\t')) b--;
             merkle__sink_puts(&o, i ? ",\n    " : "\n    ");
@@ -497,6 +956,9 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
         if (!types) {
             (void)merkle_shape_tree_node(h, t, pos);
             sput_node(&o, h);
+        } else if (T) {
+            st = nested_json(&o, T, 0, rows[i], row_lens[i], 6, 0, err);
+            if (st != MERKLE_OK && err) err->line = i + 1;
         } else {
             value v[MAX_FIELDS];
             size_t nv;
@@ -521,6 +983,7 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
         snprintf(tail, sizeof tail, ",\n      \"treeIndex\": %llu\n    }", (unsigned long long)pos);
         merkle__sink_puts(&o, tail);
     }
+    free(T);
     if (st != MERKLE_OK) return st;
     merkle__sink_puts(&o, "\n  ]\n}\n");
     merkle__sink_put(&o, "", 1);

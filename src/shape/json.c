@@ -199,10 +199,33 @@ static int dput(dstr *d, const char *s, size_t n)
     return 0;
 }
 
-/* One value of a row, appended to the row text in the syntax of merkle_shape_abi_encode. */
-static merkle_status jrow_value(merkle__json *j, dstr *row)
+/* One value of a row, appended to the row text in the syntax of merkle_shape_abi_encode
+** (an array -- an array or tuple value -- as "[v1,v2,...]", nested at most 32 deep). */
+static merkle_status jrow_value_at(merkle__json *j, dstr *row, int depth)
 {
     int c = merkle__json_peek(j);
+    if (c == '[') {
+        if (depth >= 32) return merkle__json_fail(j, "values nested too deeply");
+        j->pos++;
+        if (dput(row, "[", 1) != 0)
+            return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        int first = 1;
+        while (merkle__json_peek(j) != ']') {
+            if (!first) {
+                if (merkle__json_peek(j) != ',') return merkle__json_fail(j, "expected ',' or ']'");
+                j->pos++;
+                if (dput(row, ",", 1) != 0)
+                    return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+            }
+            first = 0;
+            merkle_status s = jrow_value_at(j, row, depth + 1);
+            if (s != MERKLE_OK) return s;
+        }
+        j->pos++;
+        return dput(row, "]", 1)
+                   ? merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory")
+                   : MERKLE_OK;
+    }
     if (c == '"') {
         const char *a;
         size_t n;
@@ -231,6 +254,11 @@ static merkle_status jrow_value(merkle__json *j, dstr *row)
     if (s == MERKLE_OK && dput(row, j->s + st, j->pos - st) != 0)
         return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
     return s;
+}
+
+static merkle_status jrow_value(merkle__json *j, dstr *row)
+{
+    return jrow_value_at(j, row, 0);
 }
 
 /* A dump's "leafEncoding" array into enc ("type,type,..."). */

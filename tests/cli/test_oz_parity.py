@@ -135,6 +135,48 @@ class TestProofByValue(OzCase):
         self.assertIn(b"distinct", err)
 
 
+class TestNestedTypes(OzCase):
+    """Arrays and tuples in leaf types: the errors (the values are checked above against
+    the peer on the nested cases of the vectors)."""
+
+    def test_bad_type_lists(self):
+        rows = self.path("r", b"1\n")
+        for t in ("uint256[", "uint256[0]", "(uint256", "uint256[]]", "(uint256,bool", "()",
+                  "uint7[]", "(uint256,foo)"):
+            with self.subTest(types=t):
+                rc, out, err = run(["root"] + OZ + ["--values", t, rows])
+                self.assertEqual((rc, out), (1, b""))
+                self.assertIn(b"--values: unsupported ABI type list", err)
+
+    def test_bad_values(self):
+        for types, row, want in (
+                ("uint256[2]", "[1]", b"1 values for an array of 2"),
+                ("uint256[]", "1", b"an array or tuple value is written"),
+                ("uint256[]", "[1,2,3", b"malformed value list"),
+                ("uint256[]", "[1,,2]", b"malformed value list"),
+                ("(uint256,bool)", "(1)", b"1 values for 2 types"),
+                ("uint256[]", "[[1]]", b"not a valid uint"),
+                ("uint8[]", "[256]", b"not a valid uint"),
+                ("(bool,string)[]", "[(true,x),(1,y)]", b"not a valid bool")):
+            with self.subTest(types=types, row=row):
+                rc, out, err = run(["root"] + OZ + ["--values", types,
+                                                    self.path("r", row.encode() + b"\n")])
+                self.assertEqual((rc, out), (1, b""), err)
+                self.assertIn(b"r:1: ", err)
+                self.assertIn(want, err)
+
+    def test_quoted_commas_and_brackets_in_strings(self):
+        # A string element may hold commas and brackets inside quotes; an empty array is [].
+        r1 = self.path("r1", b'["a,b","[x]"],[]\n')
+        r2 = self.path("r2", b'[ "a,b" , "[x]" ] , [ ]\n')
+        roots = []
+        for r in (r1, r2):
+            rc, out, err = run(["root"] + OZ + ["--values", "string[],uint8[]", r])
+            self.assertEqual(rc, 0, err)
+            roots.append(out.split()[0])
+        self.assertEqual(roots[0], roots[1])
+
+
 class TestVerifyByValue(OzCase):
     def test_verify_value(self):
         for k, c in enumerate(CASES):
@@ -201,6 +243,21 @@ class TestValidate(OzCase):
                     for cmd in (["root"], ["root", "--render"], ["proof", "--index", "0"]):
                         rc, out, err = run(cmd + OZ + ["--load", d])
                         self.assertEqual((rc, out), (1, b""), (cmd, err))
+
+    def test_dump_equals_oz(self):
+        """--dump writes the peer's dump() byte for byte (arrays and tuples included)."""
+        nested = 0
+        for k, c in enumerate(CASES):
+            if c["kind"] != "standard":
+                continue
+            nested += "[" in c["types"] or "(" in c["types"]
+            with self.subTest(case=k):
+                out = os.path.join(self.dir, "dump%d.json" % k)
+                rc, _, err = run(["root"] + OZ + ["--dump", out] + self.inputs(c)[0])
+                self.assertEqual(rc, 0, err)
+                with open(out) as f:
+                    self.assertEqual(f.read(), c["dump"] + "\n")
+        self.assertGreaterEqual(nested, 6)
 
     def test_oz_dump_loads(self):
         for k, c in enumerate(CASES):

@@ -13,7 +13,8 @@
 // maps to, getProof(value), StandardMerkleTree.verify(root, types, value, proof) (true) and
 // verify of another value with that proof (false); getMultiProof(values); a value that is not
 // in the tree (getProof throws); load() of tampered dumps (validate() throws, message kept).
-// Each value is also written as the row text `merkle --values` reads ("row").
+// Each value is also written as the row text `merkle --values` reads ("row"). The last trees
+// have arrays and tuples in their leaf types (values as "[v1,v2]" / "(v1,v2)" in the rows).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -60,10 +61,36 @@ function gen(type) {
     throw new Error('type ' + type);
 }
 
+// Arrays (T[], T[k]) and tuples ((A,B)), nested: [js value, text as "[v1,v2]" / "(v1,v2)"].
+function splitTop(s) {
+    const out = [];
+    let depth = 0, a = 0;
+    for (let i = 0; i < s.length; i++) {
+        if (s[i] === '(') depth++;
+        else if (s[i] === ')') depth--;
+        else if (s[i] === ',' && depth === 0) { out.push(s.slice(a, i)); a = i + 1; }
+    }
+    out.push(s.slice(a));
+    return out;
+}
+function genT(type) {
+    if (type.endsWith(']')) {
+        const at = type.lastIndexOf('[');
+        const inner = type.slice(0, at), k = type.slice(at + 1, -1);
+        const items = Array.from({ length: k ? +k : int(4) }, () => genT(inner));
+        return [items.map(x => x[0]), '[' + items.map(x => x[1]).join(',') + ']'];
+    }
+    if (type.startsWith('(')) {
+        const items = splitTop(type.slice(1, -1)).map(genT);
+        return [items.map(x => x[0]), '(' + items.map(x => x[1]).join(',') + ')'];
+    }
+    return gen(type);
+}
+
 function rowsOf(types, n, dup) {
     const vals = [], rows = [];
     for (let i = 0; i < n; i++) {
-        const parts = types.map(gen);
+        const parts = types.map(genT);
         vals.push(parts.map(p => p[0]));
         rows.push(parts.map(p => p[1]).join(','));
     }
@@ -149,6 +176,13 @@ for (const n of [1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 40]) {
     const types = TYPES[cases.length % TYPES.length];
     cases.push(standardCase(types, n, n % 2 === 1));
     cases.push(simpleCase(n, n % 3 === 0));
+}
+// Arrays and tuples in leaf types (issue 26 item 5), after the flat cases (same seed stream).
+const NESTED = [['uint256[]', '(address,uint256)', 'string'], ['string[][]', 'bool'], ['uint8[3]', 'bytes[]'],
+                ['(uint256,(string,bool[]))[]', 'address'], ['bytes32[2][]', '(uint16,bytes4)[1]']];
+for (const n of [1, 2, 3, 6, 9, 17]) {
+    const types = NESTED[cases.length % NESTED.length];
+    cases.push(standardCase(types, n, n % 3 === 0));
 }
 process.stdout.write(JSON.stringify({
     schema: 'openzeppelin-parity/1',
