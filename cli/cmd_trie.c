@@ -2,7 +2,7 @@
 /*
 ** merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]
 ** merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]
-** merkle trie verify PROOF --root HEX
+** merkle trie verify PROOF --root HEX [--key KEY [--value HEX | --absent]] [--branch-factor N]
 **
 ** FILE (or standard input) holds operations, one per line: "put KEYHEX VALUEHEX" or
 ** "del KEYHEX"; a lone "-" is the empty key or the empty (present) value; blank lines and
@@ -36,11 +36,15 @@ static const cli_opt trie_verify_opts[] = {
     { 'r', "root", "ID", NULL, "the trusted root ID: 64 hex digits or cb58", NULL },
     { OPT_FORMAT, "format", "FMT", "mtrp merkledb",
       "mtrp (the default) or merkledb (PROOF: one hex sync.ProofNode a line)", NULL },
-    { 0, NULL, NULL, NULL, "With --format merkledb:", NULL },
-    { 'k', "key", "KEY", NULL, "the proven key (hex, '-' = the empty key; required)", NULL },
-    { OPT_VALUE, "value", "HEX", NULL, "the key's value ('-' = empty): an inclusion proof", NULL },
-    { OPT_ABSENT, "absent", NULL, NULL, "the key is absent: an exclusion proof", NULL },
-    { 'b', "branch-factor", "N", "2 4 16 256", "2, 4, 16 (the default) or 256", NULL },
+    { 'k', "key", "KEY", NULL,
+      "the proof must be about KEY (hex, '-' = the empty key; required with merkledb)",
+      "Without *--key* an MTRP proof of any key that verifies is OK: the OK line names the key "
+      "it is about, which a caller must then compare." },
+    { OPT_VALUE, "value", "HEX", NULL,
+      "KEY must be present with this value (hex, '-' = empty): an inclusion proof", NULL },
+    { OPT_ABSENT, "absent", NULL, NULL, "KEY must be absent: an exclusion proof", NULL },
+    { 'b', "branch-factor", "N", "2 4 16 256",
+      "merkledb: 2, 4, 16 (the default) or 256; mtrp: the proof must be for this factor", NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -79,10 +83,12 @@ const cli_cmd trie_prove_spec = {
 const cli_cmd trie_verify_spec = {
     "trie verify",
     "check a proof against a trusted root ID",
-    "Usage: merkle trie verify PROOF --root ID\n"
+    "Usage: merkle trie verify PROOF --root ID [--key KEY [--value HEX | --absent]]\n"
     "Check PROOF (a file, or - for standard input) against the root ID (64 hex digits or\n"
     "cb58); print 'OK: key HEX present, value HEX', 'OK: key HEX absent' or\n"
-    "'FAILED: reason'.\n"
+    "'FAILED: reason'. --key, --value and --absent bind the claim: a proof of another key,\n"
+    "of another value, or of presence when --absent was given, FAILS. Without --key any\n"
+    "proof that verifies is OK and the OK line names its key: compare it.\n"
     "With --format merkledb: Proof{Path, Key, Value}.Verify(root, tokenSize(N)) of merkledb;\n"
     "prints 'OK' or 'FAILED: <reason> (merkledb: <Go sentinel name>)'.\n",
     { trie_verify_opts },
@@ -94,7 +100,7 @@ static void help(void)
 {
     printf("Usage: merkle trie root  [--branch-factor 2|4|16|256] [-j N] [FILE]\n"
            "       merkle trie prove --key HEX [--branch-factor N] [-j N] [FILE]\n"
-           "       merkle trie verify PROOF --root ID\n"
+           "       merkle trie verify PROOF --root ID [--key KEY [--value HEX | --absent]]\n"
            "       merkle trie prove-range|prove-change|verify-range|verify-change ...\n"
            "         (avalanchego merkledb proofs: 'merkle trie ACTION --help')\n\n"
            "A Merkle radix trie with avalanchego merkledb node IDs.\n" TRIE_OPS_TEXT "\n"
@@ -102,7 +108,8 @@ static void help(void)
            "  prove    write a proof (binary, format 'MTRP' v1, see docs/trie.md) that KEY is\n"
            "           present with its value, or absent, to standard output\n"
            "  verify   check PROOF (a file, or - for standard input) against the root ID\n"
-           "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason'\n\n"
+           "           (64 hex digits or cb58); prints 'OK: ...' or 'FAILED: reason';\n"
+           "           --key/--value/--absent: a proof of anything else FAILS\n\n"
            "Options of prove (and of root, but for --key):\n");
     cli_help_options(&trie_prove_spec, stdout);
     printf("\nOptions of verify:\n");
@@ -176,7 +183,77 @@ static void print_hex_or_dash(const uint8_t *p, size_t n)
     }
 }
 
-static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *root_s)
+/*
+** Decode a KEY or value argument: hex with an optional 0x, '-' or '' empty. *out is
+** allocated (free it). 0, -1 on bad hex (e says why), -2 out of memory.
+*/
+static int decode_arg(const char *s, uint8_t **out, size_t *len, merkle_error *e)
+{
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    size_t n = strlen(s);
+    *len = 0;
+    *out = malloc(n / 2 + 1);
+    if (*out == NULL) return -2;
+    if (n == 0 || (n == 1 && s[0] == '-')) return 0;
+    return merkle_hex_decode(*out, n / 2 + 1, len, s, n, e) == MERKLE_OK ? 0 : -1;
+}
+
+/* What the caller claims a native proof proves (trie verify --key/--value/--absent/-b). */
+typedef struct trie_claim {
+    const uint8_t *key; /* NULL: any key */
+    size_t key_len;
+    const uint8_t *value; /* with present 1: this value */
+    size_t value_len;
+    int present; /* -1 any, 0 absent, 1 present with value */
+    unsigned bf; /* 0: any */
+} trie_claim;
+
+static void print_hex_field(const char *before, const uint8_t *p, size_t n, const char *after)
+{
+    fputs(before, stdout);
+    print_hex_or_dash(p, n);
+    fputs(after, stdout);
+}
+
+static int bytes_eq(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    return an == bn && (an == 0 || (a != NULL && b != NULL && memcmp(a, b, an) == 0));
+}
+
+/* 1 when info (a verified proof) proves the claim, else 0 after printing the FAILED line. */
+static int claim_holds(const trie_claim *c, const merkle_trie_proof_info *info)
+{
+    if (c->bf && info->branch_factor != c->bf) {
+        printf("FAILED: the proof is for branch factor %u, not %u\n", info->branch_factor, c->bf);
+        return 0;
+    }
+    if (c->key && !bytes_eq(info->key, info->key_len, c->key, c->key_len)) {
+        print_hex_field("FAILED: the proof is for key ", info->key, info->key_len, ", not ");
+        print_hex_field("", c->key, c->key_len, "\n");
+        return 0;
+    }
+    if (c->present == 0 && info->present) {
+        print_hex_field("FAILED: key ", info->key, info->key_len, " is present (value ");
+        print_hex_field("", info->value, info->value_len, "), not absent\n");
+        return 0;
+    }
+    if (c->present == 1 && !info->present) {
+        print_hex_field("FAILED: key ", info->key, info->key_len,
+                        " is absent, not present with value ");
+        print_hex_field("", c->value, c->value_len, "\n");
+        return 0;
+    }
+    if (c->present == 1 && !bytes_eq(info->value, info->value_len, c->value, c->value_len)) {
+        print_hex_field("FAILED: key ", info->key, info->key_len, " has value ");
+        print_hex_field("", info->value, info->value_len, ", not ");
+        print_hex_field("", c->value, c->value_len, "\n");
+        return 0;
+    }
+    return 1;
+}
+
+static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *root_s,
+                     const trie_claim *claim)
 {
     uint8_t root[MERKLE_TRIE_ID_LEN];
     merkle_error e;
@@ -188,7 +265,9 @@ static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *roo
     merkle_trie_proof_info info;
     merkle_status st = merkle_trie_proof_verify(&info, root, (const uint8_t *)buf, len, &e);
     int rc;
-    if (st == MERKLE_OK) {
+    if (st == MERKLE_OK && !claim_holds(claim, &info)) {
+        rc = CLI_FAIL;
+    } else if (st == MERKLE_OK) {
         fputs("OK: key ", stdout);
         print_hex_or_dash(info.key, info.key_len);
         if (info.present) {
@@ -218,7 +297,7 @@ static int do_verify(const cli_cmd *cmd, const char *proof_name, const char *roo
 typedef struct trie_args {
     unsigned bf, threads;
     const char *key_s, *root_s, *format_s, *value_s;
-    int absent;
+    int absent, bf_set;
 } trie_args;
 
 /* 0, -1 after --help, or the exit status of a usage error. */
@@ -235,6 +314,7 @@ static int trie_parse(const cli_cmd *cmd, int argc, char **argv, trie_args *ta)
         case 'b':
             if (parse_bf(arg, &ta->bf) != 0)
                 return cli_cmd_usage(cmd, "--branch-factor must be 2, 4, 16 or 256, not '%s'", arg);
+            ta->bf_set = 1;
             break;
         case 'k': ta->key_s = arg; break;
         case 'r': ta->root_s = arg; break;
@@ -278,7 +358,7 @@ int cmd_trie(int argc, char **argv)
                          : is_prove ? &trie_prove_spec
                                     : &trie_verify_spec;
     trie_args ta = {
-        16, 0, NULL, NULL, NULL, NULL, 0
+        16, 0, NULL, NULL, NULL, NULL, 0, 0
     }; /* threads 0: all cores, as every command's -j */
     int sub_argc = argc - 1;
     char **sub_argv = argv + 1;
@@ -294,9 +374,32 @@ int cmd_trie(int argc, char **argv)
             return trie_mdb_verify_key(cmd, sub_argv[optind], root_s, key_s, ta.value_s, ta.absent,
                                        bf);
         if (root_s == NULL) return cli_cmd_usage(cmd, "--root ID is required");
-        if (key_s || ta.value_s || ta.absent)
-            return cli_cmd_usage(cmd, "--key, --value and --absent need --format merkledb");
-        return do_verify(cmd, sub_argv[optind], root_s);
+        if (ta.value_s && ta.absent)
+            return cli_cmd_usage(cmd, "--value and --absent contradict each other");
+        if ((ta.value_s || ta.absent) && key_s == NULL)
+            return cli_cmd_usage(cmd, "--%s needs --key KEY", ta.absent ? "absent" : "value");
+        trie_claim claim = {
+            NULL, 0, NULL, 0, ta.absent ? 0 : ta.value_s ? 1 : -1, ta.bf_set ? bf : 0
+        };
+        uint8_t *kb = NULL, *vb = NULL;
+        merkle_error e;
+        int d = 0, vrc;
+        if (key_s && (d = decode_arg(key_s, &kb, &claim.key_len, &e)) == 0) claim.key = kb;
+        if (d == -1) {
+            vrc = cli_cmd_usage(cmd, "--key: %s", e.message);
+        } else if (d == 0 && ta.value_s &&
+                   (d = decode_arg(ta.value_s, &vb, &claim.value_len, &e)) == -1) {
+            vrc = cli_cmd_usage(cmd, "--value: %s", e.message);
+        } else if (d == -2) {
+            cli_error("out of memory");
+            vrc = CLI_FAIL;
+        } else {
+            claim.value = vb;
+            vrc = do_verify(cmd, sub_argv[optind], root_s, &claim);
+        }
+        free(kb);
+        free(vb);
+        return vrc;
     }
     if (npos > 1) return cli_cmd_usage(cmd, "at most one FILE");
     const char *file = npos == 1 ? sub_argv[optind] : "-";
@@ -304,19 +407,15 @@ int cmd_trie(int argc, char **argv)
     size_t key_len = 0;
     if (is_prove) {
         if (key_s == NULL) return cli_cmd_usage(cmd, "--key HEX is required");
-        if (key_s[0] == '0' && (key_s[1] == 'x' || key_s[1] == 'X')) key_s += 2; /* 0x-hex */
-        size_t kl = strlen(key_s);
-        if (!(kl == 1 && key_s[0] == '-')) {
-            key = malloc(kl / 2 + 1);
-            merkle_error e;
-            if (key == NULL) {
-                cli_error("out of memory");
-                return CLI_FAIL;
-            }
-            if (merkle_hex_decode(key, kl / 2 + 1, &key_len, key_s, kl, &e) != MERKLE_OK) {
-                free(key);
-                return cli_cmd_usage(cmd, "--key: %s", e.message);
-            }
+        merkle_error e;
+        int d = decode_arg(key_s, &key, &key_len, &e);
+        if (d == -2) {
+            cli_error("out of memory");
+            return CLI_FAIL;
+        }
+        if (d != 0) {
+            free(key);
+            return cli_cmd_usage(cmd, "--key: %s", e.message);
         }
     }
     if (mdb) {

@@ -204,23 +204,50 @@ def trie_root(items, branch_factor=16):
         return t.root()
 
 
-def trie_verify(proof, root):
+def trie_verify(proof, root, key=None, value=None, absent=False, branch_factor=None):
     """Check a trie proof against a trusted root ID (32 bytes, or hex / cb58 text).
 
-    Returns a TrieProof saying which key the proof is about and whether it is present (the
-    caller must check that .key is the key it asked about). MerkleError with
-    MERKLE_ERR_FORMAT (malformed proof) or MERKLE_ERR_VERIFY (does not match the root).
+    key, value and absent bind the claim, as `merkle trie verify --key/--value/--absent`:
+    with key the proof must be about that key, with value (bytes) the key must be present
+    with that value, with absent=True it must be absent; branch_factor pins the proof's
+    branch factor. Without key any proof that verifies is accepted: the returned TrieProof
+    says which key it is about (compare .key). Returns a TrieProof; raises MerkleError with
+    MERKLE_ERR_FORMAT (malformed proof), MERKLE_ERR_VERIFY (does not match the root, or
+    proves something other than the claim) or MERKLE_ERR_ARG (value or absent without key,
+    both value and absent).
     """
     p = _bytes(proof, "proof")
     r = parse_id(root) if isinstance(root, str) else _lib.digest_arg(root, "root", ID_LEN)
+    if value is not None and absent:
+        raise MerkleError(_lib.ERR_ARG, "value and absent contradict each other")
+    if (value is not None or absent) and key is None:
+        raise MerkleError(_lib.ERR_ARG, "%s needs key" % ("absent" if absent else "value"))
+    k = None if key is None else _bytes(key, "key")
+    v = None if value is None else _bytes(value, "value")
     info = _ProofInfo()
     err = _lib.Error()
     check(_verify(ctypes.byref(info), r, p, len(p), ctypes.byref(err)), err)
-    key = ctypes.string_at(info.key, info.key_len) if info.key_len else b""
-    value = None
+    got_key = ctypes.string_at(info.key, info.key_len) if info.key_len else b""
+    got = None
     if info.present:
-        value = ctypes.string_at(info.value, info.value_len) if info.value_len else b""
-    return TrieProof(bool(info.present), key, value, int(info.branch_factor), int(info.nodes))
+        got = ctypes.string_at(info.value, info.value_len) if info.value_len else b""
+    res = TrieProof(bool(info.present), got_key, got, int(info.branch_factor), int(info.nodes))
+    if branch_factor is not None and res.branch_factor != branch_factor:
+        raise MerkleError(_lib.ERR_VERIFY, "the proof is for branch factor %d, not %d"
+                          % (res.branch_factor, branch_factor))
+    if k is not None and got_key != k:
+        raise MerkleError(_lib.ERR_VERIFY, "the proof is for key %s, not %s"
+                          % (got_key.hex() or "-", k.hex() or "-"))
+    if absent and res.present:
+        raise MerkleError(_lib.ERR_VERIFY, "key %s is present (value %s), not absent"
+                          % (got_key.hex() or "-", got.hex() or "-"))
+    if v is not None and not res.present:
+        raise MerkleError(_lib.ERR_VERIFY, "key %s is absent, not present with value %s"
+                          % (got_key.hex() or "-", v.hex() or "-"))
+    if v is not None and got != v:
+        raise MerkleError(_lib.ERR_VERIFY, "key %s has value %s, not %s"
+                          % (got_key.hex() or "-", got.hex() or "-", v.hex() or "-"))
+    return res
 
 
 def hash_node(key=b"", key_bits=None, value=None, children=()):

@@ -129,6 +129,51 @@ class TrieObject(unittest.TestCase):
                         merkle.trie_verify(proof[:-1], root)
                     self.assertEqual(cm.exception.status, merkle.ERR_FORMAT)
 
+    def test_verify_binds_the_claim(self):
+        # issue 23 item 6: key/value/absent/branch_factor pin what the proof must prove.
+        kv = {b"k": b"v", b"l": b"w", b"": b"\x00", b"kk": b""}
+        E = merkle.MerkleError
+        for bf in (2, 16, 256):
+            with merkle.Trie(bf, kv) as t:
+                root = t.root()
+                pk, pm, pe = t.prove(b"k"), t.prove(b"m"), t.prove(b"")
+                ok = merkle.trie_verify(pk, root, key=b"k", value=b"v", branch_factor=bf)
+                self.assertEqual((ok.key, ok.value, ok.present), (b"k", b"v", True))
+                self.assertEqual(merkle.trie_verify(pk, root, key=b"k"), ok)
+                self.assertFalse(merkle.trie_verify(pm, root, key=b"m", absent=True).present)
+                self.assertEqual(merkle.trie_verify(pe, root, key=b"", value=b"\x00").key, b"")
+                self.assertEqual(merkle.trie_verify(t.prove(b"kk"), root, key=bytearray(b"kk"),
+                                                    value=b"").value, b"")
+                for proof, kw, detail in [
+                    (pk, dict(key=b"l"), "the proof is for key 6b, not 6c"),
+                    (pk, dict(key=b"l", value=b"v"), "the proof is for key 6b, not 6c"),
+                    (pk, dict(key=b""), "the proof is for key 6b, not -"),
+                    (pe, dict(key=b"\x00", value=b"\x00"), "the proof is for key -, not 00"),
+                    (pm, dict(key=b"n", absent=True), "the proof is for key 6d, not 6e"),
+                    (pk, dict(key=b"k", value=b"w"), "key 6b has value 76, not 77"),
+                    (pk, dict(key=b"k", value=b""), "key 6b has value 76, not -"),
+                    (pk, dict(key=b"k", absent=True), "key 6b is present (value 76), not absent"),
+                    (pm, dict(key=b"m", value=b"v"), "key 6d is absent, not present with value 76"),
+                    (pk, dict(branch_factor=4 if bf != 4 else 2),
+                     "the proof is for branch factor %d, not %d" % (bf, 4 if bf != 4 else 2)),
+                ]:
+                    with self.assertRaises(E) as cm:
+                        merkle.trie_verify(proof, root, **kw)
+                    self.assertEqual((cm.exception.status, cm.exception.detail),
+                                     (merkle.ERR_VERIFY, detail), kw)
+                for kw in (dict(value=b"v"), dict(absent=True),
+                           dict(key=b"k", value=b"v", absent=True)):
+                    with self.assertRaises(E) as cm:
+                        merkle.trie_verify(pk, root, **kw)
+                    self.assertEqual(cm.exception.status, merkle.ERR_ARG, kw)
+                with self.assertRaises(TypeError):
+                    merkle.trie_verify(pk, root, key="k")
+                # the root check comes first
+                with self.assertRaises(E) as cm:
+                    merkle.trie_verify(pk, bytes(32), key=b"k", value=b"v")
+                self.assertEqual(cm.exception.status, merkle.ERR_VERIFY)
+                self.assertNotIn("the proof is for", cm.exception.detail)
+
     def test_apply_text_and_errors(self):
         t = merkle.Trie()
         self.assertEqual(t.apply_text("# ops\nput 6b 76\nput - -\n\ndel 6b\nput 01 02\n"), 4)
