@@ -3,7 +3,8 @@
 ** Fuzz the shaped profiles' decoders and proofs. The first byte picks the mode:
 **   0  multiproof JSON (merkle_multiproof_alloc_json, then verify against its own root)
 **   1  dump() JSON (merkle_shape_tree_alloc_dump; a loaded tree must give proofs that verify)
-**   2  an ABI row under one of a few type lists (merkle_shape_abi_encode / _leaf)
+**   2  an ABI row under one of a few type lists, arrays and tuples among them
+**      (merkle_shape_abi_encode / _leaf)
 **   3  proof JSON of the bitcoin/ssz/openzeppelin profiles (merkle_proof_from_json + verify)
 **   4  a small ssz, bitcoin or openzeppelin tree from the input, a real branch and multiproof
 **      for positions from the input: they verify, and fail after one bit is flipped
@@ -154,11 +155,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 2: {
-        static const char *const lists[] = { "address,uint256", "string,bytes,uint8",
-                                             "int8,bool,bytes4", "bytes,string",
-                                             "uint256,int256,bytes32,address" };
+        static const char *const lists[] = { "address,uint256",
+                                             "string,bytes,uint8",
+                                             "int8,bool,bytes4",
+                                             "bytes,string",
+                                             "uint256,int256,bytes32,address",
+                                             /* arrays and tuples (issue 26 item 5) */
+                                             "uint256[],(address,bool)",
+                                             "(string,bytes[])[2],uint8",
+                                             "bytes32[2][],(uint256,(string,bool[]))[]" };
         if (n < 1) break;
-        const char *types = lists[(uint8_t)text[0] % 5];
+        const char *types = lists[(uint8_t)text[0] % 8];
         uint8_t buf[4096], leaf[32];
         size_t len;
         merkle_status s =

@@ -588,7 +588,8 @@ static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len
         if (depth > 0) { /* a nested value is bracketed */
             if (len < 2 || (s[0] != '[' && s[0] != '(') || (s[len - 1] != ']' && s[len - 1] != ')'))
                 return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0,
-                                    "'%.60s': an array or tuple value is written [v1,v2,...]", s);
+                                    "'%.*s': an array or tuple value is written [v1,v2,...]",
+                                    (int)(len < 60 ? len : 60), s);
             s++;
             len -= 2;
         }
@@ -598,7 +599,8 @@ static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len
         if (!item || !ilen)
             st = merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
         else if (split_items(item, ilen, &n, s, len) != 0)
-            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value list '%.60s'", s);
+            st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value list '%.*s'",
+                              (int)(len < 60 ? len : 60), s);
         else if (x->f.kind == 'T' && n != (size_t)x->nkids)
             st = merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "%zu values for %d types", n, x->nkids);
         else if (x->f.kind == 'A' && x->count >= 0 && n != (size_t)x->count)
@@ -618,7 +620,8 @@ static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len
     size_t nv = 0;
     if (split_row(v, &nv, s, len) != 0 || nv != 1) {
         for (size_t i = 0; i < nv; i++) free(v[i].s);
-        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value '%.60s'", s);
+        return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value '%.*s'",
+                            (int)(len < 60 ? len : 60), s);
     }
     field f1 = x->f;
     uint8_t enc[1024];
