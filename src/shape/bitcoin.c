@@ -65,7 +65,7 @@ typedef struct tx_facts {
 static merkle_status inputs(reader *r, uint64_t n)
 {
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t sl;
+        uint64_t sl = 0;
         merkle_status st = skip(r, 36, "input outpoint");
         if (st == MERKLE_OK) st = compact(r, &sl, "input script length");
         if (st == MERKLE_OK) st = skip(r, sl, "input script");
@@ -79,7 +79,7 @@ static merkle_status outputs(reader *r, uint64_t n, tx_facts *f)
 {
     static const uint8_t tag[6] = { 0x6a, 0x24, 0xaa, 0x21, 0xa9, 0xed };
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t sl;
+        uint64_t sl = 0;
         merkle_status st = skip(r, 8, "output value");
         if (st == MERKLE_OK) st = compact(r, &sl, "output script length");
         size_t at = r->pos;
@@ -102,7 +102,7 @@ static merkle_status witnesses(reader *r, uint64_t nin, tx_facts *f)
         if (st != MERKLE_OK) return st;
         any |= items != 0;
         for (uint64_t k = 0; k < items; k++) {
-            uint64_t il;
+            uint64_t il = 0;
             st = compact(r, &il, "witness item length");
             size_t at = r->pos;
             if (st == MERKLE_OK) st = skip(r, il, "witness item");

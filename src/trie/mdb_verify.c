@@ -662,7 +662,7 @@ int mdb_verify_change_core(merkle_mdb_result *res, const merkle_mdb_proof *p, me
 {
     unsigned ts = mdb_ts(bf);
     int panic = 0, k;
-    if ((uint64_t)p->nkvs > (uint64_t)INT64_MAX || (int64_t)p->nkvs > max_length)
+    if (max_length < 0 || (uint64_t)p->nkvs > (uint64_t)max_length) /* no type-limits trap */
         return mdb_set(res, MERKLE_MDB_ERR_TOO_MANY_KEYS, "%s: [%zu], max: [%lld]",
                        mdb_kind_text(MERKLE_MDB_ERR_TOO_MANY_KEYS), p->nkvs, (long long)max_length);
     mbound lo = { { start.ptr, (int64_t)start.len * 8, start.len }, start.some };
