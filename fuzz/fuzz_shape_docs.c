@@ -155,10 +155,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         break;
     }
     case 2: {
-        static const char *const lists[] = { "address,uint256",
-                                             "string,bytes,uint8",
-                                             "int8,bool,bytes4",
-                                             "bytes,string",
+        static const char *const lists[] = { "address,uint256", "string,bytes,uint8",
+                                             "int8,bool,bytes4", "bytes,string",
                                              "uint256,int256,bytes32,address",
                                              /* arrays and tuples (issue 26 item 5) */
                                              "uint256[],(address,bool)",
