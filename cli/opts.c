@@ -43,7 +43,6 @@ void cli_parser_init(cli_parser *p, const cli_cmd *cmd, int argc, char **argv)
     p->cmd = cmd;
     p->argc = argc;
     p->argv = argv;
-    p->argv0 = argv[0];
     snprintf(p->prog, sizeof p->prog, "%s %s", cli_progname, cmd->name);
     /* ':' first: a missing argument returns ':' (messages are ours, cli_opt_error). */
     size_t n = 0, s = 0;

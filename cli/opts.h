@@ -144,7 +144,6 @@ typedef struct cli_parser {
     const cli_cmd *cmd;
     int argc;
     char **argv;
-    char *argv0;
     char prog[48];
     char shorts[2 * CLI_MAX_OPTS + 2];
     struct option lo[CLI_MAX_OPTS + 1];
