@@ -192,12 +192,12 @@ typedef struct value {
     size_t n;
 } value;
 
-static int split_row_(value *vals, size_t *nv, const char *row, size_t len)
+static int split_row_(value *vals, size_t cap, size_t *nv, const char *row, size_t len)
 {
     size_t n = 0, i = 0;
     for (;;) {
         while (i < len && (row[i] == ' ' || row[i] == '\t')) i++;
-        if (n == MAX_FIELDS) return -1;
+        if (n == cap) return -1;
         char *s = malloc(len + 1);
         if (!s) return -1;
         size_t k = 0;
@@ -243,11 +243,12 @@ static int split_row_(value *vals, size_t *nv, const char *row, size_t len)
     return 0;
 }
 
-/* split_row_ with every value freed on failure (*nv counts the values made so far). */
-static int split_row(value *vals, size_t *nv, const char *row, size_t len)
+/* split_row_ into vals[0..cap) with every value freed on failure (*nv counts the values made so
+ * far); more than cap values is a failure. */
+static int split_row(value *vals, size_t cap, size_t *nv, const char *row, size_t len)
 {
     *nv = 0;
-    if (split_row_(vals, nv, row, len) == 0) return 0;
+    if (split_row_(vals, cap, nv, row, len) == 0) return 0;
     for (size_t i = 0; i < *nv; i++) free(vals[i].s);
     *nv = 0;
     return -1;
@@ -269,7 +270,7 @@ static merkle_status encode_row(uint8_t *out, size_t cap, size_t *out_len, const
 {
     value v[MAX_FIELDS];
     size_t nv = 0;
-    if (split_row(v, &nv, row ? row : "", row_len) != 0)
+    if (split_row(v, MAX_FIELDS, &nv, row ? row : "", row_len) != 0)
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed row (an unterminated quote?)");
     merkle_status st = MERKLE_OK;
     if (nv != nf)
@@ -618,7 +619,7 @@ static merkle_status anode_enc(const atypes *T, int k, const char *s, size_t len
     /* An elementary value: unquote, then as encode_row does. */
     value v[1];
     size_t nv = 0;
-    if (split_row(v, &nv, s, len) != 0 || nv != 1) {
+    if (split_row(v, 1, &nv, s, len) != 0 || nv != 1) {
         for (size_t i = 0; i < nv; i++) free(v[i].s);
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value '%.*s'",
                             (int)(len < 60 ? len : 60), s);
@@ -719,7 +720,7 @@ static merkle_status nested_json(merkle__sink *o, const atypes *T, int k, const 
     }
     value v[1];
     size_t nv = 0;
-    if (split_row(v, &nv, s, len) != 0 || nv != 1) {
+    if (split_row(v, 1, &nv, s, len) != 0 || nv != 1) {
         for (size_t i = 0; i < nv; i++) free(v[i].s);
         return merkle__fail(err, MERKLE_ERR_FORMAT, 0, 0, "malformed value");
     }
@@ -965,7 +966,7 @@ merkle_status merkle_shape_tree_dump_json(char *out, size_t cap, size_t *out_len
         } else {
             value v[MAX_FIELDS];
             size_t nv;
-            if (split_row(v, &nv, rows[i], row_lens[i]) != 0 || nv != nf) {
+            if (split_row(v, MAX_FIELDS, &nv, rows[i], row_lens[i]) != 0 || nv != nf) {
                 for (size_t k = 0; k < nv; k++) free(v[k].s);
                 st = merkle__fail(err, MERKLE_ERR_FORMAT, i + 1, 0,
                                   "row %llu does not fit the types", (unsigned long long)i + 1);

@@ -156,6 +156,10 @@ class TestNestedTypes(OzCase):
                 ("uint256[]", "[1,,2]", b"malformed value list"),
                 ("(uint256,bool)", "(1)", b"1 values for 2 types"),
                 ("uint256[]", "[[1]]", b"not a valid uint"),
+                # An elementary value holding an unquoted comma: one value, not two (this
+                # overflowed a one-value array before; found by fuzz_shape_docs).
+                ("uint256[]", "[[1,2]]", b"malformed value"),
+                ("(string,uint8)", "([a,b,c],1)", b"malformed value"),
                 ("uint8[]", "[256]", b"not a valid uint"),
                 ("(bool,string)[]", "[(true,x),(1,y)]", b"not a valid bool")):
             with self.subTest(types=types, row=row):
