@@ -45,6 +45,11 @@ if _lib.has("merkle_trie_alloc"):
     __all__ += ["Trie", "TrieProof", "trie_root", "trie_verify", "cb58_encode", "cb58_decode",
                 "parse_id", "trie"]
 
+if _lib.has("merkle_mdb_db_alloc"):
+    from . import mdb
+    from .mdb import MerkleDB, MerkleDBError  # verifiers: merkle.mdb.verify_range/_change
+    __all__ += ["mdb", "MerkleDB", "MerkleDBError"]
+
 if _lib.has("merkle_manifest_parse_alloc"):
     from . import manifest
     from .manifest import check_manifest

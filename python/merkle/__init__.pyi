@@ -5,7 +5,8 @@
 from types import ModuleType
 from typing import List, Optional
 
-from . import clvm as clvm, manifest as manifest, proof as proof, shape as shape, trie as trie
+from . import clvm as clvm, manifest as manifest, mdb as mdb, proof as proof, shape as shape, \
+    trie as trie
 from ._lib import (ERR_ARG as ERR_ARG, ERR_BUFFER as ERR_BUFFER, ERR_FORMAT as ERR_FORMAT,
                    ERR_IO as ERR_IO, ERR_LIMIT as ERR_LIMIT, ERR_NOMEM as ERR_NOMEM,
                    ERR_RANGE as ERR_RANGE, ERR_STATE as ERR_STATE,
@@ -30,6 +31,7 @@ from .tree import (HASHES as HASHES, PROFILES as PROFILES, Tree as Tree, digest 
                    empty_root as empty_root, leaf_hash as leaf_hash, node_hash as node_hash,
                    profile_defaults as profile_defaults, root as root,
                    root_file as root_file, root_leaves as root_leaves)
+from .mdb import MerkleDB as MerkleDB, MerkleDBError as MerkleDBError
 from .trie import (Trie as Trie, TrieProof as TrieProof, cb58_decode as cb58_decode,
                    cb58_encode as cb58_encode, parse_id as parse_id, trie_root as trie_root,
                    trie_verify as trie_verify)

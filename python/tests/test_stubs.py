@@ -11,7 +11,7 @@ import unittest
 import merkle
 
 PKG = os.path.dirname(merkle.__file__)
-MODULES = ["__init__", "_lib", "tree", "proof", "trie", "manifest", "clvm", "shape"]
+MODULES = ["__init__", "_lib", "tree", "proof", "trie", "mdb", "manifest", "clvm", "shape"]
 
 
 def signature(f):

@@ -38,6 +38,23 @@ def trie() -> Tuple[bytes, Optional[bytes], bool]:
         return merkle.trie_root({b"k": b"v"}), value, info.present
 
 
+def merkledb() -> bool:
+    with merkle.MerkleDB(16) as db:
+        old = db.commit([(b"a", b"1"), (b"b", b"2")])
+        new = db.commit([(b"b", None)])
+        rp: bytes = db.prove_range(start=b"a", max_length=10)
+        cp: bytes = db.prove_change(old, new)
+        path, value = db.prove_key(b"a")
+        try:
+            ok = merkle.mdb.verify_range(rp, new, start=b"a", max_length=10)
+            ok = ok and merkle.mdb.verify_change(cp, merkle.Trie(16, {b"a": b"1", b"b": b"2"}),
+                                                 new.hex())
+            return ok and merkle.mdb.verify_key(path, new, b"a", value)
+        except merkle.MerkleDBError as e:
+            kind: str = e.kind
+            return kind == "ok"
+
+
 def manifests(text: bytes) -> int:
     m = manifest.parse(text)
     names: List[bytes] = [e.name for e in m.entries]
@@ -49,5 +66,5 @@ def clvm_hash() -> bytes:
 
 
 if __name__ == "__main__":
-    print(len(roots(b"abc" * 40)), proofs([b"0", b"1", b"2"]), trie()[2],
+    print(len(roots(b"abc" * 40)), proofs([b"0", b"1", b"2"]), trie()[2], merkledb(),
           manifests(b"d41d8cd98f00b204e9800998ecf8427e  empty\n"), clvm_hash().hex())

@@ -1,0 +1,43 @@
+# SPDX-License-Identifier: MIT OR Apache-2.0
+# Type hints of merkle.mdb (the implementation is mdb.py).
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
+
+from ._lib import MerkleError, Owner
+from .trie import Trie
+
+Buffer = Union[bytes, bytearray, memoryview]
+ID_LEN: int
+INT64_MAX: int
+RANGE_PROOF: int
+CHANGE_PROOF: int
+AVAILABLE: bool
+
+class MerkleDBError(MerkleError):
+    kind: str
+    def __init__(self, status: int, kind: str, detail: str) -> None: ...
+
+def kind_name(kind: int) -> str: ...
+
+class MerkleDB(Owner):
+    branch_factor: int
+    def __init__(self, branch_factor: int = ..., history_length: int = ...) -> None: ...
+    def close(self) -> None: ...
+    def commit(self, ops: Iterable[Tuple[Buffer, Optional[Buffer]]]) -> bytes: ...
+    def root(self) -> bytes: ...
+    def prove_range(self, start: Optional[Buffer] = ..., end: Optional[Buffer] = ...,
+                    max_length: Optional[int] = ...,
+                    at_root: Union[Buffer, str, None] = ...) -> bytes: ...
+    def prove_change(self, from_root: Union[Buffer, str], to_root: Union[Buffer, str],
+                     start: Optional[Buffer] = ..., end: Optional[Buffer] = ...,
+                     max_length: Optional[int] = ...) -> bytes: ...
+    def prove_key(self, key: Buffer) -> Tuple[List[bytes], Optional[bytes]]: ...
+
+def verify_range(proof: Buffer, root: Union[Buffer, str], start: Optional[Buffer] = ...,
+                 end: Optional[Buffer] = ..., max_length: Optional[int] = ...,
+                 branch_factor: int = ...) -> bool: ...
+def verify_change(proof: Buffer, db: Union[Trie, MerkleDB], root: Union[Buffer, str],
+                  start: Optional[Buffer] = ..., end: Optional[Buffer] = ...,
+                  max_length: Optional[int] = ...) -> bool: ...
+def prove_key(db: Union[Trie, MerkleDB], key: Buffer) -> Tuple[List[bytes], Optional[bytes]]: ...
+def verify_key(path: Sequence[Buffer], root: Union[Buffer, str], key: Buffer,
+               value: Optional[Buffer], branch_factor: int = ...) -> bool: ...
