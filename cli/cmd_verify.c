@@ -171,11 +171,15 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
                   err.message[0] ? err.message : merkle_strerror(s));
         return CLI_USAGE;
     }
-    s = merkle_multiproof_verify(m, root, &err);
+    /* Only --untrusted-root gets here without --root: the document's own root, named. */
+    uint8_t own[MERKLE_HASH_LEN];
+    if (!root && merkle_multiproof_root(own, m) != MERKLE_OK) {
+        merkle_multiproof_free(m);
+        return cli_cmd_usage(&verify_spec, "the proof has no root: give --root HEX");
+    }
+    s = merkle_multiproof_verify(m, root ? root : own, &err);
     const char *pn = merkle_profile_name(merkle_multiproof_profile(m));
     merkle_multiproof_free(m);
-    if (s == MERKLE_ERR_ARG && !root)
-        return cli_cmd_usage(&verify_spec, "the proof has no root: give --root HEX");
     if (s != MERKLE_OK)
         return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
     printf("OK: %s multiproof: its leaves are in the tree with %s\n", pn ? pn : "?",
@@ -535,9 +539,14 @@ static int verify_proof(verify_args *va, loaded_proof *lp)
     if (status == 0) {
         merkle_error err;
         memset(&err, 0, sizeof err);
-        merkle_status s =
-            merkle_proof_verify(p, va->root_hex ? va->root : NULL,
-                                va->old_root_hex ? va->old_root : NULL, lh, lhs, &err);
+        /* Only --untrusted-root gets here without --root: the proof's own roots, named. */
+        const uint8_t *root = va->root_hex                         ? va->root
+                              : (p->flags & MERKLE_PROOF_HAS_ROOT) ? p->root
+                                                                   : NULL;
+        const uint8_t *old_root = va->old_root_hex                         ? va->old_root
+                                  : (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) ? p->old_root
+                                                                           : NULL;
+        merkle_status s = merkle_proof_verify(p, root, old_root, lh, lhs, &err);
         if (s == MERKLE_OK) {
             print_verified(va, p, lh);
             status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;

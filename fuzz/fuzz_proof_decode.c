@@ -48,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         check_round_trip(&p, leaf, leaf_len);
         uint8_t zero[4][MERKLE_HASH_LEN] = { { 0 } };
         (void)merkle_proof_verify(
-            &p, NULL, NULL, NULL,
+            &p, p.root, p.old_root, NULL,
             p.end - p.index <= 4 ? (const uint8_t(*)[MERKLE_HASH_LEN])zero : NULL, &err);
     }
     static uint8_t lb[4096];
@@ -57,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         merkle_proof_from_json(&p, lb, sizeof lb, &lbl, (const char *)data, size, &err);
     if (s == MERKLE_OK) {
         check_round_trip(&p, (p.flags & MERKLE_PROOF_HAS_LEAF) ? lb : NULL, lbl);
-        (void)merkle_proof_verify(&p, NULL, NULL, NULL, NULL, &err);
+        (void)merkle_proof_verify(&p, p.root, p.old_root, NULL, NULL, &err);
     } else if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_VERIFY && s != MERKLE_ERR_BUFFER) {
         __builtin_trap();
     }

@@ -119,8 +119,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         merkle_status s = merkle_multiproof_alloc_json(&m, text, n, &err);
         ok_or(s, MERKLE_ERR_FORMAT, MERKLE_ERR_VERIFY, MERKLE_ERR_NOMEM);
         if (s == MERKLE_OK) {
-            ok_or(merkle_multiproof_verify(m, NULL, &err), MERKLE_ERR_VERIFY, MERKLE_ERR_ARG,
-                  MERKLE_ERR_NOMEM);
+            uint8_t own[32];
+            if (merkle_multiproof_verify(m, NULL, &err) != MERKLE_ERR_ARG) __builtin_trap();
+            if (merkle_multiproof_root(own, m) == MERKLE_OK)
+                ok_or(merkle_multiproof_verify(m, own, &err), MERKLE_ERR_VERIFY, MERKLE_ERR_ARG,
+                      MERKLE_ERR_NOMEM);
             (void)merkle_multiproof_profile(m);
             merkle_multiproof_free(m);
         }
@@ -180,7 +183,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t ll;
         merkle_status s = merkle_proof_from_json(p, leaf, sizeof leaf, &ll, text, n, &err);
         if (s == MERKLE_OK)
-            ok_or(merkle_proof_verify(p, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY,
+            ok_or(merkle_proof_verify(p, p->root, p->old_root, NULL, NULL, &err), MERKLE_ERR_VERIFY,
                   MERKLE_ERR_ARG, MERKLE_ERR_UNSUPPORTED);
         free(p);
         break;

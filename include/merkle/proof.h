@@ -412,11 +412,16 @@ MERKLE_API merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merk
 /* ------------------------------------------------------------------ proof objects */
 
 /*
-** Verify a proof object against root (NULL: the root stored in the proof, if any) and,
-** for an inclusion proof, leaf_hash (NULL: the one stored in the proof); for a range proof
-** leaf_hashes[0..end-start) are required (NULL otherwise); for a consistency proof old_root
-** (NULL: the stored one). Returns MERKLE_OK, MERKLE_ERR_VERIFY, or MERKLE_ERR_ARG when a
-** needed input is missing. Allocates nothing. The Sia profile verifies exactly like rfc6962
+** Verify a proof object against the caller's trusted root (required: the roots stored in a
+** proof are never used in its place, since any self-consistent proof agrees with its own
+** root; pass p->root explicitly to check only that a proof is coherent) and, for an
+** inclusion proof, leaf_hash (NULL: the one stored in the proof; compare p->leaf_hash and
+** p->index with what you meant to prove); for a range proof leaf_hashes[0..end-start) are
+** required (NULL otherwise); for a consistency proof the trusted old_root is required too.
+** What is proven is the proof's p->index, p->end and p->tree_size: check them against the
+** claim. Returns MERKLE_OK, MERKLE_ERR_VERIFY, or MERKLE_ERR_ARG when a needed input (a root,
+** an old root, a leaf hash) is missing. Allocates nothing. The Sia profile verifies exactly like
+*rfc6962
 ** (the leaf hash being H(0x00 || segment)).
 */
 MERKLE_API merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,

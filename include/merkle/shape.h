@@ -420,9 +420,16 @@ MERKLE_API void merkle_multiproof_free(merkle_multiproof *m);
 /* The profile the document names. */
 MERKLE_API merkle_profile merkle_multiproof_profile(const merkle_multiproof *m);
 /*
-** Verify against root (NULL: the root stored in the document; MERKLE_ERR_ARG when there is
-** none). MERKLE_OK or MERKLE_ERR_VERIFY, as merkle_shape_multiproof_verify and
-** merkle_shape_flag_multiproof_verify.
+** The root the document states, into out (MERKLE_ERR_ARG when it states none or an argument
+** is NULL). Untrusted: only the caller's own root binds a proof (merkle_multiproof_verify).
+*/
+MERKLE_API merkle_status merkle_multiproof_root(uint8_t out[MERKLE_HASH_LEN],
+                                                const merkle_multiproof *m);
+/*
+** Verify against the caller's trusted root (required, MERKLE_ERR_ARG for NULL: the root the
+** document states is never used in its place; pass merkle_multiproof_root's to check only
+** that the document is coherent). MERKLE_OK or MERKLE_ERR_VERIFY, as
+** merkle_shape_multiproof_verify and merkle_shape_flag_multiproof_verify.
 */
 MERKLE_API merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t *root,
                                                   merkle_error *err);

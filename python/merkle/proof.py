@@ -225,6 +225,9 @@ class Proof:
                               % old_size)
         r = _opt_hash(root, "root")
         o = _opt_hash(old_root, "old_root")
+        if untrusted_root:  # the library takes no root as given: name the proof's own
+            r = bytes(self._p.root) if self._p.flags & HAS_ROOT else None
+            o = bytes(self._p.old_root) if self._p.flags & HAS_OLD_ROOT else None
         lh = _opt_hash(leaf_hash, "leaf_hash")
         if leaf is not None:
             lh = _lh(leaf, self.hash)

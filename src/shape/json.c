@@ -163,12 +163,22 @@ merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *
     return MERKLE_OK;
 }
 
+merkle_status merkle_multiproof_root(uint8_t out[MERKLE_HASH_LEN], const merkle_multiproof *m)
+{
+    if (!out || !m || !m->has_root) return MERKLE_ERR_ARG;
+    memcpy(out, m->root, MERKLE_HASH_LEN);
+    return MERKLE_OK;
+}
+
 merkle_status merkle_multiproof_verify(const merkle_multiproof *m, const uint8_t *root,
                                        merkle_error *err)
 {
     if (!m) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no multiproof");
-    const uint8_t *rt = root ? root : m->has_root ? m->root : NULL;
-    if (!rt) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no root to verify against");
+    const uint8_t *rt = root;
+    if (!rt)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
+                            "no trusted root to verify against (the document's own root proves "
+                            "nothing)");
     merkle_shape sh;
     merkle_status s = merkle_shape_init(&sh, MERKLE_SHAPE_VERSION, m->profile);
     if (s != MERKLE_OK) return merkle__fail(err, s, 0, 0, "bad profile");

@@ -100,8 +100,13 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
     if (!merkle__tree_hash_ok(p->hash) || !merkle__proof_kind_name(p->kind) ||
         p->path_len > MERKLE_PROOF_MAX_PATH)
         return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "invalid proof object");
-    const uint8_t *rt = root ? root : (p->flags & MERKLE_PROOF_HAS_ROOT) ? p->root : NULL;
-    if (!rt) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no root to verify against");
+    /* The roots are the caller's trust: a proof's own stored roots prove nothing (any
+     * self-consistent proof agrees with itself), so they are never taken in place of one. */
+    const uint8_t *rt = root;
+    if (!rt)
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
+                            "no trusted root to verify against (the proof's own root proves "
+                            "nothing; pass p->root to check only that the proof is coherent)");
     const uint8_t(*path)[MERKLE_HASH_LEN] = (const uint8_t(*)[MERKLE_HASH_LEN])p->path;
     uint64_t n = p->tree_size;
     merkle_status s;
@@ -128,10 +133,11 @@ merkle_status merkle_proof_verify(const merkle_proof *p, const uint8_t *root,
         return s == MERKLE_OK ? s : merkle__fail(err, s, 0, 0, "%s", merkle_strerror(s));
     }
     case MERKLE_PROOF_CONSISTENCY: {
-        const uint8_t *ort = old_root                                 ? old_root
-                             : (p->flags & MERKLE_PROOF_HAS_OLD_ROOT) ? p->old_root
-                                                                      : NULL;
-        if (!ort) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no old root to verify against");
+        const uint8_t *ort = old_root;
+        if (!ort)
+            return merkle__fail(err, MERKLE_ERR_ARG, 0, 0,
+                                "no trusted old root to verify against (pass p->old_root to "
+                                "check only that the proof is coherent)");
         uint64_t m = p->index;
         if (m == 0)
             return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,

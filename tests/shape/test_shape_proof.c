@@ -119,9 +119,15 @@ static void check_multiproof(const merkle_shape_tree *t, const uint64_t *pos, si
     merkle_multiproof *m = NULL;
     merkle_error err;
     assert_int_equal(merkle_multiproof_alloc_json(&m, buf, need - 1, &err), MERKLE_OK);
-    assert_int_equal(merkle_multiproof_verify(m, NULL, &err), MERKLE_OK);
-    uint8_t root[MERKLE_HASH_LEN];
+    /* The document's own root is never trusted in place of the caller's (issue 23 item 6). */
+    assert_int_equal(merkle_multiproof_verify(m, NULL, &err), MERKLE_ERR_ARG);
+    assert_non_null(strstr(err.message, "trusted root"));
+    uint8_t root[MERKLE_HASH_LEN], own[MERKLE_HASH_LEN];
     merkle_shape_tree_root(root, t);
+    assert_int_equal(merkle_multiproof_root(own, m), MERKLE_OK);
+    assert_memory_equal(own, root, MERKLE_HASH_LEN);
+    assert_int_equal(merkle_multiproof_root(NULL, m), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_multiproof_root(own, NULL), MERKLE_ERR_ARG);
     assert_int_equal(merkle_multiproof_verify(m, root, &err), MERKLE_OK);
     root[3] ^= 1;
     assert_int_equal(merkle_multiproof_verify(m, root, &err), MERKLE_ERR_VERIFY);

@@ -213,9 +213,9 @@ static void test_vectors(void **state)
                                          (const uint8_t(*)[32])ro, pr.path_len, NULL),
                                      MERKLE_OK);
                 }
-                assert_int_equal(
-                    merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])lh, NULL),
-                    MERKLE_OK);
+                assert_int_equal(merkle_proof_verify(&pr, pr.root, pr.old_root, NULL,
+                                                     (const uint8_t(*)[32])lh, NULL),
+                                 MERKLE_OK);
                 if (range) {
                     /* Upstream VerifyRangeProof does not know n. */
                     assert_int_equal(
@@ -286,7 +286,8 @@ static void test_vectors(void **state)
             snprintf(js + w, 16384 - (size_t)w, "]}");
             merkle_error e2;
             merkle_status s2 = merkle_proof_from_json(&pr, NULL, 0, NULL, js, strlen(js), &e2);
-            if (s2 == MERKLE_OK) s2 = merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, &e2);
+            if (s2 == MERKLE_OK)
+                s2 = merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, NULL, &e2);
             if (s2 != MERKLE_OK && s2 != MERKLE_ERR_VERIFY)
                 fail_msg("%s: JSON path status %d", id, s2);
             if ((s2 == MERKLE_OK) != valid)
@@ -571,7 +572,7 @@ static void check_prover(merkle_hash_alg alg, const h32 *lh, uint64_t n, merkle_
                  (unsigned long long)a, (unsigned long long)b, pr.path_len, wn);
     assert_memory_equal(pr.path, want, wn * 32);
     assert_int_equal(
-        merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + a), NULL),
+        merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, (const uint8_t(*)[32])(lh + a), NULL),
         MERKLE_OK);
 }
 
@@ -676,7 +677,7 @@ static void test_prover_stream(void **state)
     assert_int_equal(merkle_prover_finish(&pr, &p, MERKLE_PROFILE_RFC6962), MERKLE_OK);
     h32 *lh = make_leaf_hashes(MERKLE_HASH_SHA256, 300);
     assert_memory_equal(pr.leaf_hash, lh[200], 32);
-    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, NULL), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, NULL, NULL), MERKLE_OK);
     free(lh);
     free(data);
 }
@@ -744,7 +745,8 @@ static void test_inclusion_parallel(void **state)
                 assert_memory_equal(p->leaf_hash, ref.leaf_hash, 32);
                 assert_int_equal(p->path_len, ref.path_len);
                 assert_memory_equal(p->path, ref.path, ref.path_len * 32);
-                assert_int_equal(merkle_proof_verify(p, NULL, NULL, NULL, NULL, NULL), MERKLE_OK);
+                assert_int_equal(merkle_proof_verify(p, p->root, p->old_root, NULL, NULL, NULL),
+                                 MERKLE_OK);
             }
         }
     }

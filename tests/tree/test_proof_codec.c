@@ -84,7 +84,7 @@ static void test_binary_codec(void **state)
             buf[at[f]] = save;
         }
         assert_int_equal(merkle_proof_decode(&back, NULL, NULL, buf, len, NULL), MERKLE_OK);
-        assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err),
+        assert_int_equal(merkle_proof_verify(&back, back.root, back.old_root, NULL, NULL, &err),
                          kinds[k] == MERKLE_PROOF_RANGE ? MERKLE_ERR_ARG : MERKLE_OK);
     }
     /* Leaf length larger than the limit, or than the data. */
@@ -145,7 +145,8 @@ static void test_json_codec(void **state)
     assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok1, strlen(ok1), &err),
                      MERKLE_OK);
     assert_int_equal(back.kind, MERKLE_PROOF_INCLUSION);
-    assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&back, back.root, back.old_root, NULL, NULL, &err),
+                     MERKLE_OK);
     const char *ok2 =
         "{\"size1\": 1, \"size2\": 1, \"root1\": "
         "\"6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d\","
@@ -154,7 +155,8 @@ static void test_json_codec(void **state)
     assert_int_equal(merkle_proof_from_json(&back, NULL, 0, NULL, ok2, strlen(ok2), &err),
                      MERKLE_OK);
     assert_int_equal(back.kind, MERKLE_PROOF_CONSISTENCY);
-    assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&back, back.root, back.old_root, NULL, NULL, &err),
+                     MERKLE_OK);
     /* A hash of the wrong length: unverifiable, not malformed. */
     const char *short_root =
         "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"root\": \"\","
@@ -162,7 +164,8 @@ static void test_json_codec(void **state)
     assert_int_equal(
         merkle_proof_from_json(&back, NULL, 0, NULL, short_root, strlen(short_root), &err),
         MERKLE_OK);
-    assert_int_equal(merkle_proof_verify(&back, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&back, back.root, back.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     const char *short_leaf = "{\"tree_size\": 1, \"index\": 0, \"path\": [], \"root\": \"00\","
                              "\"leaf_hash\":\"00\"}";
     assert_int_equal(
@@ -214,49 +217,67 @@ static void test_proof_verify_object(void **state)
     merkle_proof pr;
     merkle_error err;
     make_proof(&pr, MERKLE_PROOF_INCLUSION, 10, 3, 0);
-    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, NULL, &err), MERKLE_OK);
+    /* The proof's own root is never taken in place of the caller's (issue 23 item 6). */
+    memset(&err, 0, sizeof err);
+    assert_int_equal(merkle_proof_verify(&pr, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
+    assert_non_null(strstr(err.message, "trusted root"));
     merkle_proof bad = pr;
     bad.index = 10;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     assert_non_null(strstr(err.message, "out of range"));
     bad = pr;
     bad.path_len--;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     assert_non_null(strstr(err.message, "hashes"));
     bad = pr;
     bad.root[0] ^= 1;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     assert_non_null(strstr(err.message, "mismatch"));
     assert_int_equal(merkle_proof_verify(&bad, pr.root, NULL, NULL, NULL, &err), MERKLE_OK);
     bad = pr;
     bad.flags = 0;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
+    assert_non_null(strstr(err.message, "leaf hash"));
     assert_int_equal(merkle_proof_verify(&bad, pr.root, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
     assert_int_equal(merkle_proof_verify(&bad, pr.root, NULL, pr.leaf_hash, NULL, &err), MERKLE_OK);
     make_proof(&pr, MERKLE_PROOF_CONSISTENCY, 10, 3, 0);
+    assert_int_equal(merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&pr, pr.root, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
+    assert_non_null(strstr(err.message, "trusted old root"));
+    assert_int_equal(merkle_proof_verify(&pr, NULL, pr.old_root, NULL, NULL, &err), MERKLE_ERR_ARG);
     bad = pr;
     bad.index = 0;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     assert_non_null(strstr(err.message, "empty tree"));
     bad.index = 11;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
     bad = pr;
     bad.old_root[5] ^= 4;
-    assert_int_equal(merkle_proof_verify(&bad, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_VERIFY);
-    assert_int_equal(merkle_proof_verify(&bad, NULL, pr.old_root, NULL, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL, NULL, &err),
+                     MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, pr.old_root, NULL, NULL, &err), MERKLE_OK);
     make_proof(&pr, MERKLE_PROOF_RANGE, 10, 3, 7);
     h32 *lh = make_leaf_hashes(MERKLE_HASH_SHA256, 10);
     assert_int_equal(
         merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err),
+        MERKLE_ERR_ARG);
+    assert_int_equal(
+        merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, (const uint8_t(*)[32])(lh + 3), &err),
         MERKLE_OK);
     assert_int_equal(
-        merkle_proof_verify(&pr, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 2), &err),
+        merkle_proof_verify(&pr, pr.root, pr.old_root, NULL, (const uint8_t(*)[32])(lh + 2), &err),
         MERKLE_ERR_VERIFY);
     bad = pr;
     bad.end = 11;
-    assert_int_equal(
-        merkle_proof_verify(&bad, NULL, NULL, NULL, (const uint8_t(*)[32])(lh + 3), &err),
-        MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&bad, bad.root, bad.old_root, NULL,
+                                         (const uint8_t(*)[32])(lh + 3), &err),
+                     MERKLE_ERR_VERIFY);
     free(lh);
     assert_int_equal(merkle_proof_verify(NULL, NULL, NULL, NULL, NULL, &err), MERKLE_ERR_ARG);
 }
