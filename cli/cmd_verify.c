@@ -315,7 +315,63 @@ typedef struct loaded_proof {
     uint8_t *stored_leaf; /* a binary leaf may be nearly the whole file */
     size_t stored_leaf_len;
     int have_stored_leaf;
+    int bare; /* an OpenZeppelin proof array: no position, size, root or leaf */
 } loaded_proof;
+
+static size_t skip_ws(const uint8_t *t, size_t i, size_t n)
+{
+    while (i < n && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r')) i++;
+    return i;
+}
+
+/* What @openzeppelin/merkle-tree's getProof() returns, JSON ["0x<64 hex>", ...]: an
+** openzeppelin inclusion proof (sorted pairs: the position does not enter the hashing).
+** 0, or the exit status after a message. */
+static int decode_bare_oz(merkle_proof *p, const char *pname, const uint8_t *t, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->kind = MERKLE_PROOF_INCLUSION;
+    p->profile = MERKLE_PROFILE_OPENZEPPELIN;
+    p->hash = MERKLE_HASH_KECCAK256;
+    size_t i = skip_ws(t, 0, n) + 1; /* the '[' */
+    i = skip_ws(t, i, n);
+    while (i < n && t[i] == '"') { /* an element, then ',' and the next or the end */
+        size_t a = i + 1, b = a;
+        while (b < n && t[b] != '"' && t[b] != '\\') b++;
+        if (b >= n || t[b] != '"') break;
+        if (p->path_len == MERKLE_PROOF_MAX_PATH) {
+            cli_error("%s: malformed proof: more than %d hashes", pname, MERKLE_PROOF_MAX_PATH);
+            return CLI_USAGE;
+        }
+        const char *h = (const char *)t + a;
+        size_t hl = b - a;
+        if (hl >= 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) h += 2, hl -= 2;
+        size_t got = 0;
+        if (hl != 2 * MERKLE_HASH_LEN ||
+            merkle_hex_decode(p->path[p->path_len], MERKLE_HASH_LEN, &got, h, hl, NULL) !=
+                MERKLE_OK ||
+            got != MERKLE_HASH_LEN) {
+            cli_error("%s: malformed proof: element %zu of the proof array is not a 32-byte hex "
+                      "hash",
+                      pname, p->path_len);
+            return CLI_USAGE;
+        }
+        p->path_len++;
+        i = skip_ws(t, b + 1, n);
+        if (i >= n || t[i] != ',') break;
+        i = skip_ws(t, i + 1, n);
+        if (i >= n || t[i] != '"') {
+            i = n; /* a comma with no element after it */
+            break;
+        }
+    }
+    if (i >= n || t[i] != ']' || skip_ws(t, i + 1, n) != n) {
+        cli_error("%s: malformed proof: a proof array is [\"0x<64 hex>\", ...] (byte %zu)", pname,
+                  i);
+        return CLI_USAGE;
+    }
+    return 0;
+}
 
 /* Decode the proof file (binary "MRKP" or JSON): 0, or the exit status after a message. */
 static int verify_decode(loaded_proof *lp, const char *pname, const uint8_t *file, size_t flen)
@@ -327,6 +383,11 @@ static int verify_decode(loaded_proof *lp, const char *pname, const uint8_t *fil
     if (!lp->stored_leaf) {
         cli_error("out of memory");
         return CLI_FAIL;
+    }
+    size_t first = skip_ws(file, 0, flen);
+    if (first < flen && file[first] == '[') {
+        lp->bare = 1;
+        return decode_bare_oz(&lp->p, pname, file, flen);
     }
     if (flen >= 4 && memcmp(file, "MRKP", 4) == 0) {
         const uint8_t *leaf;
@@ -430,7 +491,8 @@ static int verify_range_leaves(verify_args *va, const merkle_proof *p, hash_list
 }
 
 /* The trusted roots against the proof's, and what the proof lacks: 0 or the exit status. */
-static int verify_preconditions(const verify_args *va, const merkle_proof *p, const uint8_t *lh)
+static int verify_preconditions(const verify_args *va, const merkle_proof *p, const uint8_t *lh,
+                                int bare)
 {
     int cons = p->kind == MERKLE_PROOF_CONSISTENCY;
     if (!va->untrusted && (!va->root_hex || (cons && !va->old_root_hex)))
@@ -440,6 +502,10 @@ static int verify_preconditions(const verify_args *va, const merkle_proof *p, co
                              cons ? "roots" : "root",
                              cons ? "--root and --old-root" : "--root HEX");
     /* What the proof is for, pinned by the caller. */
+    if (bare && (va->index_s || va->size_s))
+        return cli_cmd_usage(&verify_spec, "a bare proof array states no %s: drop %s",
+                             va->index_s ? "index" : "tree size",
+                             va->index_s ? "--index" : "--tree-size");
     if (va->index_s && cons)
         return cli_cmd_usage(&verify_spec, "a consistency proof has no index: use --old-size");
     if (va->old_size_s && !cons)
@@ -479,7 +545,8 @@ static int verify_preconditions(const verify_args *va, const merkle_proof *p, co
 }
 
 /* "OK: <what was verified>" on stdout. */
-static void print_verified(const verify_args *va, const merkle_proof *p, const uint8_t *lh)
+static void print_verified(const verify_args *va, const merkle_proof *p, const uint8_t *lh,
+                           int bare)
 {
     char hex[2 * MERKLE_HASH_LEN + 1];
     uint8_t r[MERKLE_HASH_LEN];
@@ -503,8 +570,13 @@ static void print_verified(const verify_args *va, const merkle_proof *p, const u
         memcpy(l, lh ? lh : p->leaf_hash, MERKLE_HASH_LEN);
         if (p->profile == MERKLE_PROFILE_BITCOIN) reverse32(l);
         merkle_hex_encode(lhx, l, MERKLE_HASH_LEN);
-        printf("OK: leaf %llu (hash %s) of a tree of %llu leaves with root %s (%s, %s)%s\n",
-               (ull)p->index, lhx, (ull)p->tree_size, hex, pn, hn, trust);
+        if (bare)
+            printf("OK: the leaf (hash %s) is in the tree with root %s (%s, %s; a bare proof "
+                   "array: no position)\n",
+                   lhx, hex, pn, hn);
+        else
+            printf("OK: leaf %llu (hash %s) of a tree of %llu leaves with root %s (%s, %s)%s\n",
+                   (ull)p->index, lhx, (ull)p->tree_size, hex, pn, hn, trust);
     }
 }
 
@@ -535,7 +607,7 @@ static int verify_proof(verify_args *va, loaded_proof *lp)
         status = verify_range_leaves(va, p, &hl);
         lhs = (const uint8_t(*)[MERKLE_HASH_LEN])hl.h;
     }
-    if (status == 0) status = verify_preconditions(va, p, lh);
+    if (status == 0) status = verify_preconditions(va, p, lh, lp->bare);
     if (status == 0) {
         merkle_error err;
         memset(&err, 0, sizeof err);
@@ -548,7 +620,7 @@ static int verify_proof(verify_args *va, loaded_proof *lp)
                                                                            : NULL;
         merkle_status s = merkle_proof_verify(p, root, old_root, lh, lhs, &err);
         if (s == MERKLE_OK) {
-            print_verified(va, p, lh);
+            print_verified(va, p, lh, lp->bare);
             status = fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
         } else {
             status = verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));

@@ -208,6 +208,56 @@ class TestVerifyByValue(OzCase):
                                        c["types"], "--value", lk["row"]])
                     self.assertEqual(rc, 1)
 
+    def test_verify_bare_proof_array(self):
+        # OZ's own getProof() output, a bare ["0x..", ...] array, as StandardMerkleTree.verify
+        # (root, types, value, proof) takes it: the same verdicts as OZ 1.0.8's.
+        n = 0
+        for k, c in enumerate(CASES):
+            for lk in c["lookups"]:
+                with self.subTest(case=k, value=lk["value"]):
+                    f = self.path("bare.json", json.dumps(lk["proof"]).encode())
+                    rc, vout, err = run(["verify", f, "--root", c["root"]] + self.typed(c)
+                                        + ["--value", lk["row"]])
+                    self.assertEqual((rc, lk["verify"]), (0, True), (vout, err))
+                    self.assertIn(b"a bare proof array: no position", vout)
+                    if "leaf_hash" in lk:  # standard trees: OZ's leafHash(value)
+                        self.assertIn(lk["leaf_hash"][2:].encode(), vout)
+                    n += 1
+                    if c["kind"] != "standard":
+                        continue
+                    rc, vout, _ = run(["verify", f, "--root", c["root"], "--values", c["types"],
+                                       "--value", lk["other_row"]])
+                    self.assertEqual((rc, lk["verify_other"]), (1, False), vout)
+                    self.assertTrue(vout.startswith(b"FAILED"), vout)
+                    rc, vout, _ = run(["verify", f, "--root", "0x" + "11" * 32, "--values",
+                                       c["types"], "--value", lk["row"]])
+                    self.assertEqual(rc, 1, vout)
+        self.assertGreater(n, 10)
+
+    def test_bare_proof_array_errors(self):
+        c = CASES[2]
+        lk = next(x for x in c["lookups"] if x["proof"])
+        h = lk["proof"][0]
+        base = ["--root", c["root"]] + self.typed(c) + ["--value", lk["row"]]
+        for text, args, want in (
+                ('[%s,]' % json.dumps(h), base, b"a proof array is"),
+                ('[%s %s]' % (json.dumps(h), json.dumps(h)), base, b"a proof array is"),
+                ('[%s] x' % json.dumps(h), base, b"a proof array is"),
+                ('[1]', base, b"a proof array is"),
+                ('["0x12"]', base, b"element 0 of the proof array is not a 32-byte hex"),
+                ('["%s"]' % ("zz" * 32), base, b"element 0"),
+                ('[%s]' % ",".join([json.dumps(h)] * 129), base, b"more than 128 hashes"),
+                (json.dumps(lk["proof"]), base + ["--index", "0"], b"states no index"),
+                (json.dumps(lk["proof"]), base + ["--tree-size", "3"], b"states no tree size"),
+                (json.dumps(lk["proof"]), ["--untrusted-root"] + self.typed(c)
+                 + ["--value", lk["row"]], b"the proof has no root"),
+                (json.dumps(lk["proof"]), ["--root", c["root"]], b"the proof has no leaf")):
+            with self.subTest(text=text[:40], args=args[-2:]):
+                f = self.path("bad.json", text.encode())
+                rc, vout, err = run(["verify", f] + args)
+                self.assertEqual((rc, vout), (2, b""), err)
+                self.assertIn(want, err)
+
     def test_verify_usage(self):
         c = CASES[2]
         lk = c["lookups"][0]
