@@ -527,19 +527,6 @@ merkle_status merkle_mdb_prove_range(merkle_mdb_proof **out, merkle_mdb_result *
 
 /* ------------------------------------------------------------------ change proofs */
 
-typedef struct cref {
-    const hchange *c;
-    size_t entry;
-} cref;
-
-static int cmp_cref(const void *a, const void *b)
-{
-    const cref *x = a, *y = b;
-    int c = mdb_bytes_cmp(x->c->key, x->c->klen, y->c->key, y->c->klen);
-    if (c) return c;
-    return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
 static int maybe_eq(merkle_mdb_maybe a, merkle_mdb_maybe b)
 {
     if (a.some != b.some) return 0;
@@ -589,40 +576,58 @@ merkle_status merkle_mdb_prove_change(merkle_mdb_proof **out, merkle_mdb_result 
             return MERKLE_ERR_STATE;
         }
     }
-    /* Combine the entries s+1..e. */
-    size_t total = 0;
-    if (!none)
-        for (size_t i = s + 1; i <= e; i++) total += db->h[i].n;
-    cref *cr = malloc((total ? total : 1) * sizeof *cr);
-    if (cr == NULL) return MERKLE_ERR_NOMEM;
-    size_t m = 0;
-    if (!none)
-        for (size_t i = s + 1; i <= e; i++)
-            for (size_t j = 0; j < db->h[i].n; j++) cr[m++] = (cref){ &db->h[i].ch[j], i };
-    if (m) qsort(cr, m, sizeof *cr, cmp_cref);
+    /* Combine the entries s+1..e. Each entry's changes are sorted by key, one per key
+    ** (merkle_mdb_db_commit), so they are merged from the first key >= start, stopping at
+    ** end or after max_length changes, rather than sorted whole on every request. */
+    size_t ne = none ? 0 : e - s, total = 0;
+    size_t *pos = malloc((ne ? ne : 1) * sizeof *pos);
+    if (pos == NULL) return MERKLE_ERR_NOMEM;
+    for (size_t q = 0; q < ne; q++) {
+        const hentry *h = &db->h[s + 1 + q];
+        size_t lo = 0, hi = h->n;
+        while (start.some && lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (mdb_bytes_cmp(h->ch[mid].key, h->ch[mid].klen, start.ptr, start.len) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        pos[q] = lo;
+        total += h->n - lo;
+    }
     merkle_mdb_proof *p = mdb_proof_new();
     if (p == NULL) {
-        free(cr);
+        free(pos);
         return MERKLE_ERR_NOMEM;
     }
     mdb_arena *ar = mdb_proof_arena(p);
-    p->kvs = mdb_alloc(ar, (m ? m : 1) * sizeof *p->kvs);
+    size_t cap = (uint64_t)max_length < (uint64_t)total ? (size_t)max_length : total;
+    p->kvs = mdb_alloc(ar, (cap ? cap : 1) * sizeof *p->kvs);
     merkle_status st = p->kvs == NULL ? MERKLE_ERR_NOMEM : MERKLE_OK;
-    for (size_t i = 0; i < m && st == MERKLE_OK;) {
-        size_t j = i;
-        while (j + 1 < m &&
-               mdb_bytes_cmp(cr[j + 1].c->key, cr[j + 1].c->klen, cr[i].c->key, cr[i].c->klen) == 0)
-            j++;
-        const hchange *first = cr[i].c, *last = cr[j].c;
-        i = j + 1;
+    while (st == MERKLE_OK) {
+        /* The smallest next key over the entries: its first (oldest) and last change. */
+        const hchange *first = NULL, *last = NULL;
+        for (size_t q = 0; q < ne; q++) {
+            const hentry *h = &db->h[s + 1 + q];
+            if (pos[q] == h->n) continue;
+            const hchange *c = &h->ch[pos[q]];
+            int cmp = first ? mdb_bytes_cmp(c->key, c->klen, first->key, first->klen) : -1;
+            if (cmp < 0) first = c;
+            if (cmp <= 0) last = c;
+        }
+        if (first == NULL) break;
+        for (size_t q = 0; q < ne; q++) {
+            const hentry *h = &db->h[s + 1 + q];
+            if (pos[q] < h->n &&
+                mdb_bytes_cmp(h->ch[pos[q]].key, h->ch[pos[q]].klen, first->key, first->klen) == 0)
+                pos[q]++;
+        }
         if (maybe_eq(first->before, last->after)) continue;
-        if (start.some && mdb_bytes_cmp(first->key, first->klen, start.ptr, start.len) < 0)
-            continue;
         if (end.some && mdb_bytes_cmp(first->key, first->klen, end.ptr, end.len) > 0) break;
         if ((int64_t)p->nkvs >= max_length) break;
         p->kvs[p->nkvs++] = (merkle_mdb_kv){ first->key, first->klen, last->after };
     }
-    free(cr);
+    free(pos);
     /* The history's bytes may go when entries are dropped: copy the kvs into the proof. */
     for (size_t i = 0; i < p->nkvs && st == MERKLE_OK; i++) {
         merkle_mdb_kv *kv = &p->kvs[i];
