@@ -89,8 +89,25 @@ int cli_write_new_file(const char *name, const void *data, size_t len, const cha
 /* fsync the directory that holds name (EINVAL/EROFS, no such sync there, count as done).
 ** 0 or an errno. */
 int cli_fsync_parent(const char *name);
-/* "merkle: [WHAT: ]NAME: <strerror>" or, for EFBIG, "...: larger than MAX bytes". */
+/* "merkle: [WHAT: ]NAME: <strerror>" or, for EFBIG, "...: larger than MAX bytes" (when max
+** is above cli_input_max(): "larger than the N-byte limit for an input file (...)"). */
 void cli_read_error(const char *what, const char *name, int err, size_t max);
+
+/*
+** The ceiling of every whole-file read of the CLI and of each line of a list read line by
+** line (docs/io.md, "Size limits"): lists of leaves and --values rows, --load dumps, trie
+** operation files, audit and dirroot manifests, a line of a check manifest. 1 GiB, or the
+** environment's MERKLE_INPUT_MAX (digits, optionally followed by K, M, G or T: powers of
+** 1024; anything else, 0 included, is said once on stderr and the default stands; a value
+** above SIZE_MAX / 2 is said and taken as SIZE_MAX / 2). cli_read_file/cli_read_fd never
+** read more than this (plus the one byte that shows the input is longer), whatever max they
+** are given: data files read whole (verify --leaf FILE, proof --all FILE) included.
+*/
+#define CLI_INPUT_MAX_DEFAULT ((size_t)1 << 30)
+size_t cli_input_max(void);
+/* "merkle: NAME: larger than the N-byte limit for WHAT (MERKLE_INPUT_MAX raises it)" for
+** EFBIG (max: the limit that applied), else "merkle: NAME: <strerror>". */
+void cli_read_limit_error(const char *name, int err, size_t max, const char *what);
 
 /*
 ** Print "<digest>  <name>\n" (sha256sum style; " *" instead of "  " when binary_flag),

@@ -224,11 +224,15 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
             r->cut = r->len;
             break;
         }
-        const char *nl = r->len >= CHECK_WINDOW ? memrchr(r->buf, '\n', r->len) : NULL;
+        size_t lim = cli_input_max();
+        const char *nl =
+            r->len >= CHECK_WINDOW || r->len > lim ? memrchr(r->buf, '\n', r->len) : NULL;
         if (nl) {
             r->cut = (size_t)(nl - r->buf) + 1;
             break;
         }
+        /* A line is at most the CLI's input limit (cli.h): /dev/zero is not read forever. */
+        if (r->len > lim) return EFBIG;
         if (r->cap - r->len < CHECK_WINDOW) {
             if (r->cap >= SIZE_MAX / 4) return EFBIG;
             size_t nc = r->cap ? r->cap * 2 : 2 * CHECK_WINDOW;
@@ -237,7 +241,9 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
             r->buf = nb;
             r->cap = nc;
         }
-        ssize_t k = read(r->fd, r->buf + r->len, r->cap - r->len);
+        size_t want = r->cap - r->len;
+        if (want > lim + 1 - r->len) want = lim + 1 - r->len; /* the byte that passes it */
+        ssize_t k = read(r->fd, r->buf + r->len, want);
         if (k < 0) {
             if (errno == EINTR) continue;
             return errno;
@@ -411,6 +417,18 @@ static int check_one(const char *mname, merkle_manifest_parser *gp, const check_
         const char *text = NULL;
         size_t len = 0;
         int e = mreader_next(&rd, &text, &len);
+        if (e == EFBIG) {
+            cache_wait(co->loader);
+            cli_progress_end(&pc.p);
+            fflush(stdout);
+            fprintf(stderr, "%s: ", cli_progname);
+            mcli_quotef(stderr, shown);
+            fprintf(stderr,
+                    ": a line larger than the %zu-byte limit for a manifest line "
+                    "(MERKLE_INPUT_MAX raises it)\n",
+                    cli_input_max());
+            goto out;
+        }
         if (e) {
             cache_wait(co->loader);
             cli_progress_end(&pc.p);

@@ -307,9 +307,9 @@ static int do_append(const cli_cmd *cmd, const compact_args *ca, char **ops, int
     const char *file = nops == 2 ? ops[1] : "-";
     char *buf;
     size_t len;
-    int e = cli_read_file(file, SIZE_MAX / 2, &buf, &len);
+    int e = cli_read_file(file, cli_input_max(), &buf, &len);
     if (e != 0) {
-        cli_read_error(NULL, file, e, SIZE_MAX / 2);
+        cli_read_limit_error(file, e, cli_input_max(), "a leaf list");
         return CLI_FAIL;
     }
     const char *shown = strcmp(file, "-") == 0 ? "(standard input)" : file;

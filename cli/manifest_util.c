@@ -208,8 +208,12 @@ int mcli_load_manifest(const char *sub, const char *path, merkle_hash_alg alg, m
     }
     char *text;
     size_t len;
-    int e = cli_read_fd(fd, SIZE_MAX / 2, &text, &len);
+    int e = cli_read_fd(fd, cli_input_max(), &text, &len);
     if (!is_stdin) close(fd);
+    if (e == EFBIG) {
+        cli_read_limit_error(path, e, cli_input_max(), "a manifest");
+        return CLI_USAGE;
+    }
     if (e) {
         mcli_err_name(path, strerror(e));
         return CLI_USAGE;

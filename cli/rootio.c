@@ -61,10 +61,17 @@ int root_read_leaves(const char *name, int fd,
     char *buf = malloc(cap);
     uint8_t *leaf = NULL;
     size_t leaf_cap = 0;
-    uint64_t line = 0;
+    uint64_t line = 0, total = 0;
+    const size_t lim = cli_input_max(); /* the whole list: /dev/zero is not read forever */
     int eof = 0, rc = 0;
     if (!buf) {
         cli_error("%s: out of memory", name);
+        return -1;
+    }
+    struct stat st; /* a regular file over the limit: refused before a byte is read */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lim) {
+        cli_read_limit_error(name, EFBIG, lim, "a leaf list");
+        free(buf);
         return -1;
     }
     while (rc == 0) {
@@ -86,7 +93,9 @@ int root_read_leaves(const char *name, int fd,
                 buf = nb;
                 cap *= 2;
             }
-            ssize_t got = read(fd, buf + used, cap - used);
+            size_t want = cap - used;
+            if (want > lim + 1 - total) want = (size_t)(lim + 1 - total);
+            ssize_t got = read(fd, buf + used, want);
             if (got < 0) {
                 if (errno == EINTR) continue;
                 cli_error("%s: %s", name, strerror(errno));
@@ -95,6 +104,12 @@ int root_read_leaves(const char *name, int fd,
             }
             if (got == 0) eof = 1;
             used += (size_t)got;
+            total += (uint64_t)got;
+            if (total > lim) {
+                cli_read_limit_error(name, EFBIG, lim, "a leaf list");
+                rc = -1;
+                break;
+            }
             continue;
         }
         if (!nl && start == used) break; /* clean end (last line had its newline) */

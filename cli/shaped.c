@@ -171,6 +171,54 @@ static int flush_rows(const root_opts *o, const char *name, node_list *l, row_ba
     return 0;
 }
 
+/* Lines of a descriptor, read in large blocks, with a ceiling on the whole input. */
+typedef struct line_reader {
+    int fd, eof;
+    char *buf;
+    size_t cap, start, used;
+    uint64_t total; /* bytes read */
+    size_t lim;
+} line_reader;
+
+/* The next line in *line (its newline included, when it has one), valid until the next call:
+** its length; -1 at the end; -2 once the input has passed r->lim bytes; -3 out of memory;
+** -4 a read error (errno). */
+static ssize_t next_line(line_reader *r, char **line)
+{
+    for (;;) {
+        char *nl = r->used > r->start ? memchr(r->buf + r->start, '\n', r->used - r->start) : NULL;
+        if (nl || (r->eof && r->used > r->start)) {
+            size_t end = nl ? (size_t)(nl - r->buf) + 1 : r->used;
+            *line = r->buf + r->start;
+            ssize_t n = (ssize_t)(end - r->start);
+            r->start = end;
+            return n;
+        }
+        if (r->eof) return -1;
+        if (r->start > 0) {
+            memmove(r->buf, r->buf + r->start, r->used - r->start);
+            r->used -= r->start;
+            r->start = 0;
+        }
+        if (r->used == r->cap) {
+            size_t nc = r->cap ? 2 * r->cap : 64 * 1024;
+            char *nb = realloc(r->buf, nc);
+            if (!nb) return -3;
+            r->buf = nb;
+            r->cap = nc;
+        }
+        size_t want = r->cap - r->used;
+        if (want > r->lim + 1 - r->total) want = (size_t)(r->lim + 1 - r->total);
+        ssize_t k = read(r->fd, r->buf + r->used, want);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -4;
+        if (k == 0) r->eof = 1;
+        r->used += (size_t)k;
+        r->total += (uint64_t)k;
+        if (r->total > r->lim) return -2;
+    }
+}
+
 /* --values: one row per line; blank lines are skipped. Leaf hashes into l; the rows kept
 ** (for --dump) in *rows / *lens when rows is not NULL. */
 static int read_rows(const root_opts *o, const char *name, node_list *l, char ***rows,
@@ -179,15 +227,14 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
     memset(l, 0, sizeof *l);
     l->name = name;
     int fd = cli_open_input(name);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "rb");
-    if (!f) {
+    if (fd < 0) {
         cli_error("%s: %s", name, strerror(errno));
-        if (fd >= 0 && fd != STDIN_FILENO) close(fd);
         return -1;
     }
+    line_reader lr = { fd, 0, NULL, 0, 0, 0, 0, cli_input_max() };
     char *line = NULL;
-    size_t cap = 0, nrows = 0, rcap = 0;
-    ssize_t got;
+    size_t nrows = 0, rcap = 0;
+    ssize_t got = -1;
     int rc = 0;
     uint64_t lineno = 0;
     row_batch *b = calloc(1, sizeof *b);
@@ -195,14 +242,19 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
         cli_error("out of memory");
         rc = -1;
     }
-    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
+    struct stat st; /* a regular file over the limit: refused before a byte is read */
+    if (rc == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > lr.lim) {
+        cli_read_limit_error(name, EFBIG, lr.lim, "a --values list");
+        rc = -1;
+    }
+    while (rc == 0 && (got = next_line(&lr, &line)) >= 0) {
         lineno++;
         size_t len = (size_t)got;
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
         size_t a = 0;
         while (a < len && (line[a] == ' ' || line[a] == '\t')) a++;
         if (a == len) continue;
-        if (b->used + (len - a) + 1 > b->cap) {
+        if (!b->text || b->used + (len - a) + 1 > b->cap) {
             size_t nc = b->cap ? b->cap : 64 * 1024;
             while (nc < b->used + (len - a) + 1) nc *= 2;
             char *nt = realloc(b->text, nc);
@@ -248,19 +300,23 @@ static int read_rows(const root_opts *o, const char *name, node_list *l, char **
             (*lens)[nrows++] = len - a;
         }
     }
-    if (rc == 0 && ferror(f)) {
+    if (rc == 0 && got == -2) {
+        cli_read_limit_error(name, EFBIG, lr.lim, "a --values list");
+        rc = -1;
+    }
+    if (rc == 0 && got == -3) {
+        cli_error("out of memory");
+        rc = -1;
+    }
+    if (rc == 0 && got == -4) {
         cli_error("%s: %s", name, strerror(errno));
         rc = -1;
     }
     if (rc == 0 && flush_rows(o, name, l, b) != 0) rc = -1;
     if (b) free(b->text);
     free(b);
-    free(line);
-    if (fd == STDIN_FILENO) {
-        /* Leave standard input open for other inputs named "-". */
-    } else {
-        fclose(f);
-    }
+    free(lr.buf);
+    if (fd != STDIN_FILENO) close(fd); /* standard input stays open for other inputs "-" */
     if (rc != 0) {
         free(l->v);
         l->v = NULL;
@@ -465,9 +521,9 @@ static merkle_shape_tree *load_dump(const char *name, char *types)
 {
     char *buf;
     size_t len;
-    int e = cli_read_file(name, SIZE_MAX / 2, &buf, &len);
+    int e = cli_read_file(name, cli_input_max(), &buf, &len);
     if (e) {
-        cli_read_error(NULL, name, e, SIZE_MAX / 2);
+        cli_read_limit_error(name, e, cli_input_max(), "a --load dump");
         return NULL;
     }
     merkle_shape_tree *t = NULL;

@@ -4,6 +4,7 @@
 */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,9 +61,90 @@ int cli_pread_full(int fd, void *buf, size_t len, uint64_t offset)
     return 0;
 }
 
+/*
+** MERKLE_INPUT_MAX: decimal digits, then optionally one of K, M, G, T (either case, powers
+** of 1024). 0 when s is such a size (*v: its value, saturated at UINT64_MAX), -1 when not.
+*/
+static int parse_input_max(const char *s, uint64_t *v)
+{
+    uint64_t n = 0;
+    int big = 0;
+    const char *p = s;
+    if (*p < '0' || *p > '9') return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (n > (UINT64_MAX - d) / 10)
+            big = 1;
+        else
+            n = n * 10 + d;
+    }
+    unsigned shift = 0;
+    switch (*p) {
+    case '\0': break;
+    case 'k':
+    case 'K': shift = 10; break;
+    case 'm':
+    case 'M': shift = 20; break;
+    case 'g':
+    case 'G': shift = 30; break;
+    case 't':
+    case 'T': shift = 40; break;
+    default: return -1;
+    }
+    if (*p && p[1]) return -1;
+    if (shift && n > UINT64_MAX >> shift) big = 1;
+    *v = big ? UINT64_MAX : n << shift;
+    return 0;
+}
+
+static size_t input_max_value;
+
+static void input_max_init(void)
+{
+    const size_t top = SIZE_MAX / 2; /* cli_read_fd reads one byte past the limit */
+    size_t v = CLI_INPUT_MAX_DEFAULT;
+    const char *s = getenv("MERKLE_INPUT_MAX");
+    uint64_t u = 0;
+    if (s && *s) {
+        if (parse_input_max(s, &u) != 0)
+            cli_error("warning: MERKLE_INPUT_MAX=%s is not a size in bytes (digits, optionally "
+                      "followed by K, M, G or T): the limit stays %zu bytes",
+                      s, v);
+        else if (u == 0)
+            cli_error("warning: MERKLE_INPUT_MAX=%s: the limit must be at least 1 byte: it "
+                      "stays %zu bytes",
+                      s, v);
+        else if (u > top) {
+            v = top;
+            cli_error("warning: MERKLE_INPUT_MAX=%s is above the largest limit: the limit is "
+                      "%zu bytes",
+                      s, v);
+        } else
+            v = (size_t)u;
+    }
+    input_max_value = v;
+}
+
+size_t cli_input_max(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    (void)pthread_once(&once, input_max_init);
+    return input_max_value;
+}
+
+void cli_read_limit_error(const char *name, int err, size_t max, const char *what)
+{
+    if (err == EFBIG)
+        cli_error("%s: larger than the %zu-byte limit for %s (MERKLE_INPUT_MAX raises it)", name,
+                  max, what);
+    else
+        cli_error("%s: %s", name, strerror(err));
+}
+
 int cli_read_fd(int fd, size_t max, char **out, size_t *len)
 {
     size_t cap = 65536, used = 0;
+    if (max > cli_input_max()) max = cli_input_max();
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
         if ((uint64_t)st.st_size > max) return EFBIG;
@@ -117,7 +199,11 @@ int cli_read_file(const char *name, size_t max, char **out, size_t *len)
 
 void cli_read_error(const char *what, const char *name, int err, size_t max)
 {
-    if (err == EFBIG)
+    if (err == EFBIG && max > cli_input_max())
+        cli_error("%s%s%s: larger than the %zu-byte limit for an input file (MERKLE_INPUT_MAX "
+                  "raises it)",
+                  what ? what : "", what ? ": " : "", name, cli_input_max());
+    else if (err == EFBIG)
         cli_error("%s%s%s: larger than %zu bytes", what ? what : "", what ? ": " : "", name, max);
     else
         cli_error("%s%s%s: %s", what ? what : "", what ? ": " : "", name, strerror(err));

@@ -174,6 +174,24 @@ int merkle__vc_read_image(int fd, size_t len, uint8_t **out, size_t *got)
     return 0;
 }
 
+int merkle__vc_image_oversized(int fd, const struct stat *st, uint64_t *count)
+{
+    uint64_t n = 0, need = HDR_LEN + 32;
+    if (st->st_size >= HDR_LEN + 32) {
+        uint8_t hdr[HDR_LEN];
+        ssize_t k;
+        do k = pread(fd, hdr, HDR_LEN, 0);
+        while (k < 0 && errno == EINTR);
+        if (k == HDR_LEN) {
+            const uint64_t per = FIXED_LEN + (PATH_MAX - 1) + MERKLE_MAX_DIGEST_LEN + 32;
+            n = merkle__load_le64(hdr + 16);
+            need = n <= (UINT64_MAX - HDR_LEN - 32) / per ? HDR_LEN + 32 + n * per : UINT64_MAX;
+        }
+    }
+    if (count) *count = n;
+    return (uint64_t)st->st_size > need;
+}
+
 /* Directory of path (".", "/" or the part before the last slash) and its last component. */
 int merkle__vc_split_path(const char *path, char **dir, const char **base)
 {
@@ -388,6 +406,15 @@ merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache
         merkle__file_id_from_stat(&c->distrusted_id, &st);
         pthread_mutex_unlock(&c->lock);
         return MERKLE_ERR_VERIFY;
+    }
+    /* Bounded before anything is read whole (a warning for the caller: the check goes on
+    ** without the cache). */
+    uint64_t count;
+    if (merkle__vc_image_oversized(fd, &st, &count)) {
+        close(fd);
+        return merkle__fail(error, MERKLE_ERR_FORMAT, 0, 0,
+                            "%s: %llu bytes, more than its %llu entries could need: not read", path,
+                            (unsigned long long)st.st_size, (unsigned long long)count);
     }
     if ((uint64_t)st.st_size > (uint64_t)SIZE_MAX / 2) {
         close(fd);

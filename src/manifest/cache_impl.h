@@ -108,6 +108,11 @@ int merkle__vc_classify_magic(const uint8_t *h, size_t n);
 merkle_status merkle__vc_open_file(const char *path, int *fd, struct stat *st, int *kind,
                                    merkle_error *error);
 int merkle__vc_read_image(int fd, size_t len, uint8_t **out, size_t *got);
+/* 1 when the cache file open on fd (st: its fstat) is larger than the entry count of its
+** header could need, each entry at its largest (a name of PATH_MAX - 1 bytes, the longest a
+** check can open and so record, a 64-byte digest, a MAC): it is then never read whole (a
+** sparse file of gigabytes). *count gets the header's count (0 when unreadable). */
+int merkle__vc_image_oversized(int fd, const struct stat *st, uint64_t *count);
 int merkle__vc_split_path(const char *path, char **dir, const char **base);
 const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,
                                    merkle_vcache *out, size_t *rej, merkle_status *s);

@@ -291,6 +291,7 @@ merkle_status merkle_vcache_save(merkle_vcache *c, const char *path, merkle_erro
                 uint8_t *img = NULL;
                 size_t len = 0;
                 if ((uint64_t)lst.st_size <= (uint64_t)SIZE_MAX / 2 &&
+                    !merkle__vc_image_oversized(lfd, &lst, NULL) &&
                     merkle__vc_read_image(lfd, (size_t)lst.st_size, &img, &len) == 0) {
                     merkle_vcache disk;
                     memset(&disk, 0, sizeof disk);
