@@ -212,6 +212,18 @@ typedef struct mreader {
 
 /* The next window of whole lines, text[0..*n) (the manifest's last line may lack its
 ** newline); *n == 0 at the end. 0, or an errno. */
+/* The last '\n' of p[0..n): memrchr where the C library has it (CMake check_symbol_exists). */
+static const char *last_newline(const char *p, size_t n)
+{
+#ifdef MERKLE_HAVE_MEMRCHR
+    return memrchr(p, '\n', n);
+#else
+    while (n > 0)
+        if (p[--n] == '\n') return p + n;
+    return NULL;
+#endif
+}
+
 static int mreader_next(mreader *r, const char **text, size_t *n)
 {
     if (r->cut) memmove(r->buf, r->buf + r->cut, r->len - r->cut);
@@ -226,7 +238,7 @@ static int mreader_next(mreader *r, const char **text, size_t *n)
         }
         size_t lim = cli_input_max();
         const char *nl =
-            r->len >= CHECK_WINDOW || r->len > lim ? memrchr(r->buf, '\n', r->len) : NULL;
+            r->len >= CHECK_WINDOW || r->len > lim ? last_newline(r->buf, r->len) : NULL;
         if (nl) {
             r->cut = (size_t)(nl - r->buf) + 1;
             break;

@@ -11,7 +11,12 @@
 #include "merkle/common.h"
 #include "merkle/hash.h"
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* MinGW-w64 formats with its own C99 printf (__USE_MINGW_ANSI_STDIO), not msvcrt's. */
+#define MERKLE_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#define MERKLE_LIKELY(x)    __builtin_expect(!!(x), 1)
+#define MERKLE_UNLIKELY(x)  __builtin_expect(!!(x), 0)
+#elif defined(__GNUC__)
 #define MERKLE_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #define MERKLE_LIKELY(x)    __builtin_expect(!!(x), 1)
 #define MERKLE_UNLIKELY(x)  __builtin_expect(!!(x), 0)

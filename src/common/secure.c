@@ -4,45 +4,14 @@
 */
 #include "common/secure.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <unistd.h>
-#if defined(__linux__)
-#include <sys/random.h>
-#endif
 
 #include "common/internal.h"
+#include "os/os.h"
 
 int merkle__random_bytes(void *buf, size_t n)
 {
-    uint8_t *p = buf;
-#if defined(__linux__)
-    while (n) {
-        ssize_t r = getrandom(p, n > 256 ? 256 : n, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            break; /* ENOSYS (old kernel) or seccomp: try the device */
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    if (n == 0) return 0;
-#endif
-    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return -1;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) {
-            close(fd);
-            return -1;
-        }
-        p += r;
-        n -= (size_t)r;
-    }
-    close(fd);
-    return 0;
+    return merkle__os_random(buf, n);
 }
 
 void merkle__memzero(void *p, size_t n)

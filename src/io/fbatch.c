@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
 #define RING_ENTRIES (2 * MERKLE__FBATCH_MAX) /* a read and a close per file */
 #define TAG_CLOSE    ((uint64_t)1 << 32)
 

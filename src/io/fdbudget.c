@@ -7,9 +7,16 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#if defined(__has_include)
+#if __has_include(<sys/resource.h>)
 #include <sys/resource.h>
+#define MERKLE_HAVE_RLIMIT 1
+#endif
+#endif
 #include <time.h>
 #include <unistd.h>
+
+#include "os/os.h"
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static unsigned g_limit;
@@ -24,10 +31,15 @@ static pthread_cond_t g_cond = PTHREAD_COND_INITIALIZER;
 ** cache and manifest files, io_uring rings, a library or two), and at least 4 for us. */
 static void limit_init(void)
 {
+#ifdef MERKLE_HAVE_RLIMIT
     struct rlimit rl;
     rlim_t soft = 1024;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
         soft = rl.rlim_cur == RLIM_INFINITY ? (rlim_t)1 << 20 : rl.rlim_cur;
+#else
+    typedef unsigned long rlim_t;
+    rlim_t soft = 2048; /* the C runtime's descriptor table on Windows (_setmaxstdio) */
+#endif
     if (soft > (1u << 20)) soft = 1u << 20;
     rlim_t reserve = soft / 8 < 32 ? 32 : soft / 8;
     g_limit = soft > reserve + 4 ? (unsigned)(soft - reserve) : 4;

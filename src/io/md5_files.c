@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
 #include "hash/dispatch.h"
 #include "hash/impl.h"
 #include "hash/md5_mb.h"
@@ -95,7 +97,7 @@ merkle_status merkle__md5_mb_engine_alloc(merkle__md5_mb_engine **out,
     merkle__md5_mb_engine *e = calloc(1, sizeof *e);
     if (!e) return MERKLE_ERR_NOMEM;
     size_t stride = lane_buf + MB_SLACK;
-    e->arena = aligned_alloc(4096, stride * impl->lanes);
+    e->arena = merkle__os_aligned_alloc(4096, stride * impl->lanes);
     if (!e->arena) {
         free(e);
         return MERKLE_ERR_NOMEM;
@@ -117,7 +119,7 @@ void merkle__md5_mb_engine_free(merkle__md5_mb_engine *e)
     if (!e) return;
     merkle__fbatch_free(&e->fb);
     free(e->slots);
-    free(e->arena);
+    merkle__os_aligned_free(e->arena);
     free(e);
 }
 
@@ -146,8 +148,12 @@ static int mb_next(merkle__md5_mb_engine *e, size_t *index, const char **path)
 
 static void pool_add(merkle__md5_mb_engine *e, int fd, size_t index, const struct stat *st)
 {
+#ifdef POSIX_FADV_SEQUENTIAL
     if (S_ISREG(st->st_mode) && (uint64_t)st->st_size >= MB_FADVISE_MIN)
         (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#else
+    (void)st;
+#endif
     mb_pending *p = &e->pool[e->npool++];
     p->fd = fd;
     p->index = index;

@@ -12,6 +12,8 @@
 #include <sys/vfs.h>
 #endif
 
+#include "os/os.h"
+
 #ifdef __linux__
 /* f_type values (the kernel's include/uapi/linux/magic.h, and fs/configfs, fs/fuse for the two
 ** it does not export), spelled out so that the build needs no kernel headers. */

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
 #include "common/internal.h"
 #include "common/secure.h"
 #include "manifest/cache_impl.h"

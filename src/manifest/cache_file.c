@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
 #include "common/internal.h"
 #include "common/secure.h"
 #include "manifest/cache_impl.h"
@@ -233,7 +235,7 @@ static void probe_fs_clock(merkle_vcache *c, const char *path)
     int ok = fstat(fd, &st) == 0;
     close(fd);
     if (!ok) return;
-    int64_t fs = (int64_t)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    int64_t fs = MERKLE_ST_MTIME_NS(&st);
     c->fs_lag = ours > fs ? ours - fs : 0;
 #else
     (void)c;

@@ -15,6 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
+/* A directory descriptor for fstatat only: O_PATH (Linux) needs no read permission. */
+#ifdef O_PATH
+#define MERKLE_O_PATH O_PATH
+#else
+#define MERKLE_O_PATH O_RDONLY
+#endif
+
 #include "common/internal.h"
 #include "hash/md5_mb.h"
 #include "io/fbatch.h"
@@ -99,7 +108,7 @@ static int stat_rel(statdir *sd, int dirfd, const char *name, struct stat *st)
                 memcpy(sd->dir, name, dl);
                 sd->dir[dl] = '\0';
                 sd->len = dl;
-                sd->fd = openat(dirfd, sd->dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                sd->fd = openat(dirfd, sd->dir, MERKLE_O_PATH | O_DIRECTORY | O_CLOEXEC);
             }
         }
         if (sd->fd >= 0) {
@@ -684,7 +693,7 @@ static merkle_status run(const job *jobs, merkle_check_result *res, size_t n,
 
     unsigned t = opts->threads;
     if (t == 0) {
-        long c = sysconf(_SC_NPROCESSORS_ONLN);
+        long c = merkle__os_ncpu();
         t = c > 0 ? (unsigned)c : 1u;
     }
     if (t > 256) t = 256;

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "os/os.h"
+
 #include "common/internal.h"
 #include "manifest/manifest_impl.h"
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os/os.h"
+
 #include "common/internal.h"
 #include "manifest/manifest_impl.h"
 #include "merkle/tree.h"

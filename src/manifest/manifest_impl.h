@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "os/os.h"
+
 #include "hash/md.h"
 #include "merkle/hash.h"
 #include "merkle/manifest.h"
@@ -100,8 +102,8 @@ static inline void merkle__file_id_from_stat(merkle_file_id *id, const struct st
     id->ino_lo = (uint64_t)st->st_ino;
     id->regular = S_ISREG(st->st_mode) ? 1u : 0u;
     id->size = (uint64_t)st->st_size;
-    id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000LL + (int64_t)st->st_mtim.tv_nsec;
-    id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000LL + (int64_t)st->st_ctim.tv_nsec;
+    id->mtime_ns = MERKLE_ST_MTIME_NS(st);
+    id->ctime_ns = MERKLE_ST_CTIME_NS(st);
 }
 int merkle__file_id_equal(const merkle_file_id *a, const merkle_file_id *b);
 

@@ -8,9 +8,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "os/os.h"
 
 #include "sexp/sexp_impl.h"
 
@@ -166,29 +167,11 @@ static pthread_once_t g_secret_once = PTHREAD_ONCE_INIT;
 static void secret_init(void)
 {
     uint8_t buf[32];
-    size_t got = 0;
-    while (got < sizeof buf) {
-        ssize_t r = getrandom(buf + got, sizeof buf - got, 0);
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        got += (size_t)r;
-    }
+    size_t got = merkle__os_random(buf, sizeof buf) == 0 ? sizeof buf : 0;
     if (got < sizeof buf) {
-        /* No getrandom: fall back to /dev/urandom, then to the clock and addresses, which
-        ** still differs per process (weaker, but the tables also bound probe lengths). */
-        int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-            while (got < sizeof buf) {
-                ssize_t r = read(fd, buf + got, sizeof buf - got);
-                if (r <= 0) break;
-                got += (size_t)r;
-            }
-            close(fd);
-        }
-    }
-    if (got < sizeof buf) {
+        /* No system generator (getrandom, /dev/urandom, BCryptGenRandom): the clock and
+        ** addresses, which still differ per process (weaker, but the tables also bound probe
+        ** lengths). */
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         uint64_t mix[4] = { (uint64_t)ts.tv_nsec, (uint64_t)ts.tv_sec, (uint64_t)getpid(),

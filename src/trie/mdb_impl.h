@@ -52,11 +52,7 @@ void mdb_arena_free(mdb_arena *a);
 
 /* ------------------------------------------------------------------ results */
 
-int mdb_set(merkle_mdb_result *res, int kind, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
+int mdb_set(merkle_mdb_result *res, int kind, const char *fmt, ...) MERKLE_PRINTF(3, 4);
 /* Prefix res->message with "what: " (Go's fmt.Errorf("what: %w", err)). */
 void mdb_wrap(merkle_mdb_result *res, const char *what);
 /* Go's message of a sentinel (without detail). */

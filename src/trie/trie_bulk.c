@@ -52,13 +52,15 @@ static void lsd_sort(sort_item *it, sort_item *tmp, size_t m, unsigned top, size
 /* malloc for large temporary arrays, advised for transparent huge pages (fewer faults). */
 static void *big_alloc(size_t size)
 {
+#ifdef MADV_HUGEPAGE
     void *mem = NULL;
     if (size < 2 * HUGE_PAGE) return malloc(size);
     if (posix_memalign(&mem, HUGE_PAGE, size) != 0) return NULL;
-#ifdef MADV_HUGEPAGE
     (void)madvise(mem, size, MADV_HUGEPAGE);
-#endif
     return mem;
+#else
+    return malloc(size);
+#endif
 }
 
 /* Stable insertion sort of v[0..m) by prefix (m small). */

@@ -12,7 +12,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#if defined(__has_include)
+#if __has_include(<sys/mman.h>)
+#include <sys/mman.h> /* madvise: transparent huge pages where the system has them */
+#endif
+#endif
 
 /* Under AddressSanitizer, free pool blocks are poisoned, so that a use after free inside the
 ** pool is reported like one of malloc'd memory. */
@@ -84,14 +88,16 @@ static inline void *pool_alloc(pool *p, size_t size)
         ** per 2 MiB instead of per 4 KiB. */
         size_t ssz = p->next_slab < SLAB_MIN ? SLAB_MIN : p->next_slab;
         void *mem = NULL;
+#ifdef MADV_HUGEPAGE
         if (ssz >= HUGE_PAGE) {
             if (posix_memalign(&mem, HUGE_PAGE, ssz) != 0) mem = NULL;
-#ifdef MADV_HUGEPAGE
             if (mem) (void)madvise(mem, ssz, MADV_HUGEPAGE);
-#endif
         } else {
             mem = malloc(ssz);
         }
+#else
+        mem = malloc(ssz); /* no huge pages to align for (freed with free either way) */
+#endif
         if (mem == NULL) return NULL;
         uint8_t *s = mem;
         memcpy(s, &p->slabs, sizeof(void *));
