@@ -301,8 +301,14 @@ ssize_t merkle__os_pread(int fd, void *buf, size_t n, int64_t off)
     ov.OffsetHigh = (DWORD)((uint64_t)off >> 32);
     DWORD got = 0;
     DWORD want = n > 0x40000000 ? 0x40000000 : (DWORD)n;
-    if (!ReadFile(h, buf, want, &got, &ov)) {
-        DWORD e = GetLastError();
+    /* ReadFile at an offset moves a synchronous handle's position: put it back, as pread
+    ** leaves it (not atomic against another thread reading the same descriptor; the
+    ** library does not share one descriptor between readers). */
+    int64_t pos = _lseeki64(fd, 0, SEEK_CUR);
+    BOOL ok = ReadFile(h, buf, want, &got, &ov);
+    DWORD e = ok ? 0 : GetLastError();
+    if (pos >= 0) (void)_lseeki64(fd, pos, SEEK_SET);
+    if (!ok) {
         if (e == ERROR_HANDLE_EOF) return 0;
         errno = e == ERROR_ACCESS_DENIED ? EACCES : EIO;
         return -1;

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** The platform layer (src/os/os.h) with the calls the file layer makes, on whatever system
+** the test runs: POSIX's own calls on Linux, src/os/os_win.c on Windows (under wine in
+** scripts/mingw-test.sh). Directory descriptors, binary opens, pread at an offset, link
+** without replace, rename with replace, unlinkat, flock, fdopendir, random bytes, aligned
+** memory; the error paths (missing names, a closed descriptor, an existing link target).
+*/
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h> /* its own block: after the headers it needs, not sorted above them */
+
+#include "os/os.h"
+
+#if defined(_WIN32)
+#include <direct.h>
+#define make_dir(p) _mkdir(p)
+#else
+#define make_dir(p) mkdir(p, 0700)
+#endif
+
+/* Bytes text mode would change: CR LF, a lone LF, Ctrl-Z (end of file for text reads). */
+static const uint8_t k_data[] = { 'a', '\r', '\n', 'b', '\n', 0x1a, 'c', 0, 0xff, 'd' };
+
+static char g_dir[64];
+
+static void path_of(char *out, size_t cap, const char *name)
+{
+    snprintf(out, cap, "%s/%s", g_dir, name);
+}
+
+static void write_file(const char *name, const uint8_t *p, size_t n)
+{
+    char path[128];
+    path_of(path, sizeof path, name);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, p, n), (ssize_t)n);
+    assert_int_equal(fsync(fd), 0);
+    assert_int_equal(close(fd), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(g_dir, sizeof g_dir, "test_os.tmp.%ld", (long)getpid());
+    return make_dir(g_dir);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    const char *names[] = { "a.bin", "b.bin", "c.bin", "\xc3\xa9t\xc3\xa9.bin" };
+    int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        (void)unlinkat(dfd, names[i], 0); /* UTF-8 names: through the layer */
+    (void)close(dfd);
+    return rmdir(g_dir);
+}
+
+static void test_random_and_memory(void **state)
+{
+    (void)state;
+    uint8_t a[32], b[32], zero[32] = { 0 };
+    assert_int_equal(merkle__os_random(a, sizeof a), 0);
+    assert_int_equal(merkle__os_random(b, sizeof b), 0);
+    assert_memory_not_equal(a, b, sizeof a);
+    assert_memory_not_equal(a, zero, sizeof a);
+    void *p = merkle__os_aligned_alloc(4096, 3 * 4096 + 5);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 4096, 0);
+    memset(p, 0xab, 3 * 4096 + 5);
+    merkle__os_aligned_free(p);
+    assert_true(merkle__os_ncpu() >= 1);
+}
+
+static void test_dirfd_binary_pread(void **state)
+{
+    (void)state;
+    write_file("a.bin", k_data, sizeof k_data);
+    int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+
+    struct stat st;
+    assert_int_equal(fstatat(dfd, "a.bin", &st, 0), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_size, sizeof k_data);
+    assert_int_equal(faccessat(dfd, "a.bin", R_OK, AT_EACCESS), 0);
+    errno = 0;
+    assert_int_equal(fstatat(dfd, "missing", &st, 0), -1);
+    assert_int_equal(errno, ENOENT);
+    assert_int_not_equal(faccessat(dfd, "missing", R_OK, AT_EACCESS), 0);
+    assert_int_equal(openat(dfd, "missing", O_RDONLY | O_CLOEXEC), -1);
+
+    int fd = openat(dfd, "a.bin", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    assert_true(fd >= 0);
+    uint8_t buf[32];
+    /* pread at an offset, then a plain read still starts at 0: the position is not moved */
+    assert_int_equal(pread(fd, buf, 4, 3), 4);
+    assert_memory_equal(buf, k_data + 3, 4);
+    assert_int_equal(read(fd, buf, sizeof buf), (ssize_t)sizeof k_data);
+    assert_memory_equal(buf, k_data, sizeof k_data); /* binary: no CR LF folding, no ^Z end */
+    assert_int_equal(pread(fd, buf, 4, (int64_t)sizeof k_data), 0); /* at the end */
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    assert_int_equal(flock(fd, LOCK_UN), 0);
+    assert_int_equal(close(fd), 0);
+
+    /* A directory of the directory descriptor: "." relative to it. */
+    int d2 = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(d2 >= 0);
+    assert_int_equal(fstatat(d2, "a.bin", &st, AT_SYMLINK_NOFOLLOW), 0);
+    assert_int_equal(close(d2), 0);
+    /* Not a directory. */
+    char path[128];
+    path_of(path, sizeof path, "a.bin");
+    errno = 0;
+    assert_int_equal(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1);
+    assert_int_equal(errno, ENOTDIR);
+
+    assert_int_equal(close(dfd), 0);
+    errno = 0;
+    assert_int_equal(fstatat(dfd, "a.bin", &st, 0), -1); /* closed */
+    assert_int_equal(errno, EBADF);
+}
+
+static void test_listing_and_names(void **state)
+{
+    (void)state;
+    write_file("\xc3\xa9t\xc3\xa9.bin", k_data, 3); /* UTF-8 name */
+    write_file("b.bin", k_data, 2);
+    int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+    DIR *d = fdopendir(dfd);
+    assert_non_null(d);
+    int seen_b = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, "b.bin") != 0) continue;
+        struct stat st; /* the descriptor stays usable while the stream is open */
+        assert_int_equal(fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_int_equal(st.st_size, 2);
+        seen_b = 1;
+    }
+    assert_true(seen_b);
+    assert_int_equal(closedir(d), 0); /* releases dfd too */
+
+    struct stat st;
+    char path[128];
+    path_of(path, sizeof path, "\xc3\xa9t\xc3\xa9.bin");
+    assert_int_equal(lstat(path, &st), 0);
+    assert_int_equal(st.st_size, 3);
+}
+
+static void test_link_rename_unlink(void **state)
+{
+    (void)state;
+    char a[128], b[128], c[128];
+    path_of(a, sizeof a, "a.bin");
+    path_of(b, sizeof b, "b.bin");
+    path_of(c, sizeof c, "c.bin");
+    /* link never replaces: b.bin exists */
+    errno = 0;
+    assert_int_equal(link(a, b), -1);
+    assert_int_equal(errno, EEXIST);
+    assert_int_equal(link(a, c), 0);
+    struct stat st;
+    assert_int_equal(lstat(c, &st), 0);
+    assert_int_equal(st.st_size, sizeof k_data);
+    /* rename replaces */
+    assert_int_equal(rename(c, b), 0);
+    assert_int_equal(lstat(b, &st), 0);
+    assert_int_equal(st.st_size, sizeof k_data);
+    assert_int_equal(lstat(c, &st), -1);
+    int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+    assert_int_equal(unlinkat(dfd, "b.bin", 0), 0);
+    assert_int_equal(fstatat(dfd, "b.bin", &st, 0), -1);
+    assert_int_equal(unlinkat(dfd, "b.bin", 0), -1);
+    assert_int_equal(linkat(AT_FDCWD, a, dfd, "c.bin", AT_SYMLINK_FOLLOW), 0);
+    assert_int_equal(fstatat(dfd, "c.bin", &st, 0), 0);
+    assert_int_equal(close(dfd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_and_memory),
+        cmocka_unit_test(test_dirfd_binary_pread),
+        cmocka_unit_test(test_listing_and_names),
+        cmocka_unit_test(test_link_rename_unlink),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
