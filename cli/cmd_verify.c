@@ -48,7 +48,10 @@ static const cli_opt verify_opts[] = {
       "SimpleMerkleTree leaf, 32 bytes in hex)",
       "ROW is written as *merkle root --values* reads a line. A row that does not fit its "
       "types is a usage error (exit 2)." },
-    { OPT_VALUES, "values", "TYPES", NULL, "openzeppelin: the ABI types of --value ROW", NULL },
+    { OPT_VALUES, "values", "TYPES", NULL,
+      "openzeppelin: the ABI types of --value ROW, and of the values a getMultiProof() "
+      "object holds as its leaves (StandardMerkleTree.verifyMultiProof)",
+      NULL },
     CLI_OPT_HELP_ROW,
     CLI_OPT_END_ROW,
 };
@@ -152,11 +155,16 @@ static void reverse32(uint8_t *b)
     }
 }
 
+/* A multiproof document (ours, or getMultiProof()'s object; types: a StandardMerkleTree's
+** values in "leaves"); leaf: the leaf hash of --value or --leaf-hash, which must be among
+** the proven leaves (NULL: any). */
 static int verify_multiproof(const char *pname, const char *text, size_t len, const uint8_t *root,
-                             int leaf_opts, int untrusted)
+                             int leaf_opts, int untrusted, const char *types, const uint8_t *leaf)
 {
     if (leaf_opts)
-        return cli_cmd_usage(&verify_spec, "a multiproof carries its leaves: only --root applies");
+        return cli_cmd_usage(&verify_spec,
+                             "a multiproof carries its leaves: give --root, and --value or "
+                             "--leaf-hash to check that one of them is proven");
     if (!root && !untrusted)
         return cli_cmd_usage(&verify_spec,
                              "no trusted root: give --root HEX (the proof's own root proves "
@@ -164,7 +172,8 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
     merkle_multiproof *m = NULL;
     merkle_error err;
     memset(&err, 0, sizeof err);
-    merkle_status s = merkle_multiproof_alloc_json(&m, text, len, &err);
+    merkle_status s = types ? merkle_multiproof_alloc_json_values(&m, types, text, len, &err)
+                            : merkle_multiproof_alloc_json(&m, text, len, &err);
     if (s == MERKLE_ERR_VERIFY) return verify_failed("%s", err.message);
     if (s != MERKLE_OK) {
         cli_error("%s: malformed proof: %s", pname,
@@ -179,10 +188,17 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
     }
     s = merkle_multiproof_verify(m, root ? root : own, &err);
     const char *pn = merkle_profile_name(merkle_multiproof_profile(m));
+    size_t nl = merkle_multiproof_leaf_count(m);
+    int has = !leaf || merkle_multiproof_has_leaf(m, leaf);
     merkle_multiproof_free(m);
+    if (s == MERKLE_OK && !has)
+        return verify_failed("%s", "the leaf is not among the proof's leaves");
     if (s != MERKLE_OK)
         return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
-    printf("OK: %s multiproof: its leaves are in the tree with %s\n", pn ? pn : "?",
+    char lhx[2 * MERKLE_HASH_LEN + 1];
+    if (leaf) merkle_hex_encode(lhx, leaf, MERKLE_HASH_LEN);
+    printf("OK: %s multiproof: its %zu leaves%s%s%s are in the tree with %s\n", pn ? pn : "?", nl,
+           leaf ? ", among them " : "", leaf ? lhx : "", "",
            root ? "the trusted root" : "the proof's own root (untrusted root)");
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
 }
@@ -239,7 +255,6 @@ static int verify_parse(int argc, char **argv, verify_args *va)
     if (optind + 1 < argc) return cli_cmd_usage(cmd, "only one PROOF file is allowed");
     if (!!va->leaf_file + !!va->leaf_hex + !!va->leaf_hash_hex + !!va->value > 1)
         return cli_cmd_usage(cmd, "give at most one of --leaf, --leaf-hex, --leaf-hash, --value");
-    if (va->types && !va->value) return cli_cmd_usage(cmd, "--values TYPES types a --value ROW");
     va->pname = argv[optind];
     return 0;
 }
@@ -584,6 +599,8 @@ static void print_verified(const verify_args *va, const merkle_proof *p, const u
 static int verify_proof(verify_args *va, loaded_proof *lp)
 {
     merkle_proof *p = &lp->p;
+    if (va->types && !va->value)
+        return cli_cmd_usage(&verify_spec, "--values TYPES types a --value ROW");
     if (va->value && p->profile != MERKLE_PROFILE_OPENZEPPELIN)
         return cli_cmd_usage(&verify_spec, "--value verifies openzeppelin proofs; this one is %s",
                              merkle_profile_name(p->profile));
@@ -642,11 +659,13 @@ int cmd_verify(int argc, char **argv)
         free(va.leaf_data);
         return CLI_USAGE;
     }
-    if (flen && file[0] != 'M' && strstr((const char *)file, "\"multiproof\"")) {
-        rc = verify_multiproof(
-            va.pname, (const char *)file, flen, va.root_hex ? va.root : NULL,
-            !!(va.leaf_file || va.leaf_hex || va.leaf_hash_hex || va.value || va.old_root_hex),
-            va.untrusted);
+    const char *ft = (const char *)file;
+    if (flen && file[0] != 'M' &&
+        (strstr(ft, "\"multiproof\"") || strstr(ft, "\"proofFlags\"") ||
+         strstr(ft, "\"proof_flags\"") || strstr(ft, "\"gindices\""))) {
+        rc = verify_multiproof(va.pname, ft, flen, va.root_hex ? va.root : NULL,
+                               !!(va.leaf_file || va.leaf_hex || va.old_root_hex), va.untrusted,
+                               va.types, va.leaf_hash_hex ? va.leaf_hash : NULL);
     } else {
         loaded_proof *lp = calloc(1, sizeof *lp);
         if (!lp) {

@@ -142,7 +142,7 @@ complete -c merkle -n '__merkle_using verify' -l leaf -r -F -d 'the leaf'\''s ra
 complete -c merkle -n '__merkle_using verify' -l leaf-hex -x -d 'the leaf'\''s raw bytes in hex'
 complete -c merkle -n '__merkle_using verify' -l leaf-hash -x -d 'the leaf hash H(0x00 || leaf)'
 complete -c merkle -n '__merkle_using verify' -l value -x -d 'openzeppelin: the leaf is the value ROW of the ABI types...'
-complete -c merkle -n '__merkle_using verify' -l values -x -d 'openzeppelin: the ABI types of --value ROW'
+complete -c merkle -n '__merkle_using verify' -l values -x -d 'openzeppelin: the ABI types of --value ROW, and of the...'
 complete -c merkle -n '__merkle_using verify' -s h -l help -d 'show this help and exit'
 complete -c merkle -n '__merkle_using sum' -s a -l algorithm -x -a 'md5 sha1 sha256 sha512 blake2b' -d 'md5 (the default), sha1, sha256, sha512 or blake2b'
 complete -c merkle -n '__merkle_using sum' -s l -l length -x -d 'digest length for blake2b: a multiple of 8, at most 512...'

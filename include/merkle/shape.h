@@ -416,9 +416,28 @@ typedef struct merkle_multiproof merkle_multiproof;
 /* Parse. MERKLE_ERR_FORMAT (detail in err) for a malformed document, MERKLE_ERR_NOMEM. */
 MERKLE_API merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *json,
                                                       size_t len, merkle_error *err);
+/*
+** Parse what @openzeppelin/merkle-tree's StandardMerkleTree getMultiProof() returns,
+** {"leaves": [values], "proof": [...], "proofFlags": [...]}: each value (a JSON array of
+** values of the ABI types, as merkle_shape_abi_leaf takes them: "address,uint256") is hashed
+** to its leaf (a hex string is taken as a leaf hash, as merkle_multiproof_alloc_json reads
+** one, so that merkle's own documents read the same). With merkle_multiproof_verify this is
+*StandardMerkleTree.verifyMultiProof(root,
+** types, multiproof). Errors: MERKLE_ERR_ARG (NULL types), MERKLE_ERR_FORMAT (malformed, a
+** value that does not fit the types, err->line its 1-based number), MERKLE_ERR_NOMEM.
+*/
+MERKLE_API merkle_status merkle_multiproof_alloc_json_values(merkle_multiproof **out,
+                                                             const char *types, const char *json,
+                                                             size_t len, merkle_error *err);
 MERKLE_API void merkle_multiproof_free(merkle_multiproof *m);
 /* The profile the document names. */
 MERKLE_API merkle_profile merkle_multiproof_profile(const merkle_multiproof *m);
+/* The number of leaves the document proves (0 for NULL). */
+MERKLE_API size_t merkle_multiproof_leaf_count(const merkle_multiproof *m);
+/* 1 when leaf (a leaf hash) is among them, else 0: what a caller checks to bind its claim
+** (a verified multiproof proves its own leaves, whatever they are). */
+MERKLE_API int merkle_multiproof_has_leaf(const merkle_multiproof *m,
+                                          const uint8_t leaf[MERKLE_HASH_LEN]);
 /*
 ** The root the document states, into out (MERKLE_ERR_ARG when it states none or an argument
 ** is NULL). Untrusted: only the caller's own root binds a proof (merkle_multiproof_verify).

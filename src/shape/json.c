@@ -44,7 +44,11 @@ merkle_profile merkle_multiproof_profile(const merkle_multiproof *m)
     return m->profile;
 }
 
-static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j)
+static merkle_status mp_value_leaves(merkle__json *j, const char *types, merkle_multiproof *m);
+
+/* types NULL: "leaves" holds leaf hashes; else @openzeppelin/merkle-tree's StandardMerkleTree
+** values of those ABI types, each hashed to its leaf. */
+static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j, const char *types)
 {
     const char *type = NULL, *prof = NULL, *hashn = NULL;
     size_t type_n = 0, prof_n = 0, hash_n = 0;
@@ -75,7 +79,8 @@ static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j)
         } else if (merkle__json_key_is(k, kn, "leaves")) {
             dup = &have_leaves;
             dummy = have_leaves;
-            s = merkle__json_array(j, 'h', (void **)&m->leaves, &m->nleaves, "leaves");
+            s = types ? mp_value_leaves(j, types, m)
+                      : merkle__json_array(j, 'h', (void **)&m->leaves, &m->nleaves, "leaves");
         } else if (merkle__json_key_is(k, kn, "proof")) {
             dup = &have_proof;
             dummy = have_proof;
@@ -105,6 +110,9 @@ static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j)
     }
     if (merkle__json_peek(j) != -1)
         return merkle__json_fail(j, "trailing data after the JSON object");
+    if (types && (have_g || (prof && !merkle__json_key_is(prof, prof_n, "openzeppelin"))))
+        return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
+                            "multiproof JSON: typed values are openzeppelin leaves only");
     if (type && !merkle__json_key_is(type, type_n, "multiproof"))
         return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, 0,
                             "multiproof JSON: type is not \"multiproof\"");
@@ -146,21 +154,47 @@ static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j)
     return MERKLE_OK;
 }
 
-merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *json, size_t len,
-                                           merkle_error *err)
+static merkle_status mp_alloc(merkle_multiproof **out, const char *types, const char *json,
+                              size_t len, merkle_error *err)
 {
     if (!out || (!json && len)) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no input");
     *out = NULL;
     merkle_multiproof *m = calloc(1, sizeof *m);
     if (!m) return merkle__fail(err, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
     merkle__json j = MERKLE__JSON_INIT(json, len, err);
-    merkle_status s = mp_parse(m, &j);
+    merkle_status s = mp_parse(m, &j, types);
     if (s != MERKLE_OK) {
         merkle_multiproof_free(m);
         return s;
     }
     *out = m;
     return MERKLE_OK;
+}
+
+merkle_status merkle_multiproof_alloc_json(merkle_multiproof **out, const char *json, size_t len,
+                                           merkle_error *err)
+{
+    return mp_alloc(out, NULL, json, len, err);
+}
+
+merkle_status merkle_multiproof_alloc_json_values(merkle_multiproof **out, const char *types,
+                                                  const char *json, size_t len, merkle_error *err)
+{
+    if (!types) return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "no leaf types");
+    return mp_alloc(out, types, json, len, err);
+}
+
+size_t merkle_multiproof_leaf_count(const merkle_multiproof *m)
+{
+    return m ? m->nleaves : 0;
+}
+
+int merkle_multiproof_has_leaf(const merkle_multiproof *m, const uint8_t leaf[MERKLE_HASH_LEN])
+{
+    if (!m || !leaf) return 0;
+    for (size_t i = 0; i < m->nleaves; i++)
+        if (memcmp(m->leaves[i], leaf, MERKLE_HASH_LEN) == 0) return 1;
+    return 0;
 }
 
 merkle_status merkle_multiproof_root(uint8_t out[MERKLE_HASH_LEN], const merkle_multiproof *m)
@@ -269,6 +303,68 @@ static merkle_status jrow_value_at(merkle__json *j, dstr *row, int depth)
 static merkle_status jrow_value(merkle__json *j, dstr *row)
 {
     return jrow_value_at(j, row, 0);
+}
+
+/* One StandardMerkleTree value (a JSON array of its ABI values) as a row of
+** merkle_shape_abi_encode's syntax, into row. */
+static merkle_status jrow_of_value(merkle__json *j, dstr *row)
+{
+    row->len = 0;
+    merkle_status s = merkle__json_expect(j, '[', "a standard-v1 value must be an array");
+    if (s != MERKLE_OK) return s;
+    int first = 1;
+    while (merkle__json_peek(j) != ']') {
+        if (!first && dput(row, ",", 1))
+            return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+        first = 0;
+        if ((s = jrow_value(j, row)) != MERKLE_OK) return s;
+        if (merkle__json_peek(j) == ',')
+            j->pos++;
+        else if (merkle__json_peek(j) != ']')
+            return merkle__json_fail(j, "expected ',' or ']'");
+    }
+    j->pos++;
+    return MERKLE_OK;
+}
+
+/* getMultiProof()'s "leaves" of a StandardMerkleTree: its values, hashed to their leaves (a
+** string is taken as a leaf hash already, as in merkle's own multiproof documents). */
+static merkle_status mp_value_leaves(merkle__json *j, const char *types, merkle_multiproof *m)
+{
+    merkle_status s = merkle__json_expect(j, '[', "\"leaves\" must be an array");
+    if (s != MERKLE_OK) return s;
+    dstr row = { 0 };
+    size_t cap = 0;
+    while (s == MERKLE_OK && merkle__json_peek(j) != ']') {
+        if (m->nleaves == cap) {
+            size_t nc = cap ? 2 * cap : 16;
+            void *p =
+                nc > SIZE_MAX / MERKLE_HASH_LEN ? NULL : realloc(m->leaves, nc * MERKLE_HASH_LEN);
+            if (!p) {
+                s = merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
+                break;
+            }
+            m->leaves = p;
+            cap = nc;
+        }
+        if (merkle__json_peek(j) == '"') { /* a leaf hash, as in merkle's own documents */
+            if ((s = merkle__json_hash(j, m->leaves[m->nleaves], "leaves", 0)) != MERKLE_OK) break;
+        } else if ((s = jrow_of_value(j, &row)) != MERKLE_OK) {
+            break;
+        } else if ((s = merkle_shape_abi_leaf(m->leaves[m->nleaves], types, row.s ? row.s : "",
+                                              row.len, j->err)) != MERKLE_OK) {
+            if (j->err) j->err->line = m->nleaves + 1;
+            break;
+        }
+        m->nleaves++;
+        if (merkle__json_peek(j) == ',')
+            j->pos++;
+        else if (merkle__json_peek(j) != ']')
+            s = merkle__json_fail(j, "expected ',' or ']'");
+    }
+    if (s == MERKLE_OK) j->pos++;
+    free(row.s);
+    return s;
 }
 
 /* A dump's "leafEncoding" array into enc ("type,type,..."). */
@@ -415,23 +511,7 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                                                  "dump: missing \"leafEncoding\"");
                                 goto done;
                             }
-                            row.len = 0;
-                            if ((s = merkle__json_expect(
-                                     &j, '[', "a standard-v1 value must be an array")) != MERKLE_OK)
-                                goto done;
-                            int first = 1;
-                            while (merkle__json_peek(&j) != ']') {
-                                if (!first && dput(&row, ",", 1)) goto nomem;
-                                first = 0;
-                                if ((s = jrow_value(&j, &row)) != MERKLE_OK) goto done;
-                                if (merkle__json_peek(&j) == ',')
-                                    j.pos++;
-                                else if (merkle__json_peek(&j) != ']') {
-                                    s = merkle__json_fail(&j, "expected ',' or ']'");
-                                    goto done;
-                                }
-                            }
-                            j.pos++;
+                            if ((s = jrow_of_value(&j, &row)) != MERKLE_OK) goto done;
                             s = merkle_shape_abi_leaf(lh[nvals], enc.s ? enc.s : "",
                                                       row.s ? row.s : "", row.len, err);
                             if (s != MERKLE_OK) goto done;

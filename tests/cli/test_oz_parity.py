@@ -234,6 +234,48 @@ class TestVerifyByValue(OzCase):
                     self.assertEqual(rc, 1, vout)
         self.assertGreater(n, 10)
 
+    def test_verify_oz_multiproof_object(self):
+        # getMultiProof()'s own object {leaves: values, proof, proofFlags}, as
+        # StandardMerkleTree.verifyMultiProof(root, types, multiproof) takes it: OZ says true.
+        n = 0
+        for k, c in enumerate(CASES):
+            if c["kind"] != "standard":
+                continue
+            mu = c["multi"]
+            self.assertTrue(mu["verify"])
+            f = self.path("mp.json", json.dumps(mu["oz"]).encode())
+            with self.subTest(case=k, types=c["types"]):
+                rc, out, err = run(["verify", f, "--root", c["root"], "--values", c["types"]])
+                self.assertEqual(rc, 0, (out, err))
+                self.assertIn(b"openzeppelin multiproof: its %d leaves" % len(mu["leaves"]), out)
+                n += 1
+                # One of the proven values, bound: OK; a value not in the tree: FAILED.
+                rc, out, err = run(["verify", f, "--root", c["root"], "--values", c["types"],
+                                    "--value", mu["rows"][0]])
+                self.assertEqual(rc, 0, (out, err))
+                self.assertIn(b"among them", out)
+                rc, out, err = run(["verify", f, "--root", c["root"], "--values", c["types"],
+                                    "--value", c["missing"]["row"]])
+                self.assertEqual(rc, 1, (out, err))
+                self.assertIn(b"not among the proof's leaves", out)
+                # Another root, or a changed value: FAILED.
+                rc, out, _ = run(["verify", f, "--root", "0x" + "11" * 32, "--values", c["types"]])
+                self.assertEqual(rc, 1, out)
+                bad = dict(mu["oz"], leaves=[c["missing"]["value"]] + mu["oz"]["leaves"][1:])
+                g = self.path("mp2.json", json.dumps(bad).encode())
+                rc, out, _ = run(["verify", g, "--root", c["root"], "--values", c["types"]])
+                self.assertEqual(rc, 1, out)
+                # Without --values the values are not leaf hashes: a malformed proof, exit 2.
+                rc, out, err = run(["verify", f, "--root", c["root"]])
+                self.assertEqual((rc, out), (2, b""), err)
+                # A value that does not fit the types: exit 2, naming its place.
+                bad = dict(mu["oz"], leaves=[["x"] * 9] + mu["oz"]["leaves"][1:])
+                g = self.path("mp3.json", json.dumps(bad).encode())
+                rc, out, err = run(["verify", g, "--root", c["root"], "--values", c["types"]])
+                self.assertEqual((rc, out), (2, b""), err)
+                self.assertIn(b"malformed proof", err)
+        self.assertGreater(n, 10)
+
     def test_bare_proof_array_errors(self):
         c = CASES[2]
         lk = next(x for x in c["lookups"] if x["proof"])

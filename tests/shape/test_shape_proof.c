@@ -128,6 +128,24 @@ static void check_multiproof(const merkle_shape_tree *t, const uint64_t *pos, si
     assert_memory_equal(own, root, MERKLE_HASH_LEN);
     assert_int_equal(merkle_multiproof_root(NULL, m), MERKLE_ERR_ARG);
     assert_int_equal(merkle_multiproof_root(own, NULL), MERKLE_ERR_ARG);
+    assert_int_equal(merkle_multiproof_leaf_count(m), n);
+    assert_int_equal(merkle_multiproof_leaf_count(NULL), 0);
+    assert_int_equal(merkle_multiproof_has_leaf(m, own), 0); /* the root is no leaf */
+    assert_int_equal(merkle_multiproof_has_leaf(NULL, own), 0);
+    /* Typed: hex strings still read as leaf hashes, the same document and verdict. */
+    merkle_multiproof *m2 = NULL;
+    assert_int_equal(merkle_multiproof_alloc_json_values(&m2, NULL, buf, need - 1, &err),
+                     MERKLE_ERR_ARG);
+    if (merkle_multiproof_profile(m) == MERKLE_PROFILE_OPENZEPPELIN) {
+        assert_int_equal(merkle_multiproof_alloc_json_values(&m2, "bytes32", buf, need - 1, &err),
+                         MERKLE_OK);
+        assert_int_equal(merkle_multiproof_leaf_count(m2), n);
+        assert_int_equal(merkle_multiproof_verify(m2, root, &err), MERKLE_OK);
+        merkle_multiproof_free(m2);
+    } else { /* typed values are OpenZeppelin's only */
+        assert_int_equal(merkle_multiproof_alloc_json_values(&m2, "bytes32", buf, need - 1, &err),
+                         MERKLE_ERR_FORMAT);
+    }
     assert_int_equal(merkle_multiproof_verify(m, root, &err), MERKLE_OK);
     root[3] ^= 1;
     assert_int_equal(merkle_multiproof_verify(m, root, &err), MERKLE_ERR_VERIFY);

@@ -135,7 +135,11 @@ function standardCase(types, n, dup) {
     const set = picks(n).filter((i, k, a) => a.findIndex(j => tree.leafLookup(vals[j]) === tree.leafLookup(vals[i])) === k);
     const mp = tree.getMultiProof(set.map(i => vals[i]));
     c.multi = { rows: set.map(i => rows[i]), values: set.map(i => vals[i]), proof: mp.proof, proofFlags: mp.proofFlags,
-                leaves: mp.leaves.map(v => tree.leafHash(v)) };
+                leaves: mp.leaves.map(v => tree.leafHash(v)),
+                // getMultiProof()'s own output, its leaves the values in the proof's order, as
+                // StandardMerkleTree.verifyMultiProof(root, types, multiproof) takes it.
+                oz: { leaves: mp.leaves, proof: mp.proof, proofFlags: mp.proofFlags },
+                verify: StandardMerkleTree.verifyMultiProof(tree.root, types, mp) };
     let missing;
     do { missing = rowsOf(types, 1, false); } while (vals.some(v => JSON.stringify(v) === JSON.stringify(missing[0][0])));
     c.missing = { row: missing[1][0], value: missing[0][0], error: throws(() => tree.getProof(missing[0][0])) };
