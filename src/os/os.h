@@ -106,8 +106,11 @@ int merkle__os_openat(int dirfd, const char *path, int flags, ...);
 int merkle__os_close(int fd);
 int merkle__os_fstatat(int dirfd, const char *path, struct stat *st, int flags);
 int merkle__os_faccessat(int dirfd, const char *path, int mode, int flags);
-DIR *merkle__os_fdopendir(int fd);
-int merkle__os_closedir(DIR *d);
+/* Directory streams of UTF-8 names (_wopendir underneath): DIR is the layer's own. */
+typedef struct merkle__os_dir merkle__os_dir;
+merkle__os_dir *merkle__os_fdopendir(int fd);
+struct dirent *merkle__os_readdir(merkle__os_dir *d);
+int merkle__os_closedir(merkle__os_dir *d);
 ssize_t merkle__os_pread(int fd, void *buf, size_t n, int64_t off);
 int merkle__os_fsync(int fd);
 int merkle__os_flock(int fd, int op);
@@ -127,6 +130,8 @@ ssize_t merkle__os_write(int fd, const void *buf, size_t n);
 #define faccessat       merkle__os_faccessat
 #define fdopendir       merkle__os_fdopendir
 #define closedir        merkle__os_closedir
+#define readdir         merkle__os_readdir
+#define DIR             merkle__os_dir
 #define pread           merkle__os_pread
 #define fsync           merkle__os_fsync
 #define flock           merkle__os_flock

@@ -32,6 +32,8 @@
 #undef lstat
 #undef unlinkat
 #undef closedir
+#undef readdir
+#undef DIR
 #undef fcntl
 #undef read
 #undef write
@@ -91,7 +93,13 @@ static wchar_t *wide(const char *s)
 #define DIRFD_BASE  0x40000000
 #define DIRFD_SLOTS 1024
 static char *g_dirs[DIRFD_SLOTS];
-static DIR *g_dir_streams[DIRFD_SLOTS]; /* the stream fdopendir made of the slot, if any */
+struct merkle__os_dir {
+    _WDIR *w;
+    struct dirent ent; /* the last entry, its name in UTF-8 */
+};
+/* the stream fdopendir made of the slot, if any */
+static merkle__os_dir *g_dir_streams[DIRFD_SLOTS];
+static void dir_stream_close(merkle__os_dir *d);
 static pthread_mutex_t g_dirs_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int is_dirfd(int fd)
@@ -217,11 +225,11 @@ int merkle__os_close(int fd)
     if (!is_dirfd(fd)) return _close(fd);
     pthread_mutex_lock(&g_dirs_lock);
     char *d = g_dirs[fd - DIRFD_BASE];
-    DIR *s = g_dir_streams[fd - DIRFD_BASE];
+    merkle__os_dir *s = g_dir_streams[fd - DIRFD_BASE];
     g_dirs[fd - DIRFD_BASE] = NULL;
     g_dir_streams[fd - DIRFD_BASE] = NULL;
     pthread_mutex_unlock(&g_dirs_lock);
-    if (s) closedir(s);
+    if (s) dir_stream_close(s);
     if (!d) {
         errno = EBADF;
         return -1;
@@ -256,7 +264,43 @@ int merkle__os_faccessat(int dirfd, const char *path, int mode, int flags)
     return r;
 }
 
-DIR *merkle__os_fdopendir(int fd)
+static merkle__os_dir *dir_stream(const char *path)
+{
+    wchar_t *w = wide(path);
+    if (!w) return NULL;
+    merkle__os_dir *d = calloc(1, sizeof *d);
+    if (d) d->w = _wopendir(w);
+    if (!d) errno = ENOMEM;
+    free(w);
+    if (d && !d->w) {
+        free(d);
+        d = NULL;
+    }
+    return d;
+}
+
+static void dir_stream_close(merkle__os_dir *d)
+{
+    _wclosedir(d->w);
+    free(d);
+}
+
+struct dirent *merkle__os_readdir(merkle__os_dir *d)
+{
+    struct _wdirent *we = _wreaddir(d->w);
+    if (!we) return NULL;
+    int n = WideCharToMultiByte(CP_UTF8, 0, we->d_name, -1, d->ent.d_name,
+                                (int)sizeof d->ent.d_name, NULL, NULL);
+    if (n <= 0) { /* longer than d_name in UTF-8: the listing ends there */
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    d->ent.d_namlen = (unsigned short)(n - 1);
+    d->ent.d_ino = 0;
+    return &d->ent;
+}
+
+merkle__os_dir *merkle__os_fdopendir(int fd)
 {
     if (!is_dirfd(fd)) {
         errno = ENOTDIR;
@@ -264,14 +308,14 @@ DIR *merkle__os_fdopendir(int fd)
     }
     pthread_mutex_lock(&g_dirs_lock);
     char *d = g_dirs[fd - DIRFD_BASE];
-    DIR *r = d && !g_dir_streams[fd - DIRFD_BASE] ? opendir(d) : NULL;
+    merkle__os_dir *r = d && !g_dir_streams[fd - DIRFD_BASE] ? dir_stream(d) : NULL;
     if (!d) errno = EBADF;
     if (r) g_dir_streams[fd - DIRFD_BASE] = r; /* closedir releases the descriptor */
     pthread_mutex_unlock(&g_dirs_lock);
     return r;
 }
 
-int merkle__os_closedir(DIR *d)
+int merkle__os_closedir(merkle__os_dir *d)
 {
     pthread_mutex_lock(&g_dirs_lock);
     for (int i = 0; i < DIRFD_SLOTS; i++) {
@@ -283,7 +327,8 @@ int merkle__os_closedir(DIR *d)
         }
     }
     pthread_mutex_unlock(&g_dirs_lock);
-    return closedir(d);
+    dir_stream_close(d);
+    return 0;
 }
 
 /* ------------------------------------------------------------------ descriptors */

@@ -21,6 +21,8 @@
 
 #include <cmocka.h> /* its own block: after the headers it needs, not sorted above them */
 
+#include "merkle/common.h"
+#include "merkle/manifest.h"
 #include "os/os.h"
 
 #if defined(_WIN32)
@@ -61,7 +63,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    const char *names[] = { "a.bin", "b.bin", "c.bin", "\xc3\xa9t\xc3\xa9.bin" };
+    const char *names[] = { "a.bin",  "b.bin",  "c.bin", "\xc3\xa9t\xc3\xa9.bin",
+                            "m1.bin", "m2.bin", "m3.bin" };
     int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -144,9 +147,10 @@ static void test_listing_and_names(void **state)
     assert_true(dfd >= 0);
     DIR *d = fdopendir(dfd);
     assert_non_null(d);
-    int seen_b = 0;
+    int seen_b = 0, seen_utf8 = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, "\xc3\xa9t\xc3\xa9.bin") == 0) seen_utf8 = 1; /* listed in UTF-8 */
         if (strcmp(de->d_name, "b.bin") != 0) continue;
         struct stat st; /* the descriptor stays usable while the stream is open */
         assert_int_equal(fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW), 0);
@@ -154,6 +158,7 @@ static void test_listing_and_names(void **state)
         seen_b = 1;
     }
     assert_true(seen_b);
+    assert_true(seen_utf8);
     assert_int_equal(closedir(d), 0); /* releases dfd too */
 
     struct stat st;
@@ -193,13 +198,86 @@ static void test_link_rename_unlink(void **state)
     assert_int_equal(close(dfd), 0);
 }
 
+/* The manifest layer on top: check (SHA-256 through the digest layer, MD5 through the
+** multi-buffer engine's batches and pread) and audit (the directory walk) in g_dir. */
+static void test_manifest_check_and_audit(void **state)
+{
+    (void)state;
+    static uint8_t big[300000];
+    for (size_t i = 0; i < sizeof big; i++) big[i] = (uint8_t)(i * 7 + (i >> 9));
+    write_file("m1.bin", k_data, sizeof k_data);
+    write_file("m2.bin", big, sizeof big);
+    merkle_manifest_entry e[6];
+    memset(e, 0, sizeof e);
+    const char *names[6] = { "m1.bin", "m2.bin", "m1.bin", "m2.bin", "nothere.bin", "m1.bin" };
+    const merkle_hash_alg algs[6] = { MERKLE_HASH_SHA256, MERKLE_HASH_SHA256, MERKLE_HASH_MD5,
+                                      MERKLE_HASH_MD5,    MERKLE_HASH_SHA256, MERKLE_HASH_SHA256 };
+    for (size_t i = 0; i < 6; i++) {
+        e[i].name = names[i];
+        e[i].name_len = strlen(names[i]);
+        e[i].alg = algs[i];
+        e[i].digest_len = (uint32_t)merkle_hash_alg_len(algs[i]);
+        e[i].line = i + 1;
+        const void *p = i % 2 ? (const void *)big : (const void *)k_data;
+        size_t n = i % 2 ? sizeof big : sizeof k_data;
+        assert_int_equal(merkle_manifest_digest(e[i].digest, algs[i], e[i].digest_len, p, n),
+                         MERKLE_OK);
+    }
+    e[5].digest[0] ^= 1; /* a wrong digest */
+    merkle_check_opts o;
+    assert_int_equal(merkle_check_opts_init(&o, MERKLE_CHECK_OPTS_VERSION), MERKLE_OK);
+    o.dir = g_dir;
+    o.threads = 2;
+    merkle_check_result r[6];
+    merkle_error err;
+    assert_int_equal(merkle_manifest_check(r, e, 6, &o, &err), MERKLE_OK);
+    assert_int_equal(r[0].status, MERKLE_CHECK_OK);
+    assert_int_equal(r[1].status, MERKLE_CHECK_OK);
+    assert_int_equal(r[1].size, sizeof big);
+    assert_int_equal(r[2].status, MERKLE_CHECK_OK);
+    assert_int_equal(r[3].status, MERKLE_CHECK_OK);
+    assert_int_equal(r[4].status, MERKLE_CHECK_MISSING);
+    assert_int_equal(r[5].status, MERKLE_CHECK_MISMATCH);
+
+    /* audit: m1 changed (one more byte), m2 ok, m3 new; other files of g_dir are new too */
+    char hex[2 * 32 + 1], text[512];
+    merkle_hex_encode(hex, e[0].digest, 32);
+    int len = snprintf(text, sizeof text, "%s  m1.bin\n", hex);
+    merkle_hex_encode(hex, e[1].digest, 32);
+    len += snprintf(text + len, sizeof text - (size_t)len, "%s  m2.bin\n", hex);
+    merkle_manifest_parser pr;
+    merkle_manifest_parser_init(&pr, MERKLE_HASH_SHA256, 0);
+    merkle_manifest *m = NULL;
+    assert_int_equal(merkle_manifest_parse_alloc(&m, &pr, text, (size_t)len, 1, &err), MERKLE_OK);
+    assert_int_equal(merkle_manifest_count(m), 2);
+    char path[128];
+    path_of(path, sizeof path, "m1.bin");
+    int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "x", 1), 1);
+    assert_int_equal(close(fd), 0);
+    write_file("m3.bin", (const uint8_t *)"new", 3);
+    merkle_audit_opts ao;
+    assert_int_equal(merkle_audit_opts_init(&ao, MERKLE_AUDIT_OPTS_VERSION), MERKLE_OK);
+    ao.threads = 2;
+    merkle_audit_counts c;
+    assert_int_equal(merkle_manifest_audit(&c, m, g_dir, &ao, &err), MERKLE_OK);
+    assert_int_equal(c.ok, 1);
+    assert_int_equal(c.changed, 1);
+    assert_int_equal(c.missing, 0);
+    assert_true(c.new_files >= 1); /* m3.bin and what the earlier tests left */
+    assert_int_equal(c.walk_errors, 0);
+    /* a directory that is not there: an error, not findings */
+    assert_int_equal(merkle_manifest_audit(&c, m, "test_os.no-such-dir", &ao, &err), MERKLE_ERR_IO);
+    merkle_manifest_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_and_memory),
-        cmocka_unit_test(test_dirfd_binary_pread),
-        cmocka_unit_test(test_listing_and_names),
-        cmocka_unit_test(test_link_rename_unlink),
+        cmocka_unit_test(test_random_and_memory),        cmocka_unit_test(test_dirfd_binary_pread),
+        cmocka_unit_test(test_listing_and_names),        cmocka_unit_test(test_link_rename_unlink),
+        cmocka_unit_test(test_manifest_check_and_audit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
