@@ -58,10 +58,10 @@ if _lib.has("merkle_manifest_parse_alloc"):
 if _lib.has("merkle_shape_init"):
     from . import shape
     from .shape import (SHAPE_PROFILES, ShapeTree, shape_root, bitcoin_root, ssz_root,
-                        openzeppelin_leaf, openzeppelin_root, openzeppelin_verify,
+                        openzeppelin_leaf, openzeppelin_root, openzeppelin_verify, openzeppelin_verify_multi,
                         bittorrent_v2_root, keccak256, verify_branch, verify_multiproof)
     __all__ += ["shape", "SHAPE_PROFILES", "ShapeTree", "shape_root", "bitcoin_root", "ssz_root",
-                "openzeppelin_leaf", "openzeppelin_root", "openzeppelin_verify",
+                "openzeppelin_leaf", "openzeppelin_root", "openzeppelin_verify", "openzeppelin_verify_multi",
                 "bittorrent_v2_root", "keccak256",
                 "verify_branch", "verify_multiproof"]
 

@@ -421,6 +421,19 @@ def openzeppelin_verify(root, types, value, proof):
     return verify_branch("openzeppelin", root, 0, _oz_leaf(types, value), proof)
 
 
+def openzeppelin_verify_multi(root, types, multiproof):
+    """StandardMerkleTree.verifyMultiProof(root, types, multiproof) (types None:
+    SimpleMerkleTree's): multiproof is what getMultiProof() returns, a dict with "leaves" (the
+    values, in the proof's order), "proof" and "proofFlags" (get_multi_proof's triple also
+    works). True when they hash to root."""
+    if isinstance(multiproof, dict):
+        values, proof, flags = multiproof["leaves"], multiproof["proof"], multiproof["proofFlags"]
+    else:
+        values, proof, flags = multiproof
+    leaves = [_oz_leaf(types, v) for v in values]
+    return verify_multiproof("openzeppelin", root, None, leaves, proof, flags)
+
+
 def verify_branch(profile, root, pos, leaf, path, hash=None, limit=None, mix_in_length=False):
     """True when leaf at position pos hashes with path (bottom-up) to root."""
     s = _shape(profile, hash, limit, mix_in_length)

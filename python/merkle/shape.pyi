@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 # Type hints of merkle.shape (the implementation is shape.py).
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._lib import MerkleError as MerkleError, Owner
 
@@ -52,6 +52,10 @@ class ShapeTree(Owner):
 
 def openzeppelin_verify(root: Node, types: Optional[Union[str, Sequence[str]]],
                         value: Union[Node, Sequence[Value]], proof: Sequence[Node]) -> bool: ...
+def openzeppelin_verify_multi(root: Node, types: Optional[Union[str, Sequence[str]]],
+                              multiproof: Union[Mapping[str, Any],
+                                                Tuple[Sequence[Any], Sequence[Node],
+                                                      Sequence[bool]]]) -> bool: ...
 def verify_branch(profile: str, root: Node, pos: int, leaf: Node, path: Sequence[Node],
                   hash: Optional[str] = ..., limit: Optional[int] = ...,
                   mix_in_length: bool = ...) -> bool: ...

@@ -65,6 +65,14 @@ class OzParity(unittest.TestCase):
                     self.assertEqual([hx(h) for h in proof], c["multi"]["proof"])
                     self.assertEqual(flags, c["multi"]["proofFlags"])
                     self.assertEqual([hx(h) for h in leaves], c["multi"]["leaves"])
+                    # verifyMultiProof of getMultiProof()'s own object (OZ: true), and of it
+                    # with a value not in the tree (false).
+                    oz = c["multi"]["oz"]
+                    self.assertEqual(merkle.openzeppelin_verify_multi(t.root, types, oz),
+                                     c["multi"]["verify"])
+                    self.assertTrue(c["multi"]["verify"])
+                    bad = dict(oz, leaves=[c["missing"]["value"]] + oz["leaves"][1:])
+                    self.assertFalse(merkle.openzeppelin_verify_multi(t.root, types, bad))
 
     def test_render_empty_and_tampered(self):
         # Tampered dumps are refused by load_dump (validate() runs there), as by the peer.
