@@ -210,6 +210,20 @@ static void copy_bits(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t of
                 dst[(doff + i) >> 3] |= (uint8_t)(0x80u >> ((doff + i) & 7));
         return;
     }
+    if ((doff & 7) == 0) {
+        /* Whole destination bytes, each from two source bytes (the last whole byte's second
+        ** source byte holds its bit off + 8 * whole - 1, which is inside src). */
+        unsigned sh = (unsigned)(off & 7);
+        const uint8_t *p = src + off / 8;
+        uint8_t *d = dst + doff / 8;
+        int64_t whole = n / 8;
+        for (int64_t i = 0; i < whole; i++)
+            d[i] = (uint8_t)((unsigned)p[i] << sh | (unsigned)p[i + 1] >> (8 - sh));
+        for (int64_t i = whole * 8; i < n; i++)
+            if (mkey_bit(src, off + i))
+                dst[(doff + i) >> 3] |= (uint8_t)(0x80u >> ((doff + i) & 7));
+        return;
+    }
     for (int64_t i = 0; i < n; i++)
         if (mkey_bit(src, off + i)) dst[(doff + i) >> 3] |= (uint8_t)(0x80u >> ((doff + i) & 7));
 }
