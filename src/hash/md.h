@@ -11,6 +11,59 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "common/internal.h"
+
+/* A compress kernel seen through its state's address (each digest adapts its own). */
+typedef void (*merkle__md_compress_fn)(void *state, const uint8_t *blocks, size_t nblocks);
+
+/*
+** The buffered absorb every streaming digest here shares: bytes in[0..n) join the partial
+** block buf (bs bytes a block, *total bytes absorbed before), whole blocks go to compress
+** straight from the input, the rest waits in buf.
+*/
+static inline void merkle__md_update(void *state, uint8_t *buf, size_t bs, uint64_t *total,
+                                     const void *in, size_t n, merkle__md_compress_fn compress)
+{
+    const uint8_t *p = in;
+    size_t fill = (size_t)(*total % bs);
+    *total += n;
+    if (fill) {
+        size_t take = bs - fill < n ? bs - fill : n;
+        memcpy(buf + fill, p, take);
+        p += take;
+        n -= take;
+        if (fill + take < bs) return;
+        compress(state, buf, 1);
+    }
+    if (n >= bs) {
+        compress(state, p, n / bs);
+        p += n - n % bs;
+        n %= bs;
+    }
+    if (n) memcpy(buf, p, n);
+}
+
+/*
+** The Merkle-Damgard padding of the last tail bytes of last[] (room for two blocks of bs):
+** 0x80, zeros, then the bit length of total bytes in lenbytes bytes (8 or 16), little-endian
+** for MD5 (le), else big-endian. Returns the padded length, one or two blocks.
+*/
+static inline size_t merkle__md_pad(uint8_t *last, size_t tail, size_t bs, size_t lenbytes,
+                                    uint64_t total, int le)
+{
+    size_t padded = tail < bs - lenbytes ? bs : 2 * bs;
+    last[tail] = 0x80;
+    memset(last + tail + 1, 0, padded - 8 - tail - 1);
+    if (le) {
+        merkle__store_le64(last + padded - 8, total << 3);
+    } else {
+        if (lenbytes == 16) merkle__store_be64(last + padded - 16, total >> 61);
+        merkle__store_be64(last + padded - 8, total << 3);
+    }
+    return padded;
+}
 
 typedef struct merkle__md5s {
     uint32_t h[4];

@@ -17,25 +17,14 @@ void merkle__md5s_init(merkle__md5s *c)
     c->total = 0;
 }
 
+static void md5_blocks(void *h, const uint8_t *blocks, size_t n)
+{
+    merkle__md5_compress((uint32_t *)h, blocks, n);
+}
+
 void merkle__md5s_update(merkle__md5s *c, const void *p, size_t n)
 {
-    const uint8_t *in = p;
-    size_t fill = (size_t)(c->total % 64);
-    c->total += n;
-    if (fill) {
-        size_t take = 64 - fill < n ? 64 - fill : n;
-        memcpy(c->buf + fill, in, take);
-        in += take;
-        n -= take;
-        if (fill + take < 64) return;
-        merkle__md5_compress(c->h, c->buf, 1);
-    }
-    if (n >= 64) {
-        merkle__md5_compress(c->h, in, n / 64);
-        in += n - n % 64;
-        n %= 64;
-    }
-    if (n) memcpy(c->buf, in, n);
+    merkle__md_update(c->h, c->buf, 64, &c->total, p, n, md5_blocks);
 }
 
 void merkle__md5s_final(merkle__md5s *c, uint8_t out[16])
@@ -43,7 +32,6 @@ void merkle__md5s_final(merkle__md5s *c, uint8_t out[16])
     uint8_t last[128];
     size_t tail = (size_t)(c->total % 64);
     memcpy(last, c->buf, tail);
-    size_t pad = merkle__md5_pad(last, tail, c->total);
-    merkle__md5_compress(c->h, last, (tail + pad) / 64);
+    merkle__md5_compress(c->h, last, merkle__md_pad(last, tail, 64, 8, c->total, 1) / 64);
     merkle__md5_store_digest(out, c->h);
 }

@@ -20,6 +20,7 @@
 
 #include "hash/dispatch.h"
 #include "hash/impl.h"
+#include "hash/md.h"
 #include "hash/md5_mb.h"
 
 /* ------------------------------------------------------------------ scalar MD5 */
@@ -136,11 +137,7 @@ const uint32_t merkle__md5_K[64] = { MERKLE__MD5_STEPS(MD5_K_ENTRY) };
 ** (so that tail_len + result is 64 or 128). p must have room for 128 bytes. */
 size_t merkle__md5_pad(uint8_t *p, size_t tail_len, uint64_t total_len)
 {
-    size_t padded = tail_len < 56 ? 64 : 128;
-    p[tail_len] = 0x80;
-    memset(p + tail_len + 1, 0, padded - 8 - tail_len - 1);
-    merkle__store_le64(p + padded - 8, total_len << 3);
-    return padded - tail_len;
+    return merkle__md_pad(p, tail_len, 64, 8, total_len, 1) - tail_len;
 }
 
 void merkle__md5_store_digest(uint8_t out[16], const uint32_t v[4])

@@ -120,26 +120,14 @@ void merkle__sha1_init(merkle__sha1 *c)
     c->total = 0;
 }
 
+static void sha1_blocks(void *h, const uint8_t *blocks, size_t n)
+{
+    kernel()((uint32_t *)h, blocks, n);
+}
+
 void merkle__sha1_update(merkle__sha1 *c, const void *p, size_t n)
 {
-    merkle__sha1_compress_fn f = kernel();
-    const uint8_t *in = p;
-    size_t fill = (size_t)(c->total % 64);
-    c->total += n;
-    if (fill) {
-        size_t take = 64 - fill < n ? 64 - fill : n;
-        memcpy(c->buf + fill, in, take);
-        in += take;
-        n -= take;
-        if (fill + take < 64) return;
-        f(c->h, c->buf, 1);
-    }
-    if (n >= 64) {
-        f(c->h, in, n / 64);
-        in += n - n % 64;
-        n %= 64;
-    }
-    if (n) memcpy(c->buf, in, n);
+    merkle__md_update(c->h, c->buf, 64, &c->total, p, n, sha1_blocks);
 }
 
 void merkle__sha1_final(merkle__sha1 *c, uint8_t out[20])
@@ -147,10 +135,6 @@ void merkle__sha1_final(merkle__sha1 *c, uint8_t out[20])
     uint8_t last[128];
     size_t tail = (size_t)(c->total % 64);
     memcpy(last, c->buf, tail);
-    size_t padded = tail < 56 ? 64 : 128;
-    last[tail] = 0x80;
-    memset(last + tail + 1, 0, padded - 8 - tail - 1);
-    merkle__store_be64(last + padded - 8, c->total << 3);
-    kernel()(c->h, last, padded / 64);
+    kernel()(c->h, last, merkle__md_pad(last, tail, 64, 8, c->total, 0) / 64);
     for (int i = 0; i < 5; i++) merkle__store_be32(out + 4 * i, c->h[i]);
 }

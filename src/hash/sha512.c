@@ -54,25 +54,14 @@ void merkle__sha512_init(merkle__sha512 *c)
     c->total = 0;
 }
 
+static void sha512_blocks(void *h, const uint8_t *blocks, size_t n)
+{
+    merkle__sha512_compress((uint64_t *)h, blocks, n);
+}
+
 void merkle__sha512_update(merkle__sha512 *c, const void *p, size_t n)
 {
-    const uint8_t *in = p;
-    size_t fill = (size_t)(c->total % 128);
-    c->total += n;
-    if (fill) {
-        size_t take = 128 - fill < n ? 128 - fill : n;
-        memcpy(c->buf + fill, in, take);
-        in += take;
-        n -= take;
-        if (fill + take < 128) return;
-        merkle__sha512_compress(c->h, c->buf, 1);
-    }
-    if (n >= 128) {
-        merkle__sha512_compress(c->h, in, n / 128);
-        in += n - n % 128;
-        n %= 128;
-    }
-    if (n) memcpy(c->buf, in, n);
+    merkle__md_update(c->h, c->buf, 128, &c->total, p, n, sha512_blocks);
 }
 
 void merkle__sha512_final(merkle__sha512 *c, uint8_t out[64])
@@ -80,11 +69,6 @@ void merkle__sha512_final(merkle__sha512 *c, uint8_t out[64])
     uint8_t last[256];
     size_t tail = (size_t)(c->total % 128);
     memcpy(last, c->buf, tail);
-    size_t padded = tail < 112 ? 128 : 256;
-    last[tail] = 0x80;
-    memset(last + tail + 1, 0, padded - 16 - tail - 1);
-    merkle__store_be64(last + padded - 16, c->total >> 61); /* bit length, high 64 bits */
-    merkle__store_be64(last + padded - 8, c->total << 3);
-    merkle__sha512_compress(c->h, last, padded / 128);
+    merkle__sha512_compress(c->h, last, merkle__md_pad(last, tail, 128, 16, c->total, 0) / 128);
     for (int i = 0; i < 8; i++) merkle__store_be64(out + 8 * i, c->h[i]);
 }
