@@ -295,11 +295,15 @@ class ProofCli(TempDirCase):
             self.assertEqual(rc, want, (args, out, err))
             self.assertTrue(out.startswith(prefix), (args, out))
         # Malformed JSON proofs: exit 2 with a message naming the file.
-        for bad in (b"", b"{", b"[]", b"{\"tree_size\": 1}", js[:-10],
+        for bad in (b"", b"{", b"[1]", b"{\"tree_size\": 1}", js[:-10],
                     js.replace(b"\"path\"", b"\"path\": 1, \"x\"")):
             rc, out, err = run(["verify", self.path("bad", bad), "--untrusted-root"])
             self.assertEqual(rc, 2, bad)
             self.assertIn(b"malformed proof", err)
+        # [] is an (empty) OpenZeppelin proof array: it states no root to trust.
+        rc, out, err = run(["verify", self.path("bad", b"[]"), "--untrusted-root"])
+        self.assertEqual((rc, out), (2, b""))
+        self.assertIn(b"the proof has no root", err)
         # Wrong length path: FAILED.
         d = dict(j)
         d["path"] = d["path"] + [d["root"]]
