@@ -6,6 +6,15 @@
 #ifndef MERKLE_CLI_H
 #define MERKLE_CLI_H
 
+/* MinGW: the C99 printf of __USE_MINGW_ANSI_STDIO (%zu), not msvcrt's. */
+#ifndef CLI_PRINTF_FORMAT
+#if defined(__MINGW32__)
+#define CLI_PRINTF_FORMAT gnu_printf
+#else
+#define CLI_PRINTF_FORMAT printf
+#endif
+#endif
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -48,10 +57,11 @@ extern const cli_cmd compact_append_spec, compact_merge_spec, compact_root_spec,
 extern const char *cli_progname;
 
 /* "merkle: <message>\n" on stderr. */
-void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_error(const char *fmt, ...) __attribute__((format(CLI_PRINTF_FORMAT, 1, 2)));
 /* "merkle <sub>: <message>\nTry 'merkle <sub> --help'.\n" on stderr; returns CLI_USAGE.
 ** Commands with a cli_cmd use cli_cmd_usage (opts.h), which returns that command's status. */
-int cli_usage_error(const char *sub, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_usage_error(const char *sub, const char *fmt, ...)
+    __attribute__((format(CLI_PRINTF_FORMAT, 2, 3)));
 
 /* Parse a positive size with an optional K/M/G (binary) suffix. 0 on success, -1 if bad
 ** (including zero and overflow). */

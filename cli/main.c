@@ -5,7 +5,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#if defined(__has_include)
+#if __has_include(<sys/resource.h>)
 #include <sys/resource.h>
+#endif
+#endif
 
 #include "cli.h"
 
@@ -77,10 +81,14 @@ static int help(int argc, char **argv)
 ** limit, io/fdbudget.h). Failing to raise it is not an error. */
 static void raise_nofile(void)
 {
+#ifndef RLIMIT_NOFILE
+    return; /* Windows: the C runtime's table, nothing to raise */
+#else
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= rl.rlim_max) return;
     rl.rlim_cur = rl.rlim_max;
     (void)setrlimit(RLIMIT_NOFILE, &rl);
+#endif
 }
 
 /* What coreutils' close_stdout does, for every command: output that could not be written
@@ -127,6 +135,13 @@ static int run(int argc, char **argv, int *io_rc)
 
 int main(int argc, char **argv)
 {
+#if defined(_WIN32)
+    /* Binary standard streams: text mode folds CR LF on input and writes CR LF for LF,
+    ** which changes digests of standard input and binary proofs on standard output. */
+    (void)_setmode(0, _O_BINARY);
+    (void)_setmode(1, _O_BINARY);
+    (void)_setmode(2, _O_BINARY);
+#endif
     raise_nofile();
     int io_rc = CLI_FAIL;
     int rc = run(argc, argv, &io_rc);

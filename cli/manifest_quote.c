@@ -27,8 +27,9 @@ typedef struct unit {
     int compat;      /* may stand inside "..." as well as '...' */
 } unit;
 
-static locale_t g_loc;
 static int g_loc_init, g_utf8;
+#ifdef LC_CTYPE_MASK /* POSIX 2008 per-thread locales */
+static locale_t g_loc;
 
 static void locale_init(void)
 {
@@ -41,6 +42,18 @@ static void locale_init(void)
         uselocale(old);
     }
 }
+#define LOC_SWITCH()  locale_t old = g_utf8 ? uselocale(g_loc) : (locale_t)0
+#define LOC_RESTORE() (g_utf8 ? (void)uselocale(old) : (void)0)
+#else
+/* No newlocale (Windows): names quoted as in the C locale (bytes past ASCII escaped). */
+static void locale_init(void)
+{
+    g_loc_init = 1;
+    g_utf8 = 0;
+}
+#define LOC_SWITCH()  ((void)0)
+#define LOC_RESTORE() ((void)0)
+#endif
 
 static int is_ctrl(unsigned char c)
 {
@@ -165,7 +178,7 @@ void mcli_quotef(FILE *f, const char *s)
 {
     locale_init();
     size_t n = strlen(s);
-    locale_t old = g_utf8 ? uselocale(g_loc) : (locale_t)0;
+    LOC_SWITCH();
     int quote = n == 0, has_sq = 0, all_compat = 1, last_esc = 0;
     for (size_t i = 0; i < n;) {
         unit x = next_unit(s, n, i);
@@ -209,5 +222,5 @@ void mcli_quotef(FILE *f, const char *s)
         }
         fputc('\'', f);
     }
-    if (g_utf8) uselocale(old);
+    LOC_RESTORE();
 }

@@ -7,6 +7,15 @@
 #ifndef MERKLE_CLI_MPI_UTIL_H
 #define MERKLE_CLI_MPI_UTIL_H
 
+/* MinGW: the C99 printf of __USE_MINGW_ANSI_STDIO (%zu), not msvcrt's. */
+#ifndef CLI_PRINTF_FORMAT
+#if defined(__MINGW32__)
+#define CLI_PRINTF_FORMAT gnu_printf
+#else
+#define CLI_PRINTF_FORMAT printf
+#endif
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +41,7 @@ int mpi_finish(int rank, int status);
 
 /* Mark hdr failed with a formatted message; ranks other than 0 add " (rank R on HOST)". */
 void mpi_hdr_fail(mpi_hdr *hdr, int rank, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(CLI_PRINTF_FORMAT, 3, 4)));
 
 /*
 ** Collective over MPI_COMM_WORLD: every rank sends hdr and hdr->count records of recsize

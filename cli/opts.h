@@ -13,6 +13,15 @@
 #ifndef MERKLE_CLI_OPTS_H
 #define MERKLE_CLI_OPTS_H
 
+/* MinGW: the C99 printf of __USE_MINGW_ANSI_STDIO (%zu), not msvcrt's. */
+#ifndef CLI_PRINTF_FORMAT
+#if defined(__MINGW32__)
+#define CLI_PRINTF_FORMAT gnu_printf
+#else
+#define CLI_PRINTF_FORMAT printf
+#endif
+#endif
+
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -133,7 +142,8 @@ int cli_cmd_usage_rc(const cli_cmd *cmd);
 ** (standard output flushed first); returns cli_cmd_usage_rc(cmd), so that a command ends
 ** with `return cli_cmd_usage(cmd, "...")`.
 */
-int cli_cmd_usage(const cli_cmd *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int cli_cmd_usage(const cli_cmd *cmd, const char *fmt, ...)
+    __attribute__((format(CLI_PRINTF_FORMAT, 2, 3)));
 
 /* Print the help of cmd: usage text, the options of its tables, epilog. */
 void cli_help(const cli_cmd *cmd, FILE *out);

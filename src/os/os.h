@@ -120,34 +120,42 @@ int merkle__os_rename(const char *from, const char *to);
 int merkle__os_unlinkat(int dirfd, const char *path, int flags);
 int merkle__os_lstat(const char *path, struct stat *st);
 int merkle__os_fcntl(int fd, int cmd, ...);
+char *merkle__os_strndup(const char *s, size_t n);
+int merkle__os_mkostemp(char *tmpl, int flags);
+mode_t merkle__os_umask(mode_t m);
 ssize_t merkle__os_read(int fd, void *buf, size_t n);
 ssize_t merkle__os_write(int fd, const void *buf, size_t n);
 
-#define open(...)       merkle__os_open(__VA_ARGS__)
-#define openat(...)     merkle__os_openat(__VA_ARGS__)
-#define close(fd)       merkle__os_close(fd)
-#define fstatat         merkle__os_fstatat
-#define faccessat       merkle__os_faccessat
-#define fdopendir       merkle__os_fdopendir
-#define closedir        merkle__os_closedir
-#define readdir         merkle__os_readdir
-#define DIR             merkle__os_dir
-#define pread           merkle__os_pread
-#define fsync           merkle__os_fsync
-#define flock           merkle__os_flock
-#define link            merkle__os_link
-#define linkat          merkle__os_linkat
-#define rename(a, b)    merkle__os_rename(a, b)
-#define lstat           merkle__os_lstat
-#define unlinkat        merkle__os_unlinkat
-#define fcntl(...)      merkle__os_fcntl(__VA_ARGS__)
-#define read(f, b, n)   merkle__os_read(f, b, n)
-#define write(f, b, n)  merkle__os_write(f, b, n)
-#define fchmod(fd, m)   ((void)(fd), (void)(m), 0)
-#define fchown(f, u, g) ((void)(f), (void)(u), (void)(g), 0)
-#define geteuid()       0
-#define getegid()       0
-#define getuid()        0
+#define open(...)            merkle__os_open(__VA_ARGS__)
+#define openat(...)          merkle__os_openat(__VA_ARGS__)
+#define close(fd)            merkle__os_close(fd)
+#define fstatat              merkle__os_fstatat
+#define faccessat            merkle__os_faccessat
+#define fdopendir            merkle__os_fdopendir
+#define closedir             merkle__os_closedir
+#define readdir              merkle__os_readdir
+#define DIR                  merkle__os_dir
+#define strndup              merkle__os_strndup
+#define mkostemp             merkle__os_mkostemp
+#define umask(m)             merkle__os_umask(m)
+#define _SC_NPROCESSORS_ONLN 84
+#define sysconf(n)           ((void)(n), merkle__os_ncpu())
+#define pread                merkle__os_pread
+#define fsync                merkle__os_fsync
+#define flock                merkle__os_flock
+#define link                 merkle__os_link
+#define linkat               merkle__os_linkat
+#define rename(a, b)         merkle__os_rename(a, b)
+#define lstat                merkle__os_lstat
+#define unlinkat             merkle__os_unlinkat
+#define fcntl(...)           merkle__os_fcntl(__VA_ARGS__)
+#define read(f, b, n)        merkle__os_read(f, b, n)
+#define write(f, b, n)       merkle__os_write(f, b, n)
+#define fchmod(fd, m)        ((void)(fd), (void)(m), 0)
+#define fchown(f, u, g)      ((void)(f), (void)(u), (void)(g), 0)
+#define geteuid()            0
+#define getegid()            0
+#define getuid()             0
 #endif /* _WIN32 */
 
 #endif

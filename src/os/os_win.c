@@ -32,6 +32,9 @@
 #undef lstat
 #undef unlinkat
 #undef closedir
+#undef strndup
+#undef mkostemp
+#undef umask
 #undef readdir
 #undef DIR
 #undef fcntl
@@ -437,6 +440,46 @@ int merkle__os_fcntl(int fd, int cmd, ...)
     (void)fd;
     (void)cmd; /* F_GETFL / F_SETFL of O_NONBLOCK: nothing to change on Windows */
     return 0;
+}
+
+char *merkle__os_strndup(const char *s, size_t n)
+{
+    size_t k = strnlen(s, n);
+    char *r = malloc(k + 1);
+    if (!r) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    memcpy(r, s, k);
+    r[k] = '\0';
+    return r;
+}
+
+int merkle__os_mkostemp(char *tmpl, int flags)
+{
+    static const char az[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    size_t n = strlen(tmpl);
+    if (n < 6 || strcmp(tmpl + n - 6, "XXXXXX") != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (int tries = 0; tries < 100; tries++) {
+        uint8_t r[6];
+        if (merkle__os_random(r, sizeof r) != 0) {
+            errno = EIO;
+            return -1;
+        }
+        for (int i = 0; i < 6; i++) tmpl[n - 6 + (size_t)i] = az[r[i] % (sizeof az - 1)];
+        int fd = merkle__os_open(tmpl, O_RDWR | O_CREAT | O_EXCL | flags, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+mode_t merkle__os_umask(mode_t m)
+{
+    return (mode_t)_umask(m);
 }
 
 ssize_t merkle__os_read(int fd, void *buf, size_t n)
