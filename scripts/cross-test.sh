@@ -10,9 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets=("$@")
-# i686 is not in the default set: its sysroot download (cross-sysroot.sh i386) failed on the
-# final pre-check of this round; run it by name (scripts/cross-test.sh i686-linux-gnu).
-[ ${#targets[@]} -gt 0 ] || targets=(aarch64-linux-gnu s390x-linux-gnu)
+# i686 (32-bit size_t and off_t) is in the default set, but its sysroot (the i386 cmocka and
+# libsodium packages, downloaded by cross-sysroot.sh) once failed to download: in the default
+# set only, a failed i386 download skips i686 with a message instead of failing the run (no
+# test of ours was run then, and the message says so). Named on the command line, it fails.
+soft_i686=0
+[ ${#targets[@]} -gt 0 ] || { targets=(aarch64-linux-gnu s390x-linux-gnu i686-linux-gnu); soft_i686=1; }
 for t in "${targets[@]}"; do
   case $t in
     aarch64-linux-gnu) arch=arm64 ;;
@@ -25,7 +28,13 @@ for t in "${targets[@]}"; do
   # (those tests run on aarch64 and s390x only).
   tests=(test_hash test_dispatch test_tree test_compact test_sexp test_grow)
   [ "$t" = i686-linux-gnu ] || tests+=(test_kernels test_trie test_manifest test_md5_mb test_parallel)
-  scripts/cross-sysroot.sh "$arch"
+  if ! scripts/cross-sysroot.sh "$arch"; then
+    if [ "$t" = i686-linux-gnu ] && [ $soft_i686 = 1 ]; then
+      echo "cross-test: SKIPPED i686-linux-gnu: its i386 sysroot could not be downloaded (no i686 test ran)"
+      continue
+    fi
+    exit 1
+  fi
   b=build/cross-$t
   t0=$SECONDS
   cmake -S . -B "$b" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$t.cmake" \

@@ -21,7 +21,7 @@
 #      (cargo test --offline), the Node package (npm ci + npm test), the Go module (go test)
 #  11. Debian packages: build, unpack into a throw-away root, check (scripts/package-test.sh);
 #      nothing is installed into or removed from the system
-#  12. cross builds (scripts/cross-test.sh): aarch64, s390x (big-endian) (i686 by name) with Debian's
+#  12. cross builds (scripts/cross-test.sh): aarch64, s390x (big-endian), i686 (32-bit) with Debian's
 #      cross compilers; a few unit tests and the CLI root suite under qemu-user
 #  13. musl static build (scripts/static-test.sh): a fully static merkle with no libsodium and
 #      no libcrypto, and the whole CLI suite against it
@@ -140,7 +140,7 @@ else
   step "[11/13] Debian packages: skipped (MERKLE_TEST_NO_PACKAGES=1)"
 fi
 if [ "${MERKLE_TEST_NO_CROSS:-0}" != 1 ]; then
-  step "[12/13] cross builds under qemu-user: aarch64, s390x"
+  step "[12/13] cross builds under qemu-user: aarch64, s390x, i686"
   scripts/cross-test.sh
 else
   step "[12/13] cross builds: skipped (MERKLE_TEST_NO_CROSS=1)"
