@@ -203,6 +203,29 @@ MERKLE_API merkle_status merkle_trie_proof_verify(merkle_trie_proof_info *info,
                                                   const uint8_t *proof, size_t len,
                                                   merkle_error *err);
 
+/* What a caller claims a trie proof proves (merkle_trie_proof_verify_claim). */
+typedef enum merkle_trie_claim_kind {
+    MERKLE_TRIE_CLAIM_PRESENT = 1, /* key is in the trie, with any value */
+    MERKLE_TRIE_CLAIM_VALUE = 2,   /* key is in the trie with exactly value[0..value_len) */
+    MERKLE_TRIE_CLAIM_ABSENT = 3   /* key is not in the trie */
+} merkle_trie_claim_kind;
+
+/*
+** merkle_trie_proof_verify with the claim bound, the rule of `merkle trie verify --key
+** [--value | --absent]`: MERKLE_OK only when the proof verifies against root AND states
+** exactly the claim -- key[0..key_len) (a proof of another key fails), the kind (present with
+** value, present, absent), and branch_factor unless it is 0. Every failure of the claim is
+** MERKLE_ERR_VERIFY with err->message saying what the proof states instead; a malformed
+** proof MERKLE_ERR_FORMAT; MERKLE_ERR_ARG for a NULL root/proof, a NULL key with key_len > 0,
+** an unknown kind, or a NULL value with value_len > 0. Allocates nothing.
+*/
+MERKLE_API merkle_status merkle_trie_proof_verify_claim(const uint8_t root[MERKLE_TRIE_ID_LEN],
+                                                        const uint8_t *proof, size_t len,
+                                                        const uint8_t *key, size_t key_len,
+                                                        merkle_trie_claim_kind kind,
+                                                        const uint8_t *value, size_t value_len,
+                                                        unsigned branch_factor, merkle_error *err);
+
 /*
 ** cb58 (avalanchego ids.ID string form): base58 (Bitcoin alphabet) of in || the last 4 bytes
 ** of SHA-256(in). Writes the string and a NUL; *out_len receives the string length (without

@@ -230,3 +230,40 @@ ok:
     }
     return MERKLE_OK;
 }
+
+static int claim_bytes_eq(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    return an == bn && (an == 0 || memcmp(a, b, an) == 0);
+}
+
+merkle_status merkle_trie_proof_verify_claim(const uint8_t root[MERKLE_TRIE_ID_LEN],
+                                             const uint8_t *proof, size_t len, const uint8_t *key,
+                                             size_t key_len, merkle_trie_claim_kind kind,
+                                             const uint8_t *value, size_t value_len,
+                                             unsigned branch_factor, merkle_error *err)
+{
+    if (!root || !proof || (!key && key_len) || (!value && value_len) ||
+        (kind != MERKLE_TRIE_CLAIM_PRESENT && kind != MERKLE_TRIE_CLAIM_VALUE &&
+         kind != MERKLE_TRIE_CLAIM_ABSENT))
+        return merkle__fail(err, MERKLE_ERR_ARG, 0, 0, "bad argument");
+    merkle_trie_proof_info info;
+    merkle_status s = merkle_trie_proof_verify(&info, root, proof, len, err);
+    if (s != MERKLE_OK) return s;
+    if (branch_factor && info.branch_factor != branch_factor)
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                            "the proof is for branch factor %u, not %u", info.branch_factor,
+                            branch_factor);
+    if (!claim_bytes_eq(info.key, info.key_len, key, key_len))
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                            "the proof is for another key (%zu bytes), not the one claimed",
+                            info.key_len);
+    if (kind == MERKLE_TRIE_CLAIM_ABSENT && info.present)
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "the key is present, not absent");
+    if (kind != MERKLE_TRIE_CLAIM_ABSENT && !info.present)
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0, "the key is absent, not present");
+    if (kind == MERKLE_TRIE_CLAIM_VALUE &&
+        !claim_bytes_eq(info.value, info.value_len, value, value_len))
+        return merkle__fail(err, MERKLE_ERR_VERIFY, 0, 0,
+                            "the key is present with another value (%zu bytes)", info.value_len);
+    return MERKLE_OK;
+}
