@@ -127,6 +127,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             (void)merkle_multiproof_profile(m);
             merkle_multiproof_free(m);
         }
+        /* The same text as getMultiProof()'s object of typed values. */
+        m = NULL;
+        s = merkle_multiproof_alloc_json_values(&m, "uint256,(string,bool[])", text, n, &err);
+        ok_or(s, MERKLE_ERR_FORMAT, MERKLE_ERR_VERIFY, MERKLE_ERR_NOMEM);
+        if (s == MERKLE_OK) {
+            uint8_t own[32] = { 0 };
+            (void)merkle_multiproof_root(own, m);
+            ok_or(merkle_multiproof_verify(m, own, &err), MERKLE_ERR_VERIFY, MERKLE_ERR_ARG,
+                  MERKLE_ERR_NOMEM);
+            (void)merkle_multiproof_has_leaf(m, own);
+            merkle_multiproof_free(m);
+        }
         break;
     }
     case 1: {
