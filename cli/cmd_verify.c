@@ -197,8 +197,8 @@ static int verify_multiproof(const char *pname, const char *text, size_t len, co
         return verify_failed("%s", err.message[0] ? err.message : merkle_strerror(s));
     char lhx[2 * MERKLE_HASH_LEN + 1];
     if (leaf) merkle_hex_encode(lhx, leaf, MERKLE_HASH_LEN);
-    printf("OK: %s multiproof: its %zu leaves%s%s%s are in the tree with %s\n", pn ? pn : "?", nl,
-           leaf ? ", among them " : "", leaf ? lhx : "", "",
+    printf("OK: %s multiproof: its %zu leaves%s%s are in the tree with %s\n", pn ? pn : "?", nl,
+           leaf ? ", among them " : "", leaf ? lhx : "",
            root ? "the trusted root" : "the proof's own root (untrusted root)");
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAIL;
 }
