@@ -339,55 +339,6 @@ static size_t skip_ws(const uint8_t *t, size_t i, size_t n)
     return i;
 }
 
-/* What @openzeppelin/merkle-tree's getProof() returns, JSON ["0x<64 hex>", ...]: an
-** openzeppelin inclusion proof (sorted pairs: the position does not enter the hashing).
-** 0, or the exit status after a message. */
-static int decode_bare_oz(merkle_proof *p, const char *pname, const uint8_t *t, size_t n)
-{
-    memset(p, 0, sizeof *p);
-    p->kind = MERKLE_PROOF_INCLUSION;
-    p->profile = MERKLE_PROFILE_OPENZEPPELIN;
-    p->hash = MERKLE_HASH_KECCAK256;
-    size_t i = skip_ws(t, 0, n) + 1; /* the '[' */
-    i = skip_ws(t, i, n);
-    while (i < n && t[i] == '"') { /* an element, then ',' and the next or the end */
-        size_t a = i + 1, b = a;
-        while (b < n && t[b] != '"' && t[b] != '\\') b++;
-        if (b >= n || t[b] != '"') break;
-        if (p->path_len == MERKLE_PROOF_MAX_PATH) {
-            cli_error("%s: malformed proof: more than %d hashes", pname, MERKLE_PROOF_MAX_PATH);
-            return CLI_USAGE;
-        }
-        const char *h = (const char *)t + a;
-        size_t hl = b - a;
-        if (hl >= 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) h += 2, hl -= 2;
-        size_t got = 0;
-        if (hl != 2 * MERKLE_HASH_LEN ||
-            merkle_hex_decode(p->path[p->path_len], MERKLE_HASH_LEN, &got, h, hl, NULL) !=
-                MERKLE_OK ||
-            got != MERKLE_HASH_LEN) {
-            cli_error("%s: malformed proof: element %zu of the proof array is not a 32-byte hex "
-                      "hash",
-                      pname, p->path_len);
-            return CLI_USAGE;
-        }
-        p->path_len++;
-        i = skip_ws(t, b + 1, n);
-        if (i >= n || t[i] != ',') break;
-        i = skip_ws(t, i + 1, n);
-        if (i >= n || t[i] != '"') {
-            i = n; /* a comma with no element after it */
-            break;
-        }
-    }
-    if (i >= n || t[i] != ']' || skip_ws(t, i + 1, n) != n) {
-        cli_error("%s: malformed proof: a proof array is [\"0x<64 hex>\", ...] (byte %zu)", pname,
-                  i);
-        return CLI_USAGE;
-    }
-    return 0;
-}
-
 /* Decode the proof file (binary "MRKP" or JSON): 0, or the exit status after a message. */
 static int verify_decode(loaded_proof *lp, const char *pname, const uint8_t *file, size_t flen)
 {
@@ -399,11 +350,9 @@ static int verify_decode(loaded_proof *lp, const char *pname, const uint8_t *fil
         cli_error("out of memory");
         return CLI_FAIL;
     }
+    /* An OpenZeppelin getProof() array (read by merkle_proof_from_json) states no position. */
     size_t first = skip_ws(file, 0, flen);
-    if (first < flen && file[first] == '[') {
-        lp->bare = 1;
-        return decode_bare_oz(&lp->p, pname, file, flen);
-    }
+    lp->bare = first < flen && file[first] == '[';
     if (flen >= 4 && memcmp(file, "MRKP", 4) == 0) {
         const uint8_t *leaf;
         s = merkle_proof_decode(&lp->p, &leaf, &lp->stored_leaf_len, file, flen, &err);

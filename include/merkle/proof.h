@@ -510,6 +510,10 @@ MERKLE_API merkle_status merkle_proof_to_cometbft_json(char *out, size_t cap, si
 ** reported as MERKLE_ERR_VERIFY (err->message says which). A root of another length
 ** stands for itself (stored as SHA-256(0x02 || bytes), which no tree hash equals): it only
 ** matches the same bytes, as when transparency-dev compares the roots of two equal sizes.
+** A top-level array is what @openzeppelin/merkle-tree's getProof() returns,
+** ["0x<64 hex>", ...] (each element exactly 64 hex digits, "0x" optional): an openzeppelin
+** inclusion proof (Keccak-256, sorted pairs) with index 0 and tree_size 0, no root and no
+** leaf hash -- OpenZeppelin's proofs state no position, and none is needed to verify them.
 ** Every other defect is MERKLE_ERR_FORMAT. As for merkle_proof_decode, sizes and lengths are
 ** checked by the verifier, not here.
 */

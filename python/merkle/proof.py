@@ -14,6 +14,9 @@ from . import _lib
 from ._lib import MerkleError, check, fn
 from .tree import _resolve, _threads_arg, hash_id, hash_name, HASHES, PROFILES  # noqa: F401
 
+# merkle_profile values 1..6 (include/merkle/tree.h): a proof may be of any of them.
+_PROFILE_NAMES = PROFILES + ("bitcoin", "ssz", "openzeppelin", "bittorrent-v2")
+
 c_int, c_size_t, c_void_p, c_char_p, c_u32, c_u64, c_i64 = (
     ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32,
     ctypes.c_uint64, ctypes.c_int64)
@@ -102,7 +105,7 @@ class Proof:
 
     # -- fields
     kind = property(lambda s: KINDS.get(s._p.kind, str(s._p.kind)))
-    profile = property(lambda s: PROFILES[s._p.profile - 1])
+    profile = property(lambda s: _PROFILE_NAMES[s._p.profile - 1])
     hash = property(lambda s: hash_name(s._p.hash))
     tree_size = property(lambda s: int(s._p.tree_size))
     index = property(lambda s: int(s._p.index))

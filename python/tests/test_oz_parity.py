@@ -81,6 +81,30 @@ class OzParity(unittest.TestCase):
                 with self.assertRaises(merkle.MerkleError):
                     merkle.ShapeTree.load_dump(tp["dump"])
 
+    def test_bare_proof_array(self):
+        # getProof()'s own output, JSON ["0x..", ...], is a Proof (merkle_proof_from_json).
+        import json
+        n = 0
+        for k, c in enumerate(self.cases):
+            root = bytes.fromhex(c["root"][2:])
+            for lk in c["lookups"]:
+                with self.subTest(case=k, value=lk["value"]):
+                    p = merkle.Proof.from_json(json.dumps(lk["proof"]))
+                    self.assertEqual(p.profile, "openzeppelin")
+                    if c["kind"] == "standard":
+                        lh = merkle.openzeppelin_leaf(merkle.shape._split_types(c["types"]),
+                                                      c["values"][lk["value"]])
+                    else:
+                        lh = bytes.fromhex(c["leaves"][lk["value"]][2:])
+                    self.assertTrue(p.verify(root=root, leaf_hash=lh))
+                    with self.assertRaises(merkle.MerkleError):
+                        p.verify(root=root, leaf_hash=bytes(32))
+                    n += 1
+        self.assertGreater(n, 10)
+        with self.assertRaises(merkle.MerkleError) as cm:
+            merkle.Proof.from_json('["0x12"]')
+        self.assertIn("element 0 of the proof array", str(cm.exception))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -110,6 +110,27 @@ merkle_status merkle__json_expect(merkle__json *j, int c, const char *what)
     return MERKLE_OK;
 }
 
+merkle_status merkle__json_open(merkle__json *j, int open, const char *what, int *more)
+{
+    merkle_status s = merkle__json_expect(j, open, what);
+    if (s != MERKLE_OK) return s;
+    int close = open == '{' ? '}' : ']';
+    *more = merkle__json_peek(j) != close;
+    if (!*more) j->pos++;
+    return MERKLE_OK;
+}
+
+merkle_status merkle__json_next(merkle__json *j, int close, int *more)
+{
+    int c = merkle__json_peek(j);
+    if (c == ',' || c == close) {
+        j->pos++;
+        *more = c == ',';
+        return MERKLE_OK;
+    }
+    return merkle__json_fail(j, close == '}' ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
 /* A string without decoding escapes (they are validated and kept as is): *a, *n. */
 merkle_status merkle__json_string(merkle__json *j, const char **a, size_t *n)
 {
@@ -237,28 +258,14 @@ merkle_status merkle__json_skip(merkle__json *j, int depth)
     case 'n': return merkle__json_literal(j, "null");
     case '[':
     case '{': {
-        int obj = c == '{';
-        j->pos++;
-        if (merkle__json_peek(j) == (obj ? '}' : ']')) {
-            j->pos++;
-            return MERKLE_OK;
-        }
-        for (;;) {
-            if (obj) {
-                if ((s = merkle__json_key(j, &a, &n)) != MERKLE_OK) return s;
-            }
+        int obj = c == '{', more;
+        if ((s = merkle__json_open(j, c, "expected a value", &more)) != MERKLE_OK) return s;
+        while (more) {
+            if (obj && (s = merkle__json_key(j, &a, &n)) != MERKLE_OK) return s;
             if ((s = merkle__json_skip(j, depth + 1)) != MERKLE_OK) return s;
-            c = merkle__json_peek(j);
-            if (c == ',') {
-                j->pos++;
-                continue;
-            }
-            if (c == (obj ? '}' : ']')) {
-                j->pos++;
-                return MERKLE_OK;
-            }
-            return merkle__json_fail(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+            if ((s = merkle__json_next(j, obj ? '}' : ']', &more)) != MERKLE_OK) return s;
         }
+        return MERKLE_OK;
     }
     default: return merkle__json_number_skip(j);
     }
@@ -414,14 +421,11 @@ merkle_status merkle__json_array(merkle__json *j, char kind, void **buf, size_t 
                                  const char *what)
 {
     size_t cap = 0;
-    merkle_status s = merkle__json_expect(j, '[', "expected an array");
+    int more;
+    merkle_status s = merkle__json_open(j, '[', "expected an array", &more);
     if (s != MERKLE_OK) return s;
-    if (merkle__json_peek(j) == ']') {
-        j->pos++;
-        return MERKLE_OK;
-    }
     size_t el = kind == 'h' ? MERKLE_HASH_LEN : kind == 'u' ? sizeof(uint64_t) : 1;
-    for (;;) {
+    while (more) {
         if (merkle__grow(buf, &cap, *n + 1, el) != 0)
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
         uint8_t *slot = (uint8_t *)*buf + *n * el;
@@ -442,17 +446,9 @@ merkle_status merkle__json_array(merkle__json *j, char kind, void **buf, size_t 
         }
         if (s != MERKLE_OK) return s;
         (*n)++;
-        int c = merkle__json_peek(j);
-        if (c == ',') {
-            j->pos++;
-            continue;
-        }
-        if (c == ']') {
-            j->pos++;
-            return MERKLE_OK;
-        }
-        return merkle__json_fail(j, "expected ',' or ']'");
+        if ((s = merkle__json_next(j, ']', &more)) != MERKLE_OK) return s;
     }
+    return MERKLE_OK;
 }
 
 /* Unescape a JSON string's raw content a[0..n) into out (which has room for n bytes). */

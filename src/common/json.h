@@ -36,6 +36,21 @@ merkle_status merkle__json_fail(merkle__json *j, const char *what);
 int merkle__json_peek(merkle__json *j);
 /* The byte c (after white space), consumed; else a format error saying what was expected. */
 merkle_status merkle__json_expect(merkle__json *j, int c, const char *what);
+/*
+** The two ends of every array or object loop, so that each container is read by one rule:
+**   int more;
+**   if ((s = merkle__json_open(j, '[', "x must be an array", &more)) != MERKLE_OK) return s;
+**   while (more) {
+**       ...one element...
+**       if ((s = merkle__json_next(j, ']', &more)) != MERKLE_OK) return s;
+**   }
+** open: the byte open ('[' or '{') consumed (else a format error saying what), and *more = 0
+** when the container is empty (its close consumed too). next: after an element, ','
+** consumed and *more = 1 (an element must follow: "[1,]" fails at the element), or the close
+** (']' or '}') consumed and *more = 0; else "expected ',' or ']'".
+*/
+merkle_status merkle__json_open(merkle__json *j, int open, const char *what, int *more);
+merkle_status merkle__json_next(merkle__json *j, int close, int *more);
 /* A string, raw (escapes validated and kept): *a, *n. */
 merkle_status merkle__json_string(merkle__json *j, const char **a, size_t *n);
 /* An object's key and the ':' after it. */

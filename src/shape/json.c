@@ -56,7 +56,8 @@ static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j, const char 
     merkle_status s;
     if ((s = merkle__json_expect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
     if (merkle__json_peek(j) == '}') return merkle__json_fail(j, "empty multiproof");
-    for (;;) {
+    int more = 1;
+    while (more) {
         const char *k;
         size_t kn;
         if ((s = merkle__json_key(j, &k, &kn)) != MERKLE_OK) return s;
@@ -97,16 +98,7 @@ static merkle_status mp_parse(merkle_multiproof *m, merkle__json *j, const char 
             if (dummy) return merkle__json_fail(j, "duplicate key");
             *dup = 1;
         }
-        int c = merkle__json_peek(j);
-        if (c == ',') {
-            j->pos++;
-            continue;
-        }
-        if (c == '}') {
-            j->pos++;
-            break;
-        }
-        return merkle__json_fail(j, "expected ',' or '}'");
+        if ((s = merkle__json_next(j, '}', &more)) != MERKLE_OK) return s;
     }
     if (merkle__json_peek(j) != -1)
         return merkle__json_fail(j, "trailing data after the JSON object");
@@ -253,19 +245,15 @@ static merkle_status jrow_value_at(merkle__json *j, dstr *row, int depth)
         j->pos++;
         if (dput(row, "[", 1) != 0)
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
-        int first = 1;
-        while (merkle__json_peek(j) != ']') {
-            if (!first) {
-                if (merkle__json_peek(j) != ',') return merkle__json_fail(j, "expected ',' or ']'");
-                j->pos++;
-                if (dput(row, ",", 1) != 0)
-                    return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
-            }
-            first = 0;
+        int more = merkle__json_peek(j) != ']';
+        if (!more) j->pos++;
+        while (more) {
             merkle_status s = jrow_value_at(j, row, depth + 1);
+            if (s == MERKLE_OK) s = merkle__json_next(j, ']', &more);
             if (s != MERKLE_OK) return s;
+            if (more && dput(row, ",", 1) != 0)
+                return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
         }
-        j->pos++;
         return dput(row, "]", 1)
                    ? merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory")
                    : MERKLE_OK;
@@ -310,32 +298,26 @@ static merkle_status jrow_value(merkle__json *j, dstr *row)
 static merkle_status jrow_of_value(merkle__json *j, dstr *row)
 {
     row->len = 0;
-    merkle_status s = merkle__json_expect(j, '[', "a standard-v1 value must be an array");
-    if (s != MERKLE_OK) return s;
-    int first = 1;
-    while (merkle__json_peek(j) != ']') {
-        if (!first && dput(row, ",", 1))
+    int more;
+    merkle_status s = merkle__json_open(j, '[', "a standard-v1 value must be an array", &more);
+    while (s == MERKLE_OK && more) {
+        if ((s = jrow_value(j, row)) == MERKLE_OK) s = merkle__json_next(j, ']', &more);
+        if (s == MERKLE_OK && more && dput(row, ",", 1))
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
-        first = 0;
-        if ((s = jrow_value(j, row)) != MERKLE_OK) return s;
-        if (merkle__json_peek(j) == ',')
-            j->pos++;
-        else if (merkle__json_peek(j) != ']')
-            return merkle__json_fail(j, "expected ',' or ']'");
     }
-    j->pos++;
-    return MERKLE_OK;
+    return s;
 }
 
 /* getMultiProof()'s "leaves" of a StandardMerkleTree: its values, hashed to their leaves (a
 ** string is taken as a leaf hash already, as in merkle's own multiproof documents). */
 static merkle_status mp_value_leaves(merkle__json *j, const char *types, merkle_multiproof *m)
 {
-    merkle_status s = merkle__json_expect(j, '[', "\"leaves\" must be an array");
+    int more;
+    merkle_status s = merkle__json_open(j, '[', "\"leaves\" must be an array", &more);
     if (s != MERKLE_OK) return s;
     dstr row = { 0 };
     size_t cap = 0;
-    while (s == MERKLE_OK && merkle__json_peek(j) != ']') {
+    while (s == MERKLE_OK && more) {
         if (m->nleaves == cap) {
             size_t nc = cap ? 2 * cap : 16;
             void *p =
@@ -357,12 +339,8 @@ static merkle_status mp_value_leaves(merkle__json *j, const char *types, merkle_
             break;
         }
         m->nleaves++;
-        if (merkle__json_peek(j) == ',')
-            j->pos++;
-        else if (merkle__json_peek(j) != ']')
-            s = merkle__json_fail(j, "expected ',' or ']'");
+        s = merkle__json_next(j, ']', &more);
     }
-    if (s == MERKLE_OK) j->pos++;
     free(row.s);
     return s;
 }
@@ -370,21 +348,17 @@ static merkle_status mp_value_leaves(merkle__json *j, const char *types, merkle_
 /* A dump's "leafEncoding" array into enc ("type,type,..."). */
 static merkle_status dump_encoding(merkle__json *j, dstr *enc)
 {
-    merkle_status s = merkle__json_expect(j, '[', "leafEncoding must be an array");
-    if (s != MERKLE_OK) return s;
-    while (merkle__json_peek(j) != ']') {
+    int more;
+    merkle_status s = merkle__json_open(j, '[', "leafEncoding must be an array", &more);
+    while (s == MERKLE_OK && more) {
         const char *a;
         size_t an;
         if ((s = merkle__json_string(j, &a, &an)) != MERKLE_OK) return s;
         if ((enc->len && dput(enc, ",", 1)) || dput(enc, a, an))
             return merkle__fail(j->err, MERKLE_ERR_NOMEM, 1, j->pos, "out of memory");
-        if (merkle__json_peek(j) == ',')
-            j->pos++;
-        else if (merkle__json_peek(j) != ']')
-            return merkle__json_fail(j, "expected ',' or ']'");
+        s = merkle__json_next(j, ']', &more);
     }
-    j->pos++;
-    return MERKLE_OK;
+    return s;
 }
 
 /* OpenZeppelin reads a dump's keys in any order: find "format" and "leafEncoding" before the
@@ -395,8 +369,9 @@ static int dump_prescan(const char *json, size_t len, int *standard, dstr *enc)
     merkle_error perr;
     merkle__json j = MERKLE__JSON_INIT(json, len, &perr);
     int found = 0, st = -1;
-    if (merkle__json_expect(&j, '{', "") != MERKLE_OK) return 0;
-    for (;;) {
+    int more;
+    if (merkle__json_open(&j, '{', "", &more) != MERKLE_OK) return 0;
+    while (more) {
         const char *k;
         size_t kn;
         merkle_status s = merkle__json_key(&j, &k, &kn);
@@ -412,18 +387,14 @@ static int dump_prescan(const char *json, size_t len, int *standard, dstr *enc)
         } else if (s == MERKLE_OK) {
             s = merkle__json_skip(&j, 1);
         }
-        int c = s == MERKLE_OK ? merkle__json_peek(&j) : -1;
-        if (c == ',') {
-            j.pos++;
-            continue;
-        }
-        if (c != '}' || !found) {
-            enc->len = 0;
-            return 0;
-        }
-        if (st >= 0) *standard = st;
-        return 1;
+        if (s != MERKLE_OK || merkle__json_next(&j, '}', &more) != MERKLE_OK) break;
     }
+    if (more || !found) {
+        enc->len = 0;
+        return 0;
+    }
+    if (st >= 0) *standard = st;
+    return 1;
 }
 
 merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types, size_t types_cap,
@@ -443,8 +414,9 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
     int standard = -1, have_tree = 0, have_values = 0, have_enc = 0;
     j.doc = "dump JSON";
     have_enc = dump_prescan(json, len, &standard, &enc);
-    if ((s = merkle__json_expect(&j, '{', "expected a JSON object")) != MERKLE_OK) goto done;
-    for (;;) {
+    int more;
+    if ((s = merkle__json_open(&j, '{', "expected a JSON object", &more)) != MERKLE_OK) goto done;
+    while (more) {
         const char *k;
         size_t kn;
         if ((s = merkle__json_key(&j, &k, &kn)) != MERKLE_OK) goto done;
@@ -479,9 +451,10 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
             (void)tcap;
         } else if (merkle__json_key_is(k, kn, "values")) {
             have_values = 1;
-            if ((s = merkle__json_expect(&j, '[', "values must be an array")) != MERKLE_OK)
+            int vmore;
+            if ((s = merkle__json_open(&j, '[', "values must be an array", &vmore)) != MERKLE_OK)
                 goto done;
-            while (merkle__json_peek(&j) != ']') {
+            while (vmore) {
                 if (nvals == vcap) { /* parallel arrays: one capacity */
                     size_t nc = merkle__grow_cap(vcap, nvals + 1, MERKLE_HASH_LEN);
                     if (nc == 0 || merkle__realloc_n(&tidx, nc, sizeof *tidx) != 0 ||
@@ -489,10 +462,11 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                         goto nomem;
                     vcap = nc;
                 }
-                if ((s = merkle__json_expect(&j, '{', "a value must be an object")) != MERKLE_OK)
+                int have_v = 0, have_i = 0, fmore;
+                if ((s = merkle__json_open(&j, '{', "a value must be an object", &fmore)) !=
+                    MERKLE_OK)
                     goto done;
-                int have_v = 0, have_i = 0;
-                while (merkle__json_peek(&j) != '}') {
+                while (fmore) {
                     const char *vk;
                     size_t vkn;
                     if ((s = merkle__json_key(&j, &vk, &vkn)) != MERKLE_OK) goto done;
@@ -522,41 +496,19 @@ merkle_status merkle_shape_tree_alloc_dump(merkle_shape_tree **out, char *types,
                         }
                     } else if ((s = merkle__json_skip(&j, 2)) != MERKLE_OK)
                         goto done;
-                    if (merkle__json_peek(&j) == ',')
-                        j.pos++;
-                    else if (merkle__json_peek(&j) != '}') {
-                        s = merkle__json_fail(&j, "expected ',' or '}'");
-                        goto done;
-                    }
+                    if ((s = merkle__json_next(&j, '}', &fmore)) != MERKLE_OK) goto done;
                 }
-                j.pos++;
                 if (!have_v || !have_i) {
                     s = merkle__fail(err, MERKLE_ERR_FORMAT, 1, j.pos,
                                      "dump: value %zu needs \"value\" and \"treeIndex\"", nvals);
                     goto done;
                 }
                 nvals++;
-                if (merkle__json_peek(&j) == ',')
-                    j.pos++;
-                else if (merkle__json_peek(&j) != ']') {
-                    s = merkle__json_fail(&j, "expected ',' or ']'");
-                    goto done;
-                }
+                if ((s = merkle__json_next(&j, ']', &vmore)) != MERKLE_OK) goto done;
             }
-            j.pos++;
         } else if ((s = merkle__json_skip(&j, 1)) != MERKLE_OK)
             goto done;
-        int c = merkle__json_peek(&j);
-        if (c == ',') {
-            j.pos++;
-            continue;
-        }
-        if (c == '}') {
-            j.pos++;
-            break;
-        }
-        s = merkle__json_fail(&j, "expected ',' or '}'");
-        goto done;
+        if ((s = merkle__json_next(&j, '}', &more)) != MERKLE_OK) goto done;
     }
     if (merkle__json_peek(&j) != -1) {
         s = merkle__json_fail(&j, "trailing data after the JSON object");

@@ -179,27 +179,16 @@ typedef merkle_status (*pj_field_fn)(merkle__json *j, pj_state *st, const char *
 static merkle_status pj_object(merkle__json *j, pj_state *st, pj_field_fn field, int depth)
 {
     merkle_status s;
-    if ((s = merkle__json_expect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
-    if (merkle__json_peek(j) == '}') {
-        j->pos++;
-        return MERKLE_OK;
-    }
-    for (;;) {
+    int more;
+    if ((s = merkle__json_open(j, '{', "expected a JSON object", &more)) != MERKLE_OK) return s;
+    while (more) {
         const char *k;
         size_t kn;
         if ((s = merkle__json_key(j, &k, &kn)) != MERKLE_OK) return s;
         if ((s = field(j, st, k, kn, depth)) != MERKLE_OK) return s;
-        int c = merkle__json_peek(j);
-        if (c == ',') {
-            j->pos++;
-            continue;
-        }
-        if (c == '}') {
-            j->pos++;
-            return MERKLE_OK;
-        }
-        return merkle__json_fail(j, "expected ',' or '}'");
+        if ((s = merkle__json_next(j, '}', &more)) != MERKLE_OK) return s;
     }
+    return MERKLE_OK;
 }
 
 /* What the object at the cursor is, from its keys alone (the cursor is restored). */
@@ -210,13 +199,9 @@ static merkle_status pj_classify(merkle__json *j, int *kind)
     size_t at = j->pos;
     *kind = PJ_PROOF;
     merkle_status s;
-    if ((s = merkle__json_expect(j, '{', "expected a JSON object")) != MERKLE_OK) return s;
-    if (merkle__json_peek(j) == '}') {
-        j->pos = at;
-        return MERKLE_OK;
-    }
-    int rpc = 0, err = 0, wrapper = 0;
-    for (;;) {
+    int more, rpc = 0, err = 0, wrapper = 0;
+    if ((s = merkle__json_open(j, '{', "expected a JSON object", &more)) != MERKLE_OK) return s;
+    while (more) {
         const char *k;
         size_t kn;
         if ((s = merkle__json_key(j, &k, &kn)) != MERKLE_OK) return s;
@@ -225,13 +210,7 @@ static merkle_status pj_classify(merkle__json *j, int *kind)
         if (merkle__json_key_is(k, kn, "error") && c != 'n') err = 1;
         if (merkle__json_key_is(k, kn, "proof") && c == '{') wrapper = 1;
         if ((s = merkle__json_skip(j, 1)) != MERKLE_OK) return s;
-        c = merkle__json_peek(j);
-        if (c == ',') {
-            j->pos++;
-            continue;
-        }
-        if (c == '}') break;
-        return merkle__json_fail(j, "expected ',' or '}'");
+        if ((s = merkle__json_next(j, '}', &more)) != MERKLE_OK) return s;
     }
     j->pos = at;
     *kind = err ? PJ_RPC_ERROR : rpc ? PJ_RPC : wrapper ? PJ_WRAPPER : PJ_PROOF;
@@ -396,32 +375,62 @@ static merkle_status pj_fields(merkle__json *j, pj_state *st, const char *k, siz
     case F_ROOT: return merkle__json_hash(j, p->root, "root", 1);
     case F_OLDROOT: return merkle__json_hash(j, p->old_root, "old_root", 1);
     case F_PATH: {
-        if ((s = merkle__json_expect(j, '[', "path must be an array")) != MERKLE_OK) return s;
-        if (merkle__json_peek(j) == ']') {
-            j->pos++;
-            return MERKLE_OK;
-        }
-        for (;;) {
+        int more;
+        if ((s = merkle__json_open(j, '[', "path must be an array", &more)) != MERKLE_OK) return s;
+        while (more) {
             if (p->path_len >= MERKLE_PROOF_MAX_PATH)
                 return merkle__json_fail(j, "path has too many hashes");
             char what[32];
             snprintf(what, sizeof what, "path[%zu]", p->path_len);
             if ((s = merkle__json_hash(j, p->path[p->path_len], what, 0)) != MERKLE_OK) return s;
             p->path_len++;
-            int c = merkle__json_peek(j);
-            if (c == ',') {
-                j->pos++;
-                continue;
-            }
-            if (c == ']') {
-                j->pos++;
-                return MERKLE_OK;
-            }
-            return merkle__json_fail(j, "expected ',' or ']' in path");
+            if ((s = merkle__json_next(j, ']', &more)) != MERKLE_OK) return s;
         }
+        return MERKLE_OK;
     }
     default: return merkle__json_skip(j, depth + 1);
     }
+}
+
+/* What @openzeppelin/merkle-tree's getProof() returns, ["0x<64 hex>", ...]: an openzeppelin
+** inclusion proof with no position, size, root or leaf (pairs are sorted: only the hashes
+** count). Each element is exactly 64 hex digits, "0x" optional, as OpenZeppelin writes them. */
+static merkle_status pj_bare_oz(merkle__json *j, merkle_proof *p)
+{
+    p->kind = MERKLE_PROOF_INCLUSION;
+    p->profile = MERKLE_PROFILE_OPENZEPPELIN;
+    p->hash = MERKLE_HASH_KECCAK256;
+    p->end = 1;
+    int more;
+    merkle_status s = merkle__json_open(j, '[', "expected a JSON array", &more);
+    while (s == MERKLE_OK && more) {
+        size_t at = j->pos;
+        const char *a;
+        size_t n;
+        if (merkle__json_peek(j) != '"')
+            return merkle__json_fail(j, "a proof array is [\"0x<64 hex>\", ...]");
+        if ((s = merkle__json_string(j, &a, &n)) != MERKLE_OK) return s;
+        if (p->path_len == MERKLE_PROOF_MAX_PATH)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at, "proof JSON: more than %d hashes",
+                                MERKLE_PROOF_MAX_PATH);
+        if (n >= 2 && a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) a += 2, n -= 2;
+        size_t got = 0;
+        if (n != 2 * MERKLE_HASH_LEN ||
+            merkle_hex_decode(p->path[p->path_len], MERKLE_HASH_LEN, &got, a, n, NULL) !=
+                MERKLE_OK ||
+            got != MERKLE_HASH_LEN)
+            return merkle__fail(j->err, MERKLE_ERR_FORMAT, 1, at,
+                                "proof JSON: element %zu of the proof array is not a 32-byte hex "
+                                "hash",
+                                p->path_len);
+        p->path_len++;
+        if (merkle__json_peek(j) != ',' && merkle__json_peek(j) != ']')
+            return merkle__json_fail(j, "a proof array is [\"0x<64 hex>\", ...]");
+        s = merkle__json_next(j, ']', &more);
+    }
+    if (s == MERKLE_OK && merkle__json_peek(j) != -1)
+        return merkle__json_fail(j, "a proof array is [\"0x<64 hex>\", ...]: trailing data");
+    return s;
 }
 
 merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t leaf_cap,
@@ -441,6 +450,7 @@ merkle_status merkle_proof_from_json(merkle_proof *p, uint8_t *leaf_buf, size_t 
     st.leaf_buf = leaf_buf;
     st.leaf_cap = leaf_cap;
     st.leaf_len = leaf_len;
+    if (merkle__json_peek(&j) == '[') return pj_bare_oz(&j, p);
     merkle_status s = pj_level(&j, &st, 0);
     if (s != MERKLE_OK) return s;
     if (merkle__json_peek(&j) != -1)

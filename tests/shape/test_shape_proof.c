@@ -188,6 +188,85 @@ static void test_multiproof_json(void **state)
     merkle_shape_tree_free(t);
 }
 
+/* Every JSON array and object of the multiproof and dump readers follows one rule (issue 25,
+** merkle__json_next): a comma must be followed by an element, so "[x,]" is refused where the
+** same document without the comma is read. */
+static void test_json_trailing_commas(void **state)
+{
+    (void)state;
+    static const char v[] =
+        "\"0x1111111111111111111111111111111111111111111111111111111111111111\"";
+    uint8_t leaf[MERKLE_HASH_LEN];
+    merkle_error err;
+    assert_int_equal(merkle_shape_abi_leaf(leaf, "bytes32", v + 1, sizeof v - 3, &err), MERKLE_OK);
+    char lh[2 * MERKLE_HASH_LEN + 1];
+    for (int i = 0; i < MERKLE_HASH_LEN; i++) snprintf(lh + 2 * i, 3, "%02x", leaf[i]);
+    /* A one-value StandardMerkleTree dump, then the same with one trailing comma each. */
+    const char *fmt[] = {
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"%s],\"tree\":[\"0x%s\"],"
+        "\"values\":[{\"value\":[%s],\"treeIndex\":0}]}",
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"],\"tree\":[\"0x%s\"%s],"
+        "\"values\":[{\"value\":[%s],\"treeIndex\":0}]}",
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"],\"tree\":[\"0x%s\"],"
+        "\"values\":[{\"value\":[%s%s],\"treeIndex\":0}]}",
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"],\"tree\":[\"0x%s\"],"
+        "\"values\":[{\"value\":[%s],\"treeIndex\":0}%s]}",
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"],\"tree\":[\"0x%s\"],"
+        "\"values\":[{\"value\":[%s],\"treeIndex\":0%s}]}",
+        "{\"format\":\"standard-v1\",\"leafEncoding\":[\"bytes32\"],\"tree\":[\"0x%s\"],"
+        "\"values\":[{\"value\":[%s],\"treeIndex\":0}]%s}",
+    };
+    char doc[600], types[64];
+    for (size_t f = 0; f < sizeof fmt / sizeof *fmt; f++) {
+        for (int comma = 0; comma < 2; comma++) {
+            const char *c = comma ? "," : "";
+            if (f == 0)
+                snprintf(doc, sizeof doc, fmt[f], c, lh, v);
+            else if (f == 1)
+                snprintf(doc, sizeof doc, fmt[f], lh, c, v);
+            else
+                snprintf(doc, sizeof doc, fmt[f], lh, v, c);
+            merkle_shape_tree *t = NULL;
+            memset(&err, 0, sizeof err);
+            merkle_status st =
+                merkle_shape_tree_alloc_dump(&t, types, sizeof types, doc, strlen(doc), &err);
+            if (comma) {
+                if (st != MERKLE_ERR_FORMAT) fail_msg("dump %zu with a comma: %d", f, st);
+                assert_null(t);
+                assert_true(err.message[0] != 0);
+            } else {
+                if (st != MERKLE_OK) fail_msg("dump %zu: %s", f, err.message);
+                uint8_t root[MERKLE_HASH_LEN];
+                merkle_shape_tree_root(root, t);
+                assert_memory_equal(root, leaf, MERKLE_HASH_LEN); /* one leaf: the root */
+                merkle_shape_tree_free(t);
+            }
+        }
+    }
+    /* getMultiProof() of that tree, typed: leaves, proof and proofFlags. */
+    const char *mfmt[] = {
+        "{\"leaves\":[[%s]%s],\"proof\":[],\"proofFlags\":[]}",
+        "{\"leaves\":[[%s%s]],\"proof\":[],\"proofFlags\":[]}",
+        "{\"leaves\":[[%s]],\"proof\":[]%s,\"proofFlags\":[]}",
+        "{\"leaves\":[[%s]],\"proof\":[],\"proofFlags\":[]%s}",
+    };
+    for (size_t f = 0; f < sizeof mfmt / sizeof *mfmt; f++) {
+        for (int comma = 0; comma < 2; comma++) {
+            snprintf(doc, sizeof doc, mfmt[f], v, comma ? "," : "");
+            merkle_multiproof *m = NULL;
+            merkle_status st =
+                merkle_multiproof_alloc_json_values(&m, "bytes32", doc, strlen(doc), &err);
+            if (comma) { /* in f 2 the comma doubles the one before "proofFlags" */
+                if (st != MERKLE_ERR_FORMAT) fail_msg("multiproof %zu with a comma: %d", f, st);
+                continue;
+            }
+            if (st != MERKLE_OK) fail_msg("multiproof %zu: %s", f, err.message);
+            assert_int_equal(merkle_multiproof_verify(m, leaf, &err), MERKLE_OK);
+            merkle_multiproof_free(m);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
@@ -195,6 +274,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tree_proof_verifies),
         cmocka_unit_test(test_tree_proof_errors),
         cmocka_unit_test(test_multiproof_json),
+        cmocka_unit_test(test_json_trailing_commas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

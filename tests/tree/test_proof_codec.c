@@ -175,7 +175,7 @@ static void test_json_codec(void **state)
     /* Malformed documents. */
     const char *bad[] = {
         "",
-        "[]",
+        "[1]",
         "{",
         "{}",
         "{\"tree_size\": 1}",
@@ -208,6 +208,90 @@ static void test_json_codec(void **state)
         if (s != MERKLE_ERR_FORMAT && s != MERKLE_ERR_BUFFER)
             fail_msg("bad JSON %zu accepted (%d)", i, s);
         assert_true(err.message[0] != 0);
+    }
+}
+
+/* @openzeppelin/merkle-tree's getProof() array: an openzeppelin proof without position. */
+static void test_bare_oz_array(void **state)
+{
+    (void)state;
+    uint8_t a[32], b[32], root[32], wrong[32];
+    memset(a, 0x11, 32);
+    memset(b, 0xab, 32);
+    merkle_keccak256 k; /* OZ's node: keccak256 of the sorted pair */
+    merkle_keccak256_init(&k);
+    merkle_keccak256_update(&k, a, 32);
+    merkle_keccak256_update(&k, b, 32);
+    merkle_keccak256_final(&k, root);
+    memcpy(wrong, root, 32);
+    wrong[31] ^= 1;
+    char json[200];
+    snprintf(json, sizeof json, " [ \"0x%s\" ]\n",
+             "abababababababababababababababababababababababababababababababab");
+    merkle_proof p;
+    merkle_error err;
+    uint8_t leafbuf[4];
+    size_t ll = 9;
+    memset(&p, 0x5a, sizeof p);
+    assert_int_equal(
+        merkle_proof_from_json(&p, leafbuf, sizeof leafbuf, &ll, json, strlen(json), &err),
+        MERKLE_OK);
+    assert_int_equal(p.kind, MERKLE_PROOF_INCLUSION);
+    assert_int_equal(p.profile, MERKLE_PROFILE_OPENZEPPELIN);
+    assert_int_equal(p.hash, MERKLE_HASH_KECCAK256);
+    assert_int_equal(p.flags, 0);
+    assert_int_equal(ll, 0);
+    assert_int_equal(p.path_len, 1);
+    assert_memory_equal(p.path[0], b, 32);
+    assert_int_equal(merkle_proof_verify(&p, root, NULL, a, NULL, &err), MERKLE_OK);
+    assert_int_equal(merkle_proof_verify(&p, wrong, NULL, a, NULL, &err), MERKLE_ERR_VERIFY);
+    assert_int_equal(merkle_proof_verify(&p, root, NULL, b, NULL, &err), MERKLE_ERR_VERIFY);
+    /* Without the 0x, upper-case hex, and [] (a one-leaf tree: the root is the leaf). */
+    const char *ok2 = "[\"ABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABABAB\"]";
+    assert_int_equal(merkle_proof_from_json(&p, NULL, 0, NULL, ok2, strlen(ok2), &err), MERKLE_OK);
+    assert_memory_equal(p.path[0], b, 32);
+    assert_int_equal(merkle_proof_from_json(&p, NULL, 0, NULL, "[]", 2, &err), MERKLE_OK);
+    assert_int_equal(p.path_len, 0);
+    assert_int_equal(merkle_proof_verify(&p, a, NULL, a, NULL, &err), MERKLE_OK);
+    /* Malformed arrays, each with its message. */
+    static const char h64[] =
+        "\"0xabababababababababababababababababababababababababababababababab\"";
+    char many[129 * (sizeof h64) + 4];
+    size_t m = 0;
+    many[m++] = '[';
+    for (int i = 0; i < 129; i++) {
+        if (i) many[m++] = ',';
+        memcpy(many + m, h64, sizeof h64 - 1);
+        m += sizeof h64 - 1;
+    }
+    many[m++] = ']';
+    many[m] = 0;
+    char t1[160], t2[160], t3[160], t4[160];
+    snprintf(t1, sizeof t1, "[%s,]", h64);
+    snprintf(t2, sizeof t2, "[%s %s]", h64, h64);
+    snprintf(t3, sizeof t3, "[%s] x", h64);
+    snprintf(t4, sizeof t4, "[%s", h64);
+    const struct {
+        const char *doc, *msg;
+    } bad[] = {
+        { "[1]", "a proof array is" },
+        { "[", "a proof array is" },
+        { t1, "a proof array is" },
+        { t2, "a proof array is" },
+        { t3, "trailing data" },
+        { t4, "a proof array is" },
+        { "[\"0x12\"]", "element 0 of the proof array is not a 32-byte hex hash" },
+        { "[\"0xzzabababababababababababababababababababababababababababababab\"]", "element 0" },
+        { "[\"\\u0030xabababababababababababababababababababababababababababababababab\"]",
+          "element 0" },
+        { many, "more than 128 hashes" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        memset(&err, 0, sizeof err);
+        assert_int_equal(
+            merkle_proof_from_json(&p, NULL, 0, NULL, bad[i].doc, strlen(bad[i].doc), &err),
+            MERKLE_ERR_FORMAT);
+        if (!strstr(err.message, bad[i].msg)) fail_msg("case %zu: %s", i, err.message);
     }
 }
 
@@ -357,9 +441,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_binary_codec),
-        cmocka_unit_test(test_json_codec),
-        cmocka_unit_test(test_proof_verify_object),
+        cmocka_unit_test(test_binary_codec),      cmocka_unit_test(test_json_codec),
+        cmocka_unit_test(test_bare_oz_array),     cmocka_unit_test(test_proof_verify_object),
         cmocka_unit_test(test_verify_err_detail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
