@@ -223,7 +223,8 @@ MERKLE_API int merkle_vcache_lookup(merkle_vcache *c, const char *name, const me
 ** Record that name with identity id hashed to digest (call only for files that verified
 ** OK). verified_ns: CLOCK_REALTIME_COARSE taken before the file was opened. Replaces an
 ** older entry for name. Thread-safe. MERKLE_ERR_NOMEM; MERKLE_ERR_ARG for an empty name (the
-** file format has none) or a bad algorithm or length.
+** file format has none), one over 4,095 bytes (longer than any a check can open), or a bad
+** algorithm or length.
 */
 MERKLE_API merkle_status merkle_vcache_record(merkle_vcache *c, const char *name,
                                               const merkle_file_id *id, merkle_hash_alg alg,

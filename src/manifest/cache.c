@@ -241,7 +241,7 @@ merkle_status merkle__vcache_record_locked(merkle_vcache *c, const char *name,
                                            const uint8_t *digest, size_t len, int64_t verified_ns)
 {
     size_t nl = strlen(name);
-    if (nl == 0 || nl > UINT32_MAX || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
+    if (nl == 0 || nl > VC_NAME_MAX || !merkle__manifest_len_ok(alg, len)) return MERKLE_ERR_ARG;
     /* The moment of verification on the file system's clock, where that was behind ours. */
     if (verified_ns > INT64_MIN + c->fs_lag) verified_ns -= c->fs_lag;
     return merkle__vc_put(c, name, nl, id, (uint8_t)alg, digest, (uint8_t)len, verified_ns, 1)

@@ -153,23 +153,78 @@ merkle_status merkle__vc_open_file(const char *path, int *fd, struct stat *st, i
     return MERKLE_OK;
 }
 
-/* Read exactly st_size bytes of fd (a file that grows meanwhile is read up to its size at
-** open: the checksum then decides). 0 or an errno; ENOMEM. */
+/*
+** How far the entries of the image prefix buf[0..have) of a len-byte file are well formed:
+** *off (the next entry's offset) and *k (entries passed) advance over each entry held whole.
+** 1 when every entry of the header's count is passed, 0 when more bytes are needed, -1 when an
+** entry cannot be one (the checks of merkle__vc_parse_image, which reads the image again:
+** this walk only stops a forged header from making the reader hold the whole file).
+*/
+static int vc_walk(const uint8_t *buf, size_t have, size_t len, size_t *off, uint64_t *k)
+{
+    if (have < HDR_LEN) return 0;
+    if (len < HDR_LEN + 32) return -1;
+    uint64_t flags = merkle__load_le64(buf + 8), count = merkle__load_le64(buf + 16);
+    if (flags > 1) return -1;
+    size_t mac = flags ? 32u : 0u, end = len - 32;
+    if (*off < HDR_LEN) *off = HDR_LEN;
+    while (*k < count) {
+        size_t o = *off;
+        if (end - o < FIXED_LEN) return -1;
+        if (have - o < FIXED_LEN) return 0; /* have >= o: o only passes entries held whole */
+        uint8_t n8[8] = { 0 };
+        memcpy(n8, buf + o, 4);
+        uint64_t nl = merkle__load_le64(n8);
+        if (nl == 0 || nl > VC_NAME_MAX || end - o - FIXED_LEN < nl) return -1;
+        if (have - o - FIXED_LEN < nl) return 0;
+        const uint8_t *t = buf + o + 4 + nl;
+        uint8_t alg = t[48], dlen = t[49];
+        if (!merkle__manifest_len_ok((merkle_hash_alg)alg, dlen) || memchr(buf + o + 4, 0, nl) ||
+            end - o - FIXED_LEN - nl < (size_t)dlen + mac)
+            return -1;
+        size_t size = FIXED_LEN + (size_t)nl + dlen + mac;
+        if (have - o < size) return 0;
+        *off = o + size;
+        (*k)++;
+    }
+    return *off == end ? 1 : -1;
+}
+
+/* Read exactly len (st_size) bytes of fd (a file that grows meanwhile is read up to its size
+** at open: the checksum then decides), in growing steps, each checked by vc_walk: an image
+** whose entries stop being entries is not read on (a forged header cannot make a sparse file
+** of gigabytes be read whole). 0, an errno (ENOMEM), or -1: not a cache image (bad entry). */
 int merkle__vc_read_image(int fd, size_t len, uint8_t **out, size_t *got)
 {
-    uint8_t *buf = malloc(len ? len : 1);
+    size_t cap = len < ((size_t)1 << 20) ? len : (size_t)1 << 20, off = 0, walk_off = 0;
+    uint64_t walk_k = 0;
+    uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf) return ENOMEM;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t r = pread(fd, buf + off, len - off, (off_t)off);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            int e = errno;
-            free(buf);
-            return e;
+    for (;;) {
+        while (off < cap) {
+            ssize_t r = pread(fd, buf + off, cap - off, (off_t)off);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) {
+                int e = errno;
+                free(buf);
+                return e;
+            }
+            if (r == 0) break;
+            off += (size_t)r;
         }
-        if (r == 0) break;
-        off += (size_t)r;
+        if (off < cap || cap == len) break; /* the end of the file (or shorter than at open) */
+        if (vc_walk(buf, off, len, &walk_off, &walk_k) < 0) {
+            free(buf);
+            return -1;
+        }
+        size_t nc = cap <= len / 2 ? 2 * cap : len;
+        uint8_t *nb = realloc(buf, nc);
+        if (!nb) {
+            free(buf);
+            return ENOMEM;
+        }
+        buf = nb;
+        cap = nc;
     }
     *out = buf;
     *got = off;
@@ -185,7 +240,7 @@ int merkle__vc_image_oversized(int fd, const struct stat *st, uint64_t *count)
         do k = pread(fd, hdr, HDR_LEN, 0);
         while (k < 0 && errno == EINTR);
         if (k == HDR_LEN) {
-            const uint64_t per = FIXED_LEN + (PATH_MAX - 1) + MERKLE_MAX_DIGEST_LEN + 32;
+            const uint64_t per = FIXED_LEN + VC_NAME_MAX + MERKLE_MAX_DIGEST_LEN + 32;
             n = merkle__load_le64(hdr + 16);
             need = n <= (UINT64_MAX - HDR_LEN - 32) / per ? HDR_LEN + 32 + n * per : UINT64_MAX;
         }
@@ -280,7 +335,7 @@ const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t 
         const uint8_t *t = p + 4 + nl;
         uint8_t alg = t[48], dlen = t[49];
         p = t + 50;
-        if (!merkle__manifest_len_ok((merkle_hash_alg)alg, dlen) || nl == 0 ||
+        if (!merkle__manifest_len_ok((merkle_hash_alg)alg, dlen) || nl == 0 || nl > VC_NAME_MAX ||
             memchr(name, '\0', nl) || (size_t)(end - p) < (size_t)dlen + (has_mac ? 32u : 0u))
             return "bad entry";
         p += dlen;
@@ -427,6 +482,8 @@ merkle_status merkle_vcache_load(size_t *loaded, size_t *rejected, merkle_vcache
     int e = merkle__vc_read_image(fd, (size_t)st.st_size, &buf, &len);
     close(fd);
     if (e == ENOMEM) return merkle__fail(error, MERKLE_ERR_NOMEM, 0, 0, "out of memory");
+    if (e < 0) /* the first bytes already are no cache: the rest is not read */
+        return merkle__fail(error, MERKLE_ERR_FORMAT, 0, 0, "%s: bad entry", path);
     if (e) return merkle__fail_errno(error, e, "%s: %s", path, strerror(e));
     merkle_file_id fid;
     merkle__file_id_from_stat(&fid, &st);

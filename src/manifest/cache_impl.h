@@ -21,6 +21,9 @@
 #define MAGIC     "MRKLVC01"
 #define HDR_LEN   24
 #define FIXED_LEN (4 + 6 * 8 + 2)
+/* The longest name an entry holds (Linux's PATH_MAX - 1 on every platform: the limit of a
+** name that a check can open, so record). */
+#define VC_NAME_MAX 4095
 
 /*
 ** An entry is its record exactly as the file stores it (without the HMAC): u32 name_len,
@@ -107,11 +110,14 @@ void merkle__vc_ws_put(wstream *w, const void *p, size_t n, int raw);
 int merkle__vc_classify_magic(const uint8_t *h, size_t n);
 merkle_status merkle__vc_open_file(const char *path, int *fd, struct stat *st, int *kind,
                                    merkle_error *error);
+/* The len-byte cache image of fd into *out (*got bytes: fewer when the file shrank), read in
+** growing steps that stop at the first entry that cannot be one. 0, an errno, or -1 (not a
+** cache image). */
 int merkle__vc_read_image(int fd, size_t len, uint8_t **out, size_t *got);
 /* 1 when the cache file open on fd (st: its fstat) is larger than the entry count of its
-** header could need, each entry at its largest (a name of PATH_MAX - 1 bytes, the longest a
-** check can open and so record, a 64-byte digest, a MAC): it is then never read whole (a
-** sparse file of gigabytes). *count gets the header's count (0 when unreadable). */
+** header could need, each entry at its largest (a name of VC_NAME_MAX bytes, a 64-byte
+** digest, a MAC): it is then never read whole (a sparse file of gigabytes). *count gets the
+** header's count (0 when unreadable). */
 int merkle__vc_image_oversized(int fd, const struct stat *st, uint64_t *count);
 int merkle__vc_split_path(const char *path, char **dir, const char **base);
 const char *merkle__vc_parse_image(const merkle_vcache *c, uint8_t *buf, size_t len,

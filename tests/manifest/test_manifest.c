@@ -875,6 +875,80 @@ static void test_cache_pass(void **state)
     close(dirfd);
 }
 
+/* A cache file larger than the reader's first step (1 MiB) loads whole; one whose entries stop
+** being entries is not read on, whatever its header's count says (issue 23 item 5: a sparse
+** file of gigabytes behind a forged count was read whole). */
+static void test_cache_large_and_forged(void **state)
+{
+    (void)state;
+    enum { N = 30000 };
+    merkle_vcache *c;
+    assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
+    merkle_file_id id = { 1, 0, 2, 3, 100, 100, 1 };
+    uint8_t d[16] = { 7 };
+    char name[128];
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof name, "dir/sub/%08d-a-long-enough-file-name-for-the-test.dat", i);
+        d[1] = (uint8_t)i;
+        assert_int_equal(merkle_vcache_record(c, name, &id, MERKLE_HASH_MD5, d, 16, 200),
+                         MERKLE_OK);
+    }
+    char longname[4097];
+    memset(longname, 'n', sizeof longname - 1);
+    longname[4096] = 0; /* 4,096 bytes: longer than any name a check opens */
+    assert_int_equal(merkle_vcache_record(c, longname, &id, MERKLE_HASH_MD5, d, 16, 200),
+                     MERKLE_ERR_ARG);
+    longname[4095] = 0;
+    assert_int_equal(merkle_vcache_record(c, longname, &id, MERKLE_HASH_MD5, d, 16, 200),
+                     MERKLE_OK);
+    char cpath[512];
+    path_of(cpath, sizeof cpath, "large.cache");
+    unlink(cpath);
+    assert_int_equal(merkle_vcache_save(c, cpath, NULL), MERKLE_OK);
+    merkle_vcache_free(c);
+    struct stat st;
+    assert_int_equal(stat(cpath, &st), 0);
+    assert_true(st.st_size > 3 * (1 << 20)); /* read in three growing steps at least */
+    merkle_vcache *c2;
+    assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
+    size_t loaded = 0, rejected = 9;
+    assert_int_equal(merkle_vcache_load(&loaded, &rejected, c2, cpath, NULL), MERKLE_OK);
+    assert_int_equal(loaded, N + 1);
+    assert_int_equal(rejected, 0);
+    for (int i = 0; i < N; i += 997) {
+        snprintf(name, sizeof name, "dir/sub/%08d-a-long-enough-file-name-for-the-test.dat", i);
+        d[1] = (uint8_t)i;
+        assert_int_equal(merkle_vcache_lookup(c2, name, &id, MERKLE_HASH_MD5, d, 16), 1);
+    }
+    d[1] = (uint8_t)(N - 1); /* as it was when longname was recorded */
+    assert_int_equal(merkle_vcache_lookup(c2, longname, &id, MERKLE_HASH_MD5, d, 16), 1);
+    merkle_vcache_free(c2);
+
+    /* The same header with a count of 2^24 (so a size bound on the count allows 70 GB), then
+    ** 2 MiB of the real entries, then zeros to 256 MiB (sparse): refused at the first bad
+    ** entry, a few MiB into the file, not read whole. */
+    int fd = open(cpath, O_RDWR);
+    assert_true(fd >= 0);
+    uint8_t cnt[8] = { 0, 0, 0, 1, 0, 0, 0, 0 };
+    assert_int_equal(pwrite(fd, cnt, 8, 16), 8);
+    assert_int_equal(ftruncate(fd, 2 << 20), 0);
+    assert_int_equal(ftruncate(fd, 256 << 20), 0);
+    close(fd);
+    merkle_error err;
+    memset(&err, 0, sizeof err);
+    assert_int_equal(merkle_vcache_alloc(&c2, NULL, 0), MERKLE_OK);
+    assert_int_equal(merkle_vcache_load(&loaded, NULL, c2, cpath, &err), MERKLE_ERR_FORMAT);
+    assert_non_null(strstr(err.message, "bad entry"));
+    assert_int_equal(merkle_vcache_count(c2), 0);
+    /* a corrupt cache (not another file) is still replaced by a save */
+    assert_int_equal(merkle_vcache_record(c2, "x", &id, MERKLE_HASH_MD5, d, 16, 200), MERKLE_OK);
+    assert_int_equal(merkle_vcache_save(c2, cpath, NULL), MERKLE_OK);
+    merkle_vcache_free(c2);
+    assert_int_equal(stat(cpath, &st), 0);
+    assert_true(st.st_size < 4096);
+    unlink(cpath);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -883,7 +957,7 @@ int main(void)
         cmocka_unit_test(test_check_engine),       cmocka_unit_test(test_cache_rules_and_file),
         cmocka_unit_test(test_racy_granularity),   cmocka_unit_test(test_cache_merge),
         cmocka_unit_test(test_check_opts_version), cmocka_unit_test(test_cache_hmac),
-        cmocka_unit_test(test_cache_pass),
+        cmocka_unit_test(test_cache_pass),         cmocka_unit_test(test_cache_large_and_forged),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
