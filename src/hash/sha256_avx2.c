@@ -20,7 +20,7 @@
     _mm256_or_si256(_mm256_and_si256(a, b), _mm256_and_si256(c, _mm256_or_si256(a, b)))
 
 /* 8x8 transpose of 32-bit words by swap stages d = 4, 2, 1 (see sha256_avx512.c). */
-static inline void transpose8(V r[8])
+static inline __attribute__((always_inline)) void transpose8(V r[8])
 {
     for (int i = 0; i < 4; i++) {
         V x = r[i], y = r[i + 4];
@@ -40,7 +40,8 @@ static inline void transpose8(V r[8])
     }
 }
 
-static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t off)
+static inline __attribute__((always_inline)) void
+simd_load_words(V w[16], const uint8_t *const *ptrs, size_t off)
 {
     const V bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13,
                                     14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
@@ -58,12 +59,22 @@ static inline void simd_load_words(V w[16], const uint8_t *const *ptrs, size_t o
     }
 }
 
-#define S_LANES 8
-#define V_STORE_BE(p, v)                                                                           \
-    _mm256_store_si256((__m256i *)(p),                                                             \
-                       _mm256_shuffle_epi8(v, _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5,  \
-                                                              6, 7, 0, 1, 2, 3, 12, 13, 14, 15, 8, \
-                                                              9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3)))
+/* The k <= 8 digests of the lanes' states: byte swap, an 8 x 8 transpose in registers, one
+** 32-byte store per lane. */
+static inline __attribute__((always_inline)) void simd_store_digests(uint8_t *out, const V st[8],
+                                                                     size_t k)
+{
+    const V bswap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 12, 13,
+                                    14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+    V r[8];
+    for (int j = 0; j < 8; j++) r[j] = _mm256_shuffle_epi8(st[j], bswap);
+    transpose8(r);
+    for (size_t i = 0; i < k; i++) _mm256_storeu_si256((__m256i *)(out + 32 * i), r[i]);
+}
+
+#define S_LANES           8
+#define S_TWO_GROUPS      0 /* 16 registers: one group */
+#define S_SCHED_IN_MEMORY 1
 #include "hash/sha256_simd.h"
 
 static int available(void)
