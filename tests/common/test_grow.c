@@ -131,8 +131,9 @@ static void test_grow_nomem(void **state)
 #endif
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grow_caps),
         cmocka_unit_test(test_grow_overflow),

@@ -58,8 +58,9 @@ static void test_random_and_wipe(void **state)
     assert_memory_equal(a, zero, sizeof a);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_siphash_vectors),
         cmocka_unit_test(test_siphash_vs_libsodium),

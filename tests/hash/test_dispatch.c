@@ -78,8 +78,9 @@ static void test_md5_rules(void **state)
     assert_ptr_equal(merkle__md5_mb_get(), autok);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_rules),
         cmocka_unit_test(test_blake2b_rules),

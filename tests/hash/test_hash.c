@@ -401,8 +401,9 @@ static void test_one_alg_enum(void **state)
     assert_int_equal(merkle_hasher_struct_align(), _Alignof(merkle_hasher));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sha256_kat),    cmocka_unit_test(test_blake2b_kat),
         cmocka_unit_test(test_every_backend), cmocka_unit_test(test_generic_and_errors),

@@ -93,8 +93,9 @@ static void test_random_against_openssl(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rfc4231),
         cmocka_unit_test(test_random_against_openssl),

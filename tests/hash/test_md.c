@@ -264,8 +264,9 @@ static void test_manifest_digest_all(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_known_answers),    cmocka_unit_test(test_against_openssl),
         cmocka_unit_test(test_sha1_kernels),     cmocka_unit_test(test_sha512_kernels),

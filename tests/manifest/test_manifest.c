@@ -949,8 +949,9 @@ static void test_cache_large_and_forged(void **state)
     unlink(cpath);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_lines),        cmocka_unit_test(test_format_round_trip),
         cmocka_unit_test(test_parse_alloc),        cmocka_unit_test(test_digests_vs_openssl),

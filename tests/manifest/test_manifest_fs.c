@@ -383,8 +383,9 @@ static void test_audit(void **state)
     merkle_manifest_free(mh);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verified_read),
         cmocka_unit_test(test_dirroot),

@@ -272,8 +272,9 @@ static void test_manifest_check_and_audit(void **state)
     merkle_manifest_free(m);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_and_memory),        cmocka_unit_test(test_dirfd_binary_pread),
         cmocka_unit_test(test_listing_and_names),        cmocka_unit_test(test_link_rename_unlink),

@@ -957,8 +957,9 @@ static void test_unknown_flags(void **state)
     merkle_sexp_store_free(st);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_atom_prefix_vectors),
         cmocka_unit_test(test_tree_hash_vectors),

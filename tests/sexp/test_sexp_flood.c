@@ -84,8 +84,9 @@ static void test_hash_flooding(void **state)
     assert_true(u2 > 1.5 * u1);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hash_flooding),
     };

@@ -302,8 +302,9 @@ static void test_real_blocks(void **state)
     assert_true(checked >= 5);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tx_ids),
         cmocka_unit_test(test_blocks_built),

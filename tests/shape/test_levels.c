@@ -515,8 +515,9 @@ static void test_errors(void **state)
     }
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_promote_lists), cmocka_unit_test(test_promote_bytes),
         cmocka_unit_test(test_other_shapes),  cmocka_unit_test(test_leaf_list),

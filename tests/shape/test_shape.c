@@ -536,8 +536,9 @@ static void test_errors(void **state)
     assert_string_equal(merkle_profile_name(MERKLE_PROFILE_BITTORRENT_V2), "bittorrent-v2");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const char *need = getenv("MERKLE_REQUIRE_BACKEND");
     if (need && strcmp(merkle_sha256_backend(), need) != 0) {
         printf("backend %s not available on this CPU: skipped\n", need);

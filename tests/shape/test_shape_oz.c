@@ -424,8 +424,9 @@ static void test_merkletreejs_vectors(void **state)
     json_free(v);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openzeppelin_vectors),  cmocka_unit_test(test_abi_errors),
         cmocka_unit_test(test_abi_decimal_and_batch), cmocka_unit_test(test_sort_leaves),

@@ -201,8 +201,9 @@ static void test_subtrees_and_errors(void **state)
     assert_int_equal(r.count, 3); /* 64 + 32 + 4 */
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_way_splits),
         cmocka_unit_test(test_random_splits),

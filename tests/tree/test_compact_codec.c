@@ -320,8 +320,9 @@ static void test_argument_errors(void **state)
     assert_int_equal(merkle_compact_range_encode(buf, sizeof buf, &n, &r), MERKLE_ERR_ARG);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_range),     cmocka_unit_test(test_layout),
         cmocka_unit_test(test_extremes),        cmocka_unit_test(test_decode_errors),

@@ -122,8 +122,9 @@ static void test_argument_errors(void **state)
                   "empty");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_root_every_thread_count),
         cmocka_unit_test(test_read_errors_abort),

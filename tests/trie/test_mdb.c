@@ -856,8 +856,9 @@ static void test_api_errors(void **state)
     assert_string_equal(merkle_mdb_kind_name(MERKLE_MDB_KIND_COUNT), "unknown");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decode_edges),   cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_api_errors),     cmocka_unit_test(test_range_vectors),

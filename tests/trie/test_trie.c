@@ -962,8 +962,9 @@ static void test_apply_text(void **state)
     merkle_trie_free(ref);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uvarint_vectors),
         cmocka_unit_test(test_cb58_vectors),

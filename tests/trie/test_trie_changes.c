@@ -230,8 +230,9 @@ static void test_incremental(void **state)
     free(vl);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_api_errors),
         cmocka_unit_test(test_incremental),
