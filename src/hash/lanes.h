@@ -99,7 +99,7 @@ static inline void merkle__sha256_lanes_run(size_t L, merkle__lanes_fn fn, void 
                                             const uint8_t *prefix, size_t p, size_t len)
 {
     merkle__sha256_plan pl;
-    const uint8_t *ptrs[16];
+    const uint8_t *ptrs[32]; /* L <= 32 (AVX-512: two groups of 16) */
     merkle__sha256_plan_make(&pl, p, len);
     for (size_t i = 0; i < k; i++)
         merkle__sha256_lane_build(scratch + i * MERKLE__SHA256_SCRATCH, &pl, prefix, p, msgs[i],

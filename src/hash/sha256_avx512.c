@@ -106,6 +106,7 @@ static inline __attribute__((always_inline)) void simd_store_digests(uint8_t *ou
 #define S_LANES           16
 #define S_TWO_GROUPS      1 /* 32 registers: two groups of 64-byte messages at once */
 #define S_SCHED_IN_MEMORY 0
+#define S_PREFETCH_BLOCKS 2 /* blocks ahead, per lane, in the lane driver */
 #include "hash/sha256_simd.h"
 
 static int available(void)

@@ -363,6 +363,31 @@ S_INLINE void simd_msg65(V st[8], const uint8_t *const *ptrs, uint8_t prefix)
     simd_compress(st, w);
 }
 
+#if S_TWO_GROUPS
+/* simd_blocks for two groups of lanes (ptrs[0..2 * S_LANES)); the next blocks of every
+** lane are prefetched (32 streams a few hundred bytes apart defeat the hardware prefetcher). */
+S_INLINE void simd_blocks2(V st[8], V su[8], const uint8_t *const *ptrs, size_t nblocks)
+{
+    size_t off = 0;
+    while (nblocks--) {
+        V w[16], x[16];
+        if (nblocks)
+            for (int i = 0; i < 2 * S_LANES; i++)
+                __builtin_prefetch(ptrs[i] + off + 64 * S_PREFETCH_BLOCKS);
+        simd_load_words(w, ptrs, off);
+        simd_load_words(x, ptrs + S_LANES, off);
+        simd_compress2(st, w, su, x);
+        off += 64;
+    }
+}
+
+static void simd_lanes_fn2(void *st, const uint8_t *const *ptrs, size_t nblocks)
+{
+    simd_blocks2((V *)st, (V *)st + 8, ptrs, nblocks);
+}
+
+#endif
+
 /* simd_msg65 for two groups of lanes. */
 S_INLINE void simd_msg65_2(V st[8], V su[8], const uint8_t *const *ptrs, uint8_t prefix)
 {
@@ -411,6 +436,20 @@ static void simd_batch(uint8_t *out, const uint8_t *const *msgs, size_t n, const
                 simd_msg64_2(st, su, ptrs);
             simd_store_digests(out, st, S_LANES);
             simd_store_digests(out + 32 * S_LANES, su, k - S_LANES);
+            out += 32 * k;
+            msgs += k;
+            n -= k;
+            continue;
+        }
+        if (n > S_LANES) { /* any other length: two groups through the lane driver */
+            _Alignas(64) uint8_t scratch2[2 * S_LANES * MERKLE__SHA256_SCRATCH];
+            size_t k = n < 2 * S_LANES ? n : 2 * S_LANES;
+            V s2[16];
+            for (int j = 0; j < 8; j++) s2[j] = s2[8 + j] = V_SET1(merkle__sha256_H0[j]);
+            merkle__sha256_lanes_run(2 * S_LANES, simd_lanes_fn2, s2, scratch2, msgs, k, prefix,
+                                     prefix_len, len);
+            simd_store_digests(out, s2, S_LANES);
+            simd_store_digests(out + 32 * S_LANES, s2 + 8, k - S_LANES);
             out += 32 * k;
             msgs += k;
             n -= k;
