@@ -115,6 +115,11 @@ void cli_read_error(const char *what, const char *name, int err, size_t max);
 */
 #define CLI_INPUT_MAX_DEFAULT ((size_t)1 << 30)
 size_t cli_input_max(void);
+/* 2 when text[0..n) starts with 0x or 0X (the prefix Ethereum and Chia tools print before
+** hex), else 0. */
+size_t cli_0x_prefix(const char *text, size_t n);
+/* s without a leading 0x or 0X (NULL stays NULL). */
+const char *cli_skip_0x(const char *s);
 /* "merkle: NAME: larger than the N-byte limit for WHAT (MERKLE_INPUT_MAX raises it)" for
 ** EFBIG (max: the limit that applied), else "merkle: NAME: <strerror>". */
 void cli_read_limit_error(const char *name, int err, size_t max, const char *what);

@@ -106,10 +106,8 @@ static int decode_text(const char *name, const char *text, size_t n, uint8_t *ou
     merkle_error err;
     size_t first = 0; /* an optional 0x before the first digit (Chia tools print it) */
     while (first < n && is_space(text[first])) first++;
-    if (n - first >= 2 && text[first] == '0' && (text[first + 1] == 'x' || text[first + 1] == 'X'))
-        first += 2;
-    else
-        first = 0;
+    size_t px = cli_0x_prefix(text + first, n - first);
+    first = px ? first + px : 0;
     for (size_t i = first; i < n;) {
         if (is_space(text[i])) {
             i++;

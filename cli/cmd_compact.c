@@ -247,7 +247,7 @@ static int append_lines(merkle_compact_range *r, const char *shown, const char *
         line++;
         while (a < b && is_space(buf[a])) a++;
         while (b > a && is_space(buf[b - 1])) b--;
-        if (b - a >= 2 && buf[a] == '0' && (buf[a + 1] == 'x' || buf[a + 1] == 'X')) a += 2;
+        a += cli_0x_prefix((const char *)buf + a, b - a);
         size_t n;
         merkle_error err;
         if (merkle_hex_decode(leaf, len / 2 + 1, &n, buf + a, b - a, &err) != MERKLE_OK) {

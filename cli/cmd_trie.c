@@ -189,7 +189,7 @@ static void print_hex_or_dash(const uint8_t *p, size_t n)
 */
 static int decode_arg(const char *s, uint8_t **out, size_t *len, merkle_error *e)
 {
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    s = cli_skip_0x(s);
     size_t n = strlen(s);
     *len = 0;
     *out = malloc(n / 2 + 1);

@@ -159,7 +159,7 @@ static int finish(int rc)
 /* A KEY operand: hex (an optional 0x), '-' or '' the empty key. Allocates m->ptr. */
 static int parse_key(const char *s, merkle_mdb_maybe *m, uint8_t **owned)
 {
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    s = cli_skip_0x(s);
     size_t n = strlen(s);
     *owned = malloc(n / 2 + 1);
     if (*owned == NULL) return -1;

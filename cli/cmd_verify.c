@@ -273,20 +273,14 @@ static int verify_hex_opt(const char *opt, const char *hex, uint8_t out[MERKLE_H
     return 0;
 }
 
-/* An optional 0x/0X in front of a hex option (issue 26 item 1). */
-static const char *skip_0x(const char *hex)
-{
-    return hex && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X') ? hex + 2 : hex;
-}
-
 /* The hex options: 0, or the exit status after a message. */
 static int verify_hex_args(verify_args *va)
 {
     int rc;
-    va->root_hex = skip_0x(va->root_hex);
-    va->old_root_hex = skip_0x(va->old_root_hex);
-    va->leaf_hash_hex = skip_0x(va->leaf_hash_hex);
-    va->leaf_hex = skip_0x(va->leaf_hex);
+    va->root_hex = cli_skip_0x(va->root_hex);
+    va->old_root_hex = cli_skip_0x(va->old_root_hex);
+    va->leaf_hash_hex = cli_skip_0x(va->leaf_hash_hex);
+    va->leaf_hex = cli_skip_0x(va->leaf_hex);
     if (va->root_hex && (rc = verify_hex_opt("--root", va->root_hex, va->root, "a root")) != 0)
         return rc;
     if (va->old_root_hex &&
@@ -307,7 +301,7 @@ static int verify_hex_args(verify_args *va)
         va->leaf_hash_hex = va->value; /* from here on the leaf hash is given */
     } else if (va->value) {
         /* SimpleMerkleTree: the leaf is the 32-byte value itself. */
-        if ((rc = verify_hex_opt("--value", skip_0x(va->value), va->leaf_hash, "a leaf")) != 0)
+        if ((rc = verify_hex_opt("--value", cli_skip_0x(va->value), va->leaf_hash, "a leaf")) != 0)
             return rc;
         va->leaf_hash_hex = va->value;
     }

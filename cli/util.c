@@ -125,6 +125,16 @@ static void input_max_init(void)
     input_max_value = v;
 }
 
+size_t cli_0x_prefix(const char *text, size_t n)
+{
+    return n >= 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X') ? 2 : 0;
+}
+
+const char *cli_skip_0x(const char *s)
+{
+    return s ? s + cli_0x_prefix(s, s[0] ? 2 : 0) : NULL;
+}
+
 size_t cli_input_max(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;

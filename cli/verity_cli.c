@@ -42,8 +42,7 @@ int verity_root(const root_opts *o, const char *name)
     uint8_t salt[256];
     size_t salt_len = 0;
     if (o->salt_hex) {
-        const char *hex = o->salt_hex;
-        if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) hex += 2; /* 0x-hex */
+        const char *hex = cli_skip_0x(o->salt_hex); /* 0x-hex */
         size_t hl = strlen(hex);
         if (merkle_hex_decode(salt, sizeof salt, &salt_len, hex, hl, NULL) != MERKLE_OK) {
             cli_error("--salt: not hex of at most 256 bytes: '%s'", o->salt_hex);
