@@ -319,8 +319,9 @@ S_INLINE void simd_msg64_2(V st[8], V su[8], const uint8_t *const *ptrs)
 {
     V w[16], x[16];
     simd_load_words(w, ptrs, 0);
+    simd_compress(st, w); /* the schedule gives this block enough independent work */
     simd_load_words(x, ptrs + S_LANES, 0);
-    simd_compress2(st, w, su, x);
+    simd_compress(su, x);
     simd_compress_pad64_2(st, su);
 }
 
