@@ -21,27 +21,8 @@
 #include "merkle/trie.h"
 
 #include "alloc_count.h" /* counts heap allocations (tests/common) */
-#ifdef MERKLE_ASAN
-#define ALLOCS_NOTE " (not counted under ASan)"
-#else
-#define ALLOCS_NOTE ""
-#endif
 
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static void fill(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t r = rnd();
-        memcpy(p + i, &r, n - i < 8 ? n - i : 8);
-    }
-}
+static bench_rng rng = { 0x2545F4914F6CDD1Dull };
 
 static void die(const char *what, merkle_status st, const merkle_mdb_result *res)
 {
@@ -75,7 +56,7 @@ enum { RANGE, CHANGE };
 /* A random start key of the database. */
 static const uint8_t *pick(const setup *s)
 {
-    return s->keys + 32 * (size_t)(rnd() % s->n);
+    return s->keys + 32 * (size_t)(bench_rnd(&rng) % s->n);
 }
 
 /* Generate a proof of up to len keys from start: the encoded bytes (their length in *plen,
@@ -163,9 +144,9 @@ int main(int argc, char **argv)
     const uint8_t **kp = malloc(n * sizeof *kp), **vp = malloc(n * sizeof *vp);
     size_t *kl = malloc(n * sizeof *kl);
     if (!keys || !vals || !newv || !ops || !kp || !vp || !kl) die("setup", MERKLE_ERR_NOMEM, NULL);
-    fill(keys, 32 * n);
-    fill(vals, 32 * n);
-    fill(newv, 32 * nchg);
+    bench_fill(&rng, keys, 32 * n);
+    bench_fill(&rng, vals, 32 * n);
+    bench_fill(&rng, newv, 32 * nchg);
     setup s;
     memset(&s, 0, sizeof s);
     s.keys = keys;
@@ -184,7 +165,7 @@ int main(int argc, char **argv)
     if ((st = merkle_trie_root(s.root1, merkle_mdb_db_trie(s.db), 1, NULL)) != MERKLE_OK)
         die("root", st, NULL);
     for (size_t i = 0; i < nchg; i++) {
-        size_t k = (size_t)(rnd() % n);
+        size_t k = (size_t)(bench_rnd(&rng) % n);
         ops[i] = (merkle_mdb_op){ keys + 32 * k, 32, newv + 32 * i, 32, 0 };
     }
     if ((st = merkle_mdb_db_commit(s.db, ops, nchg, NULL, NULL)) != MERKLE_OK)
@@ -248,7 +229,8 @@ int main(int argc, char **argv)
         uint8_t *p2 = make(&s, which, s2, len / 10, &b2, &k2);
         check(&s, which, s1, p1, b1, len, &a_full);
         check(&s, which, s2, p2, b2, len / 10, &a_tenth);
-        printf("   %-6s verify: %zu heap allocations for %zu keys, %zu for %zu" ALLOCS_NOTE "\n",
+        printf("   %-6s verify: %zu heap allocations for %zu keys, %zu for %zu" BENCH_ALLOCS_NOTE
+               "\n",
                name[which], a_full, k1, a_tenth, k2);
         free(p1);
         free(p2);

@@ -20,30 +20,11 @@
 #include "trie/trie_impl.h"
 
 #include "alloc_count.h" /* counts heap allocations (tests/common) */
-#ifdef MERKLE_ASAN
-#define ALLOCS_NOTE " (not counted under ASan)"
-#else
-#define ALLOCS_NOTE ""
-#endif
 
 /* Timing: the machine is shared, so single-threaded sections are compared by the CPU they
 ** use (bench_cpu_now); wall time (bench_now) is used for the 2-thread root only. */
 
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-static void fill(uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i += 8) {
-        uint64_t r = rnd();
-        memcpy(p + i, &r, n - i < 8 ? n - i : 8);
-    }
-}
+static bench_rng rng = { 0x9E3779B97F4A7C15ull };
 
 static volatile uint8_t sink;
 
@@ -52,7 +33,7 @@ static void bench_node(int smoke, int reps)
     merkle_trie_child kids[16];
     for (unsigned i = 0; i < 16; i++) {
         kids[i].index = i;
-        fill(kids[i].id, 32);
+        bench_fill(&rng, kids[i].id, 32);
     }
     uint8_t key[3] = { 0xab, 0xcd, 0xe0 }; /* a 20-bit internal-node key */
     uint8_t pre[700];
@@ -108,7 +89,7 @@ static void bench_node(int smoke, int reps)
     printf("   %-36s %9.1f ns/node\n", "merkle_trie_hash_node", mn * 1e9);
     printf("   %-36s %9.1f ns/node\n", "merkle_sha256_hash(preimage) [peer]", ms * 1e9);
     printf("   ratio node/sha256 %.3fx (median of per-round ratios; target <= 1.15x); heap "
-           "allocations per node: %zu" ALLOCS_NOTE "\n\n",
+           "allocations per node: %zu" BENCH_ALLOCS_NOTE "\n\n",
            mr, allocs);
 }
 
@@ -126,7 +107,7 @@ static double change_one_by_one(merkle_trie *t, const uint8_t *keys, const uint8
     uint8_t root[32];
     double t0 = bench_cpu_now();
     for (size_t i = 0; i < nchg; i++) {
-        size_t k = (size_t)(rnd() % n);
+        size_t k = (size_t)(bench_rnd(&rng) % n);
         merkle_trie_put(t, keys + 32 * k, 32, vals + 32 * k, 32);
     }
     merkle_trie_root(root, t, 1, NULL);
@@ -158,9 +139,9 @@ int main(int argc, char **argv)
     bench_node(smoke, reps);
 
     uint8_t *keys = malloc(32 * n), *vals = malloc(32 * n), *newv = malloc(32 * n);
-    fill(keys, 32 * n);
-    fill(vals, 32 * n);
-    fill(newv, 32 * n);
+    bench_fill(&rng, keys, 32 * n);
+    bench_fill(&rng, vals, 32 * n);
+    bench_fill(&rng, newv, 32 * n);
     size_t nchg = n / 100 ? n / 100 : 1;
     double tb[9], tr[9], tbase[9], tbase_v[9], tchg[9], tmt[9], trw[9], tbatch[9], tchg_b[9],
         tchg_bl[9];
@@ -222,7 +203,7 @@ int main(int argc, char **argv)
             }
             /* 1% of the keys get new values as one batch (a commit), then re-root. */
             for (size_t i = 0; i < nchg; i++) {
-                size_t k = (size_t)(rnd() % n);
+                size_t k = (size_t)(bench_rnd(&rng) % n);
                 ckp[i] = keys + 32 * k;
                 cvp[i] = newv + 32 * k;
             }
@@ -307,7 +288,7 @@ int main(int argc, char **argv)
     merkle_trie_proof_info info;
     merkle_status st = merkle_trie_proof_verify(&info, root, proof, plen, NULL);
     printf("4. proof of a present key: %zu bytes, %zu nodes, verify %s with %zu heap "
-           "allocations" ALLOCS_NOTE "\n",
+           "allocations" BENCH_ALLOCS_NOTE "\n",
            plen, info.nodes, st == MERKLE_OK ? "OK" : "FAILED", g_allocs - before);
     merkle_trie_free(t);
     free(keys);
