@@ -2,8 +2,9 @@
 """setuptools glue shared by ./setup.py (pip install .) and python/setup.py
 (pip install ./python): the Python package python/merkle plus libmerkle.so.1, built with
 CMake from the same source tree and put inside the package, so that `import merkle` needs
-neither MERKLE_LIBRARY nor an installed libmerkle1; and the compiled fast paths
-merkle._speedups (optional: skipped with a warning when Python's headers are missing).
+neither MERKLE_LIBRARY nor an installed libmerkle1; and the compiled binding merkle._native
+(python/merkle/_native.c; skipped with a warning when Python's headers are missing, until
+every module is ported to it: then the ctypes definitions serve).
 
 Offline: the build backend is setuptools + wheel (Debian: python3-setuptools,
 python3-wheel), used with `pip install --no-build-isolation --no-index`. Needs cmake, a C
@@ -77,9 +78,8 @@ def make_build_py(source_dir):
 
 def make_build_ext(source_dir):
     class BuildExtAgainstLibrary(build_ext):
-        """merkle._speedups links the libmerkle.so.1 CMake built (found at run time next to
-        the module: rpath $ORIGIN). Optional: without Python's headers the package still
-        works, through ctypes only."""
+        """merkle._native links the libmerkle.so.1 CMake built (found at run time next to
+        the module: rpath $ORIGIN)."""
 
         def run(self):
             cmake_dir = build_library(self, source_dir)
@@ -111,7 +111,7 @@ def main(source_dir, package_root):
         packages=["merkle"],
         package_data={"merkle": ["py.typed", "*.pyi"]},
         ext_modules=[Extension(
-            "merkle._speedups", [os.path.join(package_root, "merkle", "_speedups.c")],
+            "merkle._native", [os.path.join(package_root, "merkle", "_native.c")],
             libraries=["merkle"], runtime_library_dirs=["$ORIGIN"], optional=True)],
         distclass=BinaryDistribution,
         cmdclass={"build_py": make_build_py(source_dir),

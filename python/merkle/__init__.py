@@ -90,19 +90,7 @@ def sha256_backend():
 
 __version__ = library_version()
 
-# Compiled fast paths (merkle/_speedups.c, built by pip install; absent from the Debian package
-# and a source tree): merkle.root and Trie.put handle small inputs in C and hand every other
-# call to the ctypes implementations kept as tree._root_ctypes and Trie._put_ctypes.
-try:
-    from . import _speedups
-except ImportError:
-    _speedups = None
-if _speedups is not None:
-    from . import tree as _tree
-    _tree._root_ctypes = _tree.root
-    _put_ctypes = None
-    if _lib.has("merkle_trie_alloc"):
-        _put_ctypes = Trie._put_ctypes = Trie.put
-        Trie.put = Trie.__setitem__ = _speedups.instancemethod(_speedups.trie_put)
-    _speedups.set_fallbacks(_tree.root, _put_ctypes)
-    root = _tree.root = _speedups.root
+# The compiled binding (merkle/_native.c): merkle.root, merkle.leaf_hash and merkle.Trie's
+# base class are defined by it (None when this tree or package was built without it; the
+# ctypes definitions are used then).
+from .tree import _native  # noqa: E402

@@ -39,7 +39,7 @@ from .trie import (Trie as Trie, TrieProof as TrieProof, cb58_decode as cb58_dec
 
 __all__: List[str]
 __version__: str
-_speedups: Optional[ModuleType]  # the compiled fast paths (pip install), else None
+_native: Optional[ModuleType]  # the compiled binding (merkle/_native.c), else None
 
 def library_version() -> str: ...
 def library_path() -> str: ...

@@ -10,6 +10,12 @@ import stat
 from . import _lib
 from ._lib import MerkleError, check, fn
 
+try:
+    # The compiled binding (python/merkle/_native.c; CMake MERKLE_BUILD_PYTHON, pip install).
+    from . import _native
+except ImportError:  # a tree or package built without it: the ctypes definitions below
+    _native = None
+
 c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
 _u8p = ctypes.POINTER(ctypes.c_uint8)
 
@@ -279,3 +285,12 @@ def digest(data, hash="sha256"):
     out = ctypes.create_string_buffer(_lib.HASH_LEN)
     check(_hash(out, hash_id(hash), ptr, n))
     return out.raw
+
+
+# The ctypes definitions stay reachable for python/tests/test_native.py's differential checks
+# until every module is ported to merkle._native.
+_root_ctypes, _leaf_hash_ctypes = root, leaf_hash
+if _native is not None:
+    # The compiled definitions of these two (same arguments, results and exceptions).
+    root = _native.root  # noqa: F811
+    leaf_hash = _native.leaf_hash  # noqa: F811

@@ -5,6 +5,7 @@ import ctypes
 
 from . import _lib
 from ._lib import MerkleError, check, fn
+from .tree import _native
 
 c_int, c_size_t, c_void_p, c_char_p, c_uint = (ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p,
                                                ctypes.c_char_p, ctypes.c_uint)
@@ -60,7 +61,41 @@ def _bytes(x, name):
     return x if isinstance(x, bytes) else bytes(x)
 
 
-class Trie(_lib.Owner):
+class _CtypesTrieBase:
+    """What _native.TrieBase provides, through ctypes (stage 1 of the port to the compiled
+    binding: used only where merkle._native was not built)."""
+
+    _t = None
+
+    def _alloc(self, branch_factor):
+        ptr = c_void_p()
+        s = _alloc(ctypes.byref(ptr), branch_factor)
+        if s == _lib.OK:
+            self._free()
+            self._t = ptr
+        return s
+
+    def _free(self):
+        if self._t:
+            _free(self._t)
+            self._t = None
+
+    @property
+    def _addr(self):
+        return self._t.value if self._t else 0
+
+    def put(self, key, value):
+        """Insert or replace key -> value (both bytes-like; b"" is a present, empty value)."""
+        k, v = _bytes(key, "key"), _bytes(value, "value")
+        if not self._t:
+            raise MerkleError(_lib.ERR_STATE, "the trie was closed")
+        check(_put(self._t, k, len(k), v, len(v)))
+
+
+_TrieBase = _native.TrieBase if _native is not None else _CtypesTrieBase
+
+
+class Trie(_TrieBase, _lib.Owner):
     """A merkledb-compatible Merkle radix trie (merkle_trie), owned by this object.
 
         t = Trie(branch_factor=16)
@@ -75,22 +110,19 @@ class Trie(_lib.Owner):
     """
 
     def __init__(self, branch_factor=16, items=None):
-        ptr = c_void_p()
-        check(_alloc(ctypes.byref(ptr), branch_factor), what="branch factor %r" % branch_factor)
-        self._t = ptr
+        check(self._alloc(branch_factor), what="branch factor %r" % branch_factor)
         if items is not None:
             self.update(items)
 
     def close(self):
         """Free the C trie now (idempotent)."""
-        if getattr(self, "_t", None):
-            _free(self._t)
-            self._t = None
+        self._free()
 
     def _ptr(self):
-        if not self._t:
+        addr = self._addr
+        if not addr:
             raise MerkleError(_lib.ERR_STATE, "the trie was closed")
-        return self._t
+        return addr
 
     @property
     def branch_factor(self):
@@ -99,12 +131,9 @@ class Trie(_lib.Owner):
     def __len__(self):
         return int(_size(self._ptr()))
 
-    def put(self, key, value):
-        """Insert or replace key -> value (both bytes-like; b"" is a present, empty value)."""
-        k, v = _bytes(key, "key"), _bytes(value, "value")
-        check(_put(self._ptr(), k, len(k), v, len(v)))
-
-    __setitem__ = put
+    # put(key, value) is _native.TrieBase.put (or _CtypesTrieBase.put without the compiled
+    # binding): insert or replace key -> value (both bytes-like; b"" is a present, empty value).
+    __setitem__ = _TrieBase.put
 
     def update(self, items):
         """put() every (key, value) of a mapping or an iterable of pairs."""

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """`pip install .` and `pip install ./python` in a fresh venv, offline: each builds libmerkle
 with CMake, puts it inside the package, and `import merkle` then works with no
-MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle1; the compiled fast paths
-(merkle._speedups) are built and loaded; the Python tests, test_speedups.py's differential
+MERKLE_LIBRARY, no PYTHONPATH and no installed libmerkle1; the compiled binding
+(merkle._native) is built and loaded; the Python tests, test_native.py's differential
 checks among them, pass against the installed package.
 
 The venv is `python3 -m venv --system-site-packages` of an interpreter whose site packages
@@ -105,22 +105,24 @@ class PipInstall(unittest.TestCase):
         # Outside the source tree, nothing on the path but the venv.
         out = sh([py, "-c", "import merkle, sys; print(merkle.__file__); "
                   "print(merkle.library_path()); print(merkle.root(b'abc', leaf_size=1).hex()); "
-                  "print(merkle._speedups is not None)"],
+                  "print(merkle._native is not None)"],
                  cwd=self.tmp.name, env=env).split("\n")
         site = os.path.join(venv, "lib")
         self.assertTrue(out[0].startswith(site), out)
         self.assertTrue(out[1].startswith(site) and out[1].endswith("libmerkle.so.1"), out)
         self.assertEqual(out[2], ref_root_abc())
-        # The compiled fast paths are optional for pip (no Python headers: ctypes only); with
-        # the headers present (Debian: python3-dev) they must have been built and loaded.
+        # The compiled binding needs Python's headers (Debian: python3-dev); with them present
+        # it must have been built and loaded.
         if HAVE_HEADERS:
-            self.assertEqual(out[3], "True", "merkle._speedups was not built")
+            self.assertEqual(out[3], "True", "merkle._native was not built")
         pkg = os.path.dirname(out[0])
         self.assertTrue(os.path.exists(os.path.join(pkg, "py.typed")))
         # The module's own tests against the installed package (no MERKLE_BIN: the CLI
         # agreement checks need the merkle command, which a pip install does not build).
         tenv = dict(env, MERKLE_VECTOR_DIR=os.path.join(self.src, "tests", "vectors"),
                     PYTHONDONTWRITEBYTECODE="1")
+        if HAVE_HEADERS:
+            tenv["MERKLE_EXPECT_NATIVE"] = "1"
         tests = os.path.join(self.tmp.name, "pytests-" + os.path.basename(venv))
         shutil.copytree(os.path.join(self.src, "python", "tests"), tests)
         sh([py, "-m", "unittest", "discover", "-s", tests, "-p", "test_*.py"],

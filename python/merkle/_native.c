@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: MIT OR Apache-2.0 */
+/*
+** merkle._native: the compiled binding of libmerkle. It includes <merkle/...> and calls the
+** library directly, so the compiler checks every declaration. Built by CMake (MERKLE_BUILD_PYTHON,
+** for the ctest Python tests) and by pip install (python/merkle_build.py).
+**
+** It defines the functions, not fast paths of other functions: merkle.root, merkle.leaf_hash
+** and the base class of merkle.Trie (put, __setitem__) are these objects; nothing is patched
+** at import. Errors are the package's own: MerkleError from merkle._lib (built by calling
+** it), TypeError with the messages of the Python layer.
+**
+**   root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None) -> bytes
+**   leaf_hash(data, hash="sha256") -> bytes
+**   TrieBase: _alloc(branch_factor) -> status, _free(), _addr (int, 0 when closed),
+**             put(key, value)
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <string.h>
+#include <unistd.h>
+
+#include <merkle/hash.h>
+#include <merkle/tree.h>
+#include <merkle/trie.h>
+
+/* Inputs at least this long are hashed with the GIL released. */
+#define NATIVE_NOGIL_MIN 4096
+
+static PyObject *lib_module; /* merkle._lib, imported on first error */
+
+/* Raise merkle._lib.MerkleError(status, detail, what=what); detail/what may be NULL. */
+static PyObject *raise_merkle(int status, const char *detail, PyObject *what)
+{
+    if (!lib_module && !(lib_module = PyImport_ImportModule("merkle._lib"))) return NULL;
+    PyObject *cls = PyObject_GetAttrString(lib_module, "MerkleError");
+    if (!cls) return NULL;
+    PyObject *args = Py_BuildValue("(is)", status, detail ? detail : "");
+    PyObject *kw = what ? Py_BuildValue("{sO}", "what", what) : NULL;
+    PyObject *exc = NULL;
+    if (args && (!what || kw)) exc = PyObject_Call(cls, args, kw);
+    Py_XDECREF(args);
+    Py_XDECREF(kw);
+    if (exc) {
+        PyErr_SetObject(cls, exc);
+        Py_DECREF(exc);
+    }
+    Py_DECREF(cls);
+    return NULL;
+}
+
+/*
+** Python-style argument binding for METH_FASTCALL | METH_KEYWORDS: out[i] gets the object
+** for names[i] (NULL when not given). The messages are those of a def with these names.
+*/
+static int bind_args(const char *fn, const char *const *names, int nnames, int nrequired,
+                     PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+{
+    for (int i = 0; i < nnames; i++) out[i] = NULL;
+    if (nargs > nnames) {
+        if (nrequired == nnames)
+            PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given",
+                         fn, nnames, nnames == 1 ? "" : "s", nargs);
+        else
+            PyErr_Format(PyExc_TypeError,
+                         "%s() takes from %d to %d positional arguments but %zd were given", fn,
+                         nrequired, nnames, nargs);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    for (Py_ssize_t k = 0; k < nkw; k++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, k);
+        int j = 0;
+        while (j < nnames && PyUnicode_CompareWithASCIIString(name, names[j]) != 0) j++;
+        if (j == nnames) {
+            PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%U'", fn, name);
+            return -1;
+        }
+        if (out[j]) {
+            PyErr_Format(PyExc_TypeError, "%s() got multiple values for argument '%s'", fn,
+                         names[j]);
+            return -1;
+        }
+        out[j] = args[nargs + k];
+    }
+    for (int i = 0; i < nrequired; i++) {
+        if (!out[i]) {
+            PyErr_Format(PyExc_TypeError, "%s() missing 1 required positional argument: '%s'", fn,
+                         names[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* A str or bytes name as a C string (borrowed from name or *keep); TypeError otherwise. */
+static const char *name_arg(PyObject *value, const char *what, PyObject **keep)
+{
+    *keep = NULL;
+    if (PyBytes_Check(value)) return PyBytes_AS_STRING(value);
+    if (!PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a str name, got %R", what, value);
+        return NULL;
+    }
+    *keep = PyUnicode_AsEncodedString(value, "utf-8", "strict");
+    return *keep ? PyBytes_AS_STRING(*keep) : NULL;
+}
+
+static int hash_arg(PyObject *value, merkle_hash_alg *out)
+{
+    PyObject *keep;
+    const char *s = name_arg(value, "hash", &keep);
+    if (!s) return -1;
+    merkle_status st = merkle_hash_alg_from_name(out, s);
+    Py_XDECREF(keep);
+    if (st == MERKLE_OK) return 0;
+    PyObject *what = PyUnicode_FromFormat("hash %R (sha256 or blake2b-256)", value);
+    if (what) {
+        raise_merkle(st, NULL, what);
+        Py_DECREF(what);
+    }
+    return -1;
+}
+
+static int profile_arg(PyObject *value, merkle_profile *out)
+{
+    PyObject *keep;
+    const char *s = name_arg(value, "profile", &keep);
+    if (!s) return -1;
+    merkle_status st = merkle_profile_from_name(out, s);
+    Py_XDECREF(keep);
+    if (st == MERKLE_OK) return 0;
+    PyObject *what = PyUnicode_FromFormat("profile %R (rfc6962 or sia)", value);
+    if (what) {
+        raise_merkle(st, NULL, what);
+        Py_DECREF(what);
+    }
+    return -1;
+}
+
+/*
+** A contiguous view of a bytes-like argument (str refused); non-contiguous buffers are copied
+** once. Release with PyBuffer_Release.
+*/
+static int data_arg(PyObject *o, const char *name, Py_buffer *view)
+{
+    if (PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be bytes-like, not str (encode it first)", name);
+        return -1;
+    }
+    if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) == 0) return 0;
+    PyErr_Clear();
+    /* Not a buffer: memoryview() raises its own TypeError. Not contiguous: copied once. */
+    PyObject *mv = PyMemoryView_FromObject(o);
+    if (!mv) return -1;
+    PyObject *b = PyObject_CallMethod(mv, "tobytes", NULL);
+    Py_DECREF(mv);
+    if (!b) return -1;
+    int r = PyObject_GetBuffer(b, view, PyBUF_SIMPLE);
+    Py_DECREF(b); /* the view holds its own reference */
+    return r;
+}
+
+static PyObject *native_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "data", "leaf_size", "profile", "hash", "threads" };
+    PyObject *a[5];
+    if (bind_args("root", names, 5, 1, args, nargs, kwnames, a) < 0) return NULL;
+
+    merkle_profile p = MERKLE_PROFILE_RFC6962;
+    if (a[2] && profile_arg(a[2], &p) < 0) return NULL;
+    merkle_hash_alg h;
+    size_t ls;
+    merkle_status st = merkle_profile_defaults(&h, &ls, p);
+    if (st != MERKLE_OK) return raise_merkle(st, NULL, NULL);
+    if (a[3] && a[3] != Py_None && hash_arg(a[3], &h) < 0) return NULL;
+    if (a[1] && a[1] != Py_None) {
+        if (!PyLong_Check(a[1]) || PyBool_Check(a[1])) {
+            PyErr_SetString(PyExc_TypeError, "leaf_size must be an int");
+            return NULL;
+        }
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(a[1], &overflow);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (overflow < 0 || (!overflow && v <= 0)) {
+            PyObject *r = PyUnicode_FromFormat("leaf_size must be > 0, got %S", a[1]);
+            if (r) {
+                const char *d = PyUnicode_AsUTF8(r);
+                if (d) raise_merkle(MERKLE_ERR_ARG, d, NULL);
+                Py_DECREF(r);
+            }
+            return NULL;
+        }
+        if (overflow > 0 || (unsigned long long)v > SIZE_MAX) {
+            PyErr_SetString(PyExc_OverflowError, "leaf_size is too large");
+            return NULL;
+        }
+        ls = (size_t)v;
+    }
+    unsigned threads = 1;
+    if (a[4] && a[4] != Py_None) {
+        long v = -1;
+        if (PyLong_Check(a[4]) && !PyBool_Check(a[4])) {
+            int overflow;
+            v = PyLong_AsLongAndOverflow(a[4], &overflow);
+            if (v == -1 && PyErr_Occurred()) return NULL;
+            if (overflow > 0) v = 1024;
+        }
+        if (v < 0) {
+            PyErr_SetString(PyExc_TypeError, "threads must be an int >= 0 (0 = all cores)");
+            return NULL;
+        }
+        if (v == 0) {
+            long n = sysconf(_SC_NPROCESSORS_ONLN);
+            v = n > 0 ? n : 1;
+        }
+        threads = (unsigned)(v > 1024 ? 1024 : v);
+    }
+    Py_buffer view;
+    if (data_arg(a[0], "data", &view) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN);
+    if (!out) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+    if (threads > 1) {
+        Py_BEGIN_ALLOW_THREADS st =
+            merkle_tree_root_bytes_parallel(o, p, h, ls, view.buf, (size_t)view.len, threads);
+        Py_END_ALLOW_THREADS
+    } else if (view.len >= NATIVE_NOGIL_MIN) {
+        Py_BEGIN_ALLOW_THREADS st = merkle_tree_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = merkle_tree_root_bytes(o, p, h, ls, view.buf, (size_t)view.len);
+    }
+    PyBuffer_Release(&view);
+    if (st == MERKLE_OK) return out;
+    Py_DECREF(out);
+    return raise_merkle(st, NULL, NULL);
+}
+
+static PyObject *native_leaf_hash(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "data", "hash" };
+    PyObject *a[2];
+    if (bind_args("leaf_hash", names, 2, 1, args, nargs, kwnames, a) < 0) return NULL;
+    Py_buffer view;
+    if (data_arg(a[0], "data", &view) < 0) return NULL;
+    merkle_hash_alg h = MERKLE_HASH_SHA256;
+    if (a[1] && hash_arg(a[1], &h) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN);
+    if (!out) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
+    uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+    merkle_status st;
+    if (view.len >= NATIVE_NOGIL_MIN) {
+        Py_BEGIN_ALLOW_THREADS st = merkle_tree_leaf_hash(o, h, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = merkle_tree_leaf_hash(o, h, view.buf, (size_t)view.len);
+    }
+    PyBuffer_Release(&view);
+    if (st == MERKLE_OK) return out;
+    Py_DECREF(out);
+    return raise_merkle(st, NULL, NULL);
+}
+
+/* ------------------------------------------------------------------ TrieBase */
+
+typedef struct {
+    PyObject_HEAD merkle_trie *t;
+} TrieBase;
+
+static void trie_dealloc(PyObject *self)
+{
+    TrieBase *tb = (TrieBase *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    if (tb->t) {
+        merkle_trie_free(tb->t);
+        tb->t = NULL;
+    }
+    tp->tp_free(self);
+}
+
+static PyObject *trie_alloc_m(PyObject *self, PyObject *arg)
+{
+    TrieBase *tb = (TrieBase *)self;
+    unsigned long bf = PyLong_AsUnsignedLong(arg);
+    if (bf == (unsigned long)-1 && PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
+        PyErr_Clear();
+        return PyLong_FromLong(MERKLE_ERR_ARG);
+    }
+    if (bf > 0xffffffffUL) return PyLong_FromLong(MERKLE_ERR_ARG);
+    merkle_trie *t = NULL;
+    merkle_status st = merkle_trie_alloc(&t, (unsigned)bf);
+    if (st == MERKLE_OK) {
+        if (tb->t) merkle_trie_free(tb->t);
+        tb->t = t;
+    }
+    return PyLong_FromLong(st);
+}
+
+static PyObject *trie_free_m(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    TrieBase *tb = (TrieBase *)self;
+    if (tb->t) {
+        merkle_trie_free(tb->t);
+        tb->t = NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *trie_addr(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromVoidPtr(((TrieBase *)self)->t);
+}
+
+/* A key or value: bytes and bytearray as they are, other buffers by view, else bytes(x). */
+static int kv_arg(PyObject *o, const char *name, Py_buffer *view)
+{
+    if (PyUnicode_Check(o)) {
+        PyErr_Format(PyExc_TypeError, "%s must be bytes-like, not str", name);
+        return -1;
+    }
+    if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) == 0) return 0;
+    PyErr_Clear();
+    PyObject *b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, o);
+    if (!b) return -1;
+    int r = PyObject_GetBuffer(b, view, PyBUF_SIMPLE);
+    Py_DECREF(b);
+    return r;
+}
+
+static PyObject *trie_put_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames)
+{
+    static const char *const names[] = { "key", "value" };
+    PyObject *a[2];
+    if (bind_args("put", names, 2, 2, args, nargs, kwnames, a) < 0) return NULL;
+    const uint8_t *k, *v;
+    size_t kn, vn;
+    Py_buffer kb = { 0 }, vb = { 0 };
+    int kview = 0, vview = 0;
+    if (PyBytes_CheckExact(a[0])) {
+        k = (const uint8_t *)PyBytes_AS_STRING(a[0]);
+        kn = (size_t)PyBytes_GET_SIZE(a[0]);
+    } else {
+        if (kv_arg(a[0], "key", &kb) < 0) return NULL;
+        kview = 1;
+        k = kb.buf;
+        kn = (size_t)kb.len;
+    }
+    if (PyBytes_CheckExact(a[1])) {
+        v = (const uint8_t *)PyBytes_AS_STRING(a[1]);
+        vn = (size_t)PyBytes_GET_SIZE(a[1]);
+    } else {
+        if (kv_arg(a[1], "value", &vb) < 0) {
+            if (kview) PyBuffer_Release(&kb);
+            return NULL;
+        }
+        vview = 1;
+        v = vb.buf;
+        vn = (size_t)vb.len;
+    }
+    merkle_trie *t = ((TrieBase *)self)->t;
+    merkle_status st = t ? merkle_trie_put(t, k, kn, v, vn) : MERKLE_ERR_STATE;
+    if (kview) PyBuffer_Release(&kb);
+    if (vview) PyBuffer_Release(&vb);
+    if (st == MERKLE_OK) Py_RETURN_NONE;
+    return raise_merkle(st, t ? NULL : "the trie was closed", NULL);
+}
+
+static PyMethodDef trie_methods[] = {
+    { "_alloc", trie_alloc_m, METH_O,
+      "_alloc(branch_factor) -> merkle_status: a new, empty merkle_trie (frees the old one)" },
+    { "_free", trie_free_m, METH_NOARGS, "_free(): free the merkle_trie now (idempotent)" },
+    { "put", (PyCFunction)(void (*)(void))trie_put_m, METH_FASTCALL | METH_KEYWORDS,
+      "put($self, /, key, value)\n--\n\n"
+      "Insert or replace key -> value (both bytes-like; b\"\" is a present, empty value)." },
+    { NULL, NULL, 0, NULL }
+};
+
+static PyGetSetDef trie_getset[] = { { "_addr", trie_addr, NULL,
+                                       "address of the merkle_trie (0 when closed)", NULL },
+                                     { NULL, NULL, NULL, NULL, NULL } };
+
+static PyTypeObject TrieBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "merkle._native.TrieBase",
+    .tp_basicsize = sizeof(TrieBase),
+    .tp_dealloc = trie_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "The merkle_trie a merkle.Trie owns (see merkle/trie.py).",
+    .tp_methods = trie_methods,
+    .tp_getset = trie_getset,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef methods[] = {
+    { "root", (PyCFunction)(void (*)(void))native_root, METH_FASTCALL | METH_KEYWORDS,
+      "root($module, /, data, leaf_size=None, profile='rfc6962', hash=None, threads=None)\n--\n\n"
+      "Merkle root (32 bytes) of a byte string cut into leaf_size-byte leaves (see "
+      "docs/python.md)." },
+    { "leaf_hash", (PyCFunction)(void (*)(void))native_leaf_hash, METH_FASTCALL | METH_KEYWORDS,
+      "leaf_hash($module, /, data, hash='sha256')\n--\n\nLeaf hash H(0x00 || data)." },
+    { NULL, NULL, 0, NULL }
+};
+
+static struct PyModuleDef module = { PyModuleDef_HEAD_INIT,
+                                     "merkle._native",
+                                     "The compiled binding of libmerkle (see _native.c).",
+                                     -1,
+                                     methods,
+                                     NULL,
+                                     NULL,
+                                     NULL,
+                                     NULL };
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    if (PyType_Ready(&TrieBaseType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (!m) return NULL;
+    Py_INCREF(&TrieBaseType);
+    if (PyModule_AddObject(m, "TrieBase", (PyObject *)&TrieBaseType) < 0) {
+        Py_DECREF(&TrieBaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
