@@ -7,12 +7,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../src/common/parallel.h" /* compiled into the CLI too (CMakeLists.txt) */
 #include "cli.h"
 #include "rootio.h"
 
@@ -554,13 +554,13 @@ typedef struct bt_job {
 } bt_job;
 
 /* SHA-256 of the 16 KiB blocks [first, last) of the file, read with pread. */
-static void *bt_hash_range(void *arg)
+static int bt_hash_range(void *arg, unsigned share)
 {
-    bt_job *j = (bt_job *)arg;
+    bt_job *j = (bt_job *)arg + share;
     uint8_t *buf = malloc(BT_READ);
     if (!buf) {
         j->err = ENOMEM;
-        return NULL;
+        return 0;
     }
     for (uint64_t b = j->first; b < j->last && !j->err;) {
         uint64_t nb = j->last - b < BT_READ / BT_BLOCK ? j->last - b : BT_READ / BT_BLOCK;
@@ -578,7 +578,7 @@ static void *bt_hash_range(void *arg)
         b += nb;
     }
     free(buf);
-    return NULL;
+    return 0;
 }
 
 /*
@@ -616,20 +616,11 @@ static int bt_stream(const root_opts *o, const char *name, bt_window_fn fn, void
             uint64_t wn = n - w0 < BT_WINDOW ? n - w0 : BT_WINDOW;
             unsigned tt = (uint64_t)t > wn / 64 ? (unsigned)(wn / 64 ? wn / 64 : 1) : t;
             bt_job jobs[64];
-            pthread_t tid[64];
-            int started[64] = { 0 };
-            for (unsigned i = 0; i < tt; i++) {
+            for (unsigned i = 0; i < tt; i++)
                 jobs[i] =
                     (bt_job){ fd, size, w0 + wn * i / tt, w0 + wn * (i + 1) / tt, w0, win, 0 };
-                if (i) started[i] = pthread_create(&tid[i], NULL, bt_hash_range, &jobs[i]) == 0;
-            }
-            bt_hash_range(&jobs[0]);
-            for (unsigned i = 1; i < tt; i++) {
-                if (started[i])
-                    pthread_join(tid[i], NULL);
-                else
-                    bt_hash_range(&jobs[i]);
-            }
+            /* A range without a thread is hashed on this one, after the first. */
+            (void)merkle__parallel_for(tt, bt_hash_range, NULL, jobs);
             for (unsigned i = 0; i < tt && rc == 0; i++) {
                 if (jobs[i].err) {
                     cli_error("%s: %s", name, strerror(jobs[i].err));

@@ -25,6 +25,7 @@
 #endif
 
 #include "common/internal.h"
+#include "common/parallel.h"
 #include "hash/md5_mb.h"
 #include "io/fbatch.h"
 #include "io/fdbudget.h"
@@ -105,6 +106,7 @@ static int stat_rel(statdir *sd, int dirfd, const char *name, struct stat *st)
             if (sd->fd >= 0) close(sd->fd);
             sd->fd = -1;
             if (merkle__grow(&sd->dir, &sd->cap, dl + 1, 1) == 0) {
+                MERKLE_ASSERT(sd->dir != NULL); /* cap >= dl + 1 > 0 */
                 memcpy(sd->dir, name, dl);
                 sd->dir[dl] = '\0';
                 sd->len = dl;
@@ -259,8 +261,9 @@ static void cache_chunk(engine *e, statdir *sd, tally *t, size_t a, size_t b)
     }
 }
 
-static void *cache_main(void *arg)
+static int cache_main(void *arg, unsigned share)
 {
+    (void)share;
     engine *e = arg;
     statdir sd;
     memset(&sd, 0, sizeof sd);
@@ -273,7 +276,7 @@ static void *cache_main(void *arg)
     }
     progress(e, &t, 0, 1);
     statdir_free(&sd);
-    return NULL;
+    return 0;
 }
 
 /* Run the cache pass over e->sel on up to t threads. 0 or -1 (allocation). */
@@ -287,15 +290,9 @@ static int cache_pass(engine *e, unsigned t)
     /* An empty cache answers nothing and stats nothing: no threads for that. */
     if (merkle_vcache_count(e->opts->cache) == 0) t = 1;
     if (t > chunks) t = chunks ? (unsigned)chunks : 1u;
-    pthread_t tids[256];
-    unsigned started = 0;
-    for (unsigned k = 1; k < t; k++) {
-        if (pthread_create(&tids[k], NULL, cache_main, e) != 0) break;
-        started = k;
-    }
-    cache_main(e);
-    for (unsigned k = 1; k <= started; k++) pthread_join(tids[k], NULL);
-    return 0;
+    /* Shares take chunks from one counter: one that gets no thread leaves its chunks to the
+    ** others. */
+    return merkle__parallel_for(t, cache_main, merkle__parallel_skip, e) == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ hash pass */
@@ -548,9 +545,10 @@ static void run_chunk(worker *w, size_t a, size_t b)
     progress(e, &w->t, b - a, 0);
 }
 
-static void *worker_main(void *arg)
+/* Share k of the hash pass runs worker k (of the array at arg). */
+static int worker_main(void *arg, unsigned share)
 {
-    worker *w = arg;
+    worker *w = (worker *)arg + share;
     engine *e = w->e;
     if (w->eng) {
         merkle__md5_mb_engine_set_bytes(w->eng, pull_bytes);
@@ -561,7 +559,7 @@ static void *worker_main(void *arg)
             }
             w->nlater = 0;
             progress(e, &w->t, 0, 1);
-            return NULL;
+            return 0;
         }
         /* Not expected (arguments are valid); the chunked path below picks up the rest. */
     }
@@ -572,7 +570,7 @@ static void *worker_main(void *arg)
         run_chunk(w, a, b);
     }
     progress(e, &w->t, 0, 1);
-    return NULL;
+    return 0;
 }
 
 static int worker_init(worker *w, engine *e, int use_mb)
@@ -618,12 +616,7 @@ static merkle_status hash_pass(engine *e, unsigned t)
     }
     atomic_store(&e->next, 0);
     worker *ws = calloc(t, sizeof *ws);
-    pthread_t *tids = calloc(t, sizeof *tids);
-    if (!ws || !tids) {
-        free(ws);
-        free(tids);
-        return MERKLE_ERR_NOMEM;
-    }
+    if (!ws) return MERKLE_ERR_NOMEM;
     int use_mb = 0;
     for (size_t q = 0; q < n && !use_mb; q++) use_mb = e->jobs[e->sel[q]].alg == MERKLE_HASH_MD5;
     for (unsigned k = 0; k < t; k++) {
@@ -631,24 +624,20 @@ static merkle_status hash_pass(engine *e, unsigned t)
             worker_free(&ws[k]);
             if (k == 0) {
                 free(ws);
-                free(tids);
                 return MERKLE_ERR_NOMEM;
             }
             t = k;
             break;
         }
     }
-    unsigned started = 0;
-    for (unsigned k = 1; k < t; k++) {
-        if (pthread_create(&tids[k], NULL, worker_main, &ws[k]) != 0) break;
-        started = k;
-    }
-    worker_main(&ws[0]);
-    for (unsigned k = 1; k <= started; k++) pthread_join(tids[k], NULL);
+    /* Workers take chunks from one counter: one that gets no thread leaves them to the
+    ** others. */
+    merkle_status s = merkle__parallel_for(t, worker_main, merkle__parallel_skip, ws) == 0
+                          ? MERKLE_OK
+                          : MERKLE_ERR_NOMEM;
     for (unsigned k = 0; k < t; k++) worker_free(&ws[k]);
     free(ws);
-    free(tids);
-    return MERKLE_OK;
+    return s;
 }
 
 /* The name "-" is standard input (coreutils): hashed here, before the workers start. */

@@ -8,11 +8,13 @@
 ** smaller aligned perfect subtrees and pushed the same way. This is a compact-range merge:
 ** the root does not depend on the thread count or on how the pieces were scheduled.
 */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parallel.h"
 #include "tree/tree_impl.h"
 
 #define PIECE_TARGET_BYTES (4u << 20) /* a piece is about this much input */
@@ -71,9 +73,8 @@ static uint64_t piece_len(const job *j, uint64_t piece)
     return left < j->piece_bytes ? left : j->piece_bytes;
 }
 
-static void *worker(void *arg)
+static void worker(job *j)
 {
-    job *j = (job *)arg;
     uint8_t *buf = j->read_at ? malloc(READ_BUF_BYTES) : NULL;
     pthread_mutex_lock(&j->mu);
     if (j->read_at && !buf && j->error == MERKLE_OK) j->error = MERKLE_ERR_NOMEM;
@@ -96,7 +97,54 @@ static void *worker(void *arg)
     }
     pthread_mutex_unlock(&j->mu);
     free(buf);
-    return NULL;
+}
+
+/* The pieces of a run on threads: share 0 (the calling thread) hands them out a window at a
+** time and pushes their roots, in order, onto t; shares 1..workers are the workers. */
+typedef struct pool {
+    job *j;
+    merkle_tree *t;
+    unsigned height;  /* of a piece's subtree */
+    uint64_t pieces;  /* whole pieces */
+    size_t window;    /* pieces per window */
+    unsigned workers; /* shares with a thread of their own */
+} pool;
+
+static int pool_share(void *arg, unsigned share)
+{
+    pool *p = arg;
+    job *j = p->j;
+    if (share) {
+        worker(j);
+        return MERKLE_OK;
+    }
+    merkle_status s = p->workers ? MERKLE_OK : MERKLE_ERR_UNSUPPORTED;
+    for (uint64_t base = 0; s == MERKLE_OK && base < p->pieces; base += p->window) {
+        uint64_t count = p->pieces - base < p->window ? p->pieces - base : p->window;
+        pthread_mutex_lock(&j->mu);
+        j->base = base;
+        j->count = count;
+        j->next = base;
+        j->finished = 0;
+        pthread_cond_broadcast(&j->cv_work);
+        while (j->finished < count) pthread_cond_wait(&j->cv_done, &j->mu);
+        s = j->error;
+        pthread_mutex_unlock(&j->mu);
+        for (uint64_t i = 0; s == MERKLE_OK && i < count; i++)
+            s = merkle__tree_push_subtree(p->t, p->height, j->roots[i]);
+    }
+    pthread_mutex_lock(&j->mu);
+    j->stop = 1;
+    pthread_cond_broadcast(&j->cv_work);
+    pthread_mutex_unlock(&j->mu);
+    return s;
+}
+
+/* A worker without a thread: the window loop must not wait for it. */
+static void pool_unstarted(void *arg, unsigned share)
+{
+    (void)share;
+    ((pool *)arg)->workers--;
 }
 
 static unsigned log2u(uint64_t x)
@@ -129,47 +177,24 @@ static merkle_status run(job *j, uint8_t out[MERKLE_HASH_LEN], int *is_empty, un
         free(t);
         return MERKLE_ERR_NOMEM;
     }
-    pthread_t *tids = NULL;
-    unsigned started = 0;
     if (threads > 1 && pieces > 1) {
-        size_t window = (size_t)threads * WINDOW_PER_THREAD;
-        j->roots = malloc(window * MERKLE_HASH_LEN);
-        tids = malloc(threads * sizeof *tids);
-        if (!j->roots || !tids) s = MERKLE_ERR_NOMEM;
-        pthread_mutex_init(&j->mu, NULL);
-        pthread_cond_init(&j->cv_work, NULL);
-        pthread_cond_init(&j->cv_done, NULL);
-        j->base = j->count = j->next = j->finished = 0;
-        j->stop = 0;
-        j->error = MERKLE_OK;
-        for (unsigned i = 0; s == MERKLE_OK && i < threads; i++) {
-            if (pthread_create(&tids[i], NULL, worker, j) != 0) break;
-            started++;
+        /* The coordinator and `threads` workers (one fewer for UINT_MAX: never started). */
+        unsigned n = threads < UINT_MAX ? threads + 1 : threads;
+        pool p = { j, t, height, pieces, (size_t)threads * WINDOW_PER_THREAD, n - 1 };
+        j->roots = malloc(p.window * MERKLE_HASH_LEN);
+        if (!j->roots) s = MERKLE_ERR_NOMEM;
+        if (s == MERKLE_OK) {
+            pthread_mutex_init(&j->mu, NULL);
+            pthread_cond_init(&j->cv_work, NULL);
+            pthread_cond_init(&j->cv_done, NULL);
+            j->base = j->count = j->next = j->finished = 0;
+            j->stop = 0;
+            j->error = MERKLE_OK;
+            s = (merkle_status)merkle__parallel_for(n, pool_share, pool_unstarted, &p);
+            pthread_mutex_destroy(&j->mu);
+            pthread_cond_destroy(&j->cv_work);
+            pthread_cond_destroy(&j->cv_done);
         }
-        if (s == MERKLE_OK && started == 0) s = MERKLE_ERR_UNSUPPORTED;
-        for (uint64_t base = 0; s == MERKLE_OK && base < pieces; base += window) {
-            uint64_t count = pieces - base < window ? pieces - base : window;
-            pthread_mutex_lock(&j->mu);
-            j->base = base;
-            j->count = count;
-            j->next = base;
-            j->finished = 0;
-            pthread_cond_broadcast(&j->cv_work);
-            while (j->finished < count) pthread_cond_wait(&j->cv_done, &j->mu);
-            s = j->error;
-            pthread_mutex_unlock(&j->mu);
-            for (uint64_t i = 0; s == MERKLE_OK && i < count; i++)
-                s = merkle__tree_push_subtree(t, height, j->roots[i]);
-        }
-        pthread_mutex_lock(&j->mu);
-        j->stop = 1;
-        pthread_cond_broadcast(&j->cv_work);
-        pthread_mutex_unlock(&j->mu);
-        for (unsigned i = 0; i < started; i++) pthread_join(tids[i], NULL);
-        pthread_mutex_destroy(&j->mu);
-        pthread_cond_destroy(&j->cv_work);
-        pthread_cond_destroy(&j->cv_done);
-        free(tids);
         free(j->roots);
         j->roots = NULL;
     } else {

@@ -6,11 +6,11 @@
 ** tree builder the other, at the same time. The half's proof plus the other half's root (the
 ** last element of the audit path) is the proof over the whole input; the root joins both.
 */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/internal.h"
+#include "common/parallel.h"
 #include "tree/proof_impl.h"
 
 #define READ_BYTES (1u << 20) /* per-thread read buffer */
@@ -32,9 +32,8 @@ typedef struct half_job {
 
 /* Stream the half through a prover or a tree (both are large: on the heap, not on a
 ** thread's stack). */
-static void *half_main(void *arg)
+static void half_main(half_job *h)
 {
-    half_job *h = arg;
     uint8_t *buf = malloc(READ_BYTES);
     merkle_prover *pv = h->prove ? malloc(sizeof *pv) : NULL;
     merkle_tree *t = h->prove ? NULL : malloc(sizeof *t);
@@ -61,7 +60,14 @@ done:
     free(buf);
     free(pv);
     free(t);
-    return NULL;
+}
+
+/* Share 0 (the calling thread) streams the half the leaf is in, share 1 the other. */
+static int half_share(void *arg, unsigned share)
+{
+    half_job *const *order = arg;
+    half_main(order[share]);
+    return 0;
 }
 
 merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merkle_profile profile,
@@ -102,13 +108,9 @@ merkle_status merkle_proof_inclusion_parallel(merkle_proof *out, merkle_profile 
     int mine = index < k ? 0 : 1;
     h[mine].prove = 1;
     h[mine].index = mine ? index - k : index;
-    pthread_t th;
-    int started = pthread_create(&th, NULL, half_main, &h[1 - mine]) == 0;
-    half_main(&h[mine]);
-    if (started)
-        pthread_join(th, NULL);
-    else
-        half_main(&h[1 - mine]); /* no thread: the same work, one after the other */
+    /* No thread for the other half: the same work, one after the other. */
+    half_job *order[2] = { &h[mine], &h[1 - mine] };
+    (void)merkle__parallel_for(2, half_share, NULL, order);
     for (int j = 0; j < 2; j++)
         if (h[j].status != MERKLE_OK)
             return merkle__fail(err, h[j].status, 0, 0, "%s", merkle_strerror(h[j].status));

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parallel.h"
 #include "trie/trie_node.h"
 
 /* ------------------------------------------------------------------ hashing */
@@ -271,8 +272,9 @@ typedef struct lvl_job {
     atomic_size_t *next; /* one counter per level */
 } lvl_job;
 
-static void *lvl_worker(void *arg)
+static int lvl_worker(void *arg, unsigned share)
 {
+    (void)share;
     lvl_job *j = arg;
     for (size_t L = 0; L < j->nlev; L++) {
         size_t lo = j->bounds[L], hi = j->bounds[L + 1];
@@ -284,7 +286,14 @@ static void *lvl_worker(void *arg)
         }
         gate_wait(&j->g); /* the level is done before its parents start */
     }
-    return NULL;
+    return 0;
+}
+
+/* A share without a thread: the gate must not wait for it (its chunks go to the others). */
+static void lvl_unstarted(void *arg, unsigned share)
+{
+    (void)share;
+    gate_drop(&((lvl_job *)arg)->g);
 }
 
 /* The levels of the sorted nodes[0..m) (kbits in srt) on `threads` threads; -1 when the
@@ -318,16 +327,7 @@ static int hash_levels_mt(const dent *srt, tnode **nodes, size_t m, int masked, 
     job.g.count = want + 1;
     job.g.waiting = 0;
     job.g.gen = 0;
-    pthread_t tid[63];
-    unsigned started = 0;
-    for (unsigned i = 0; i < want; i++) {
-        if (pthread_create(&tid[started], NULL, lvl_worker, &job) == 0)
-            started++;
-        else
-            gate_drop(&job.g);
-    }
-    lvl_worker(&job);
-    for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
+    (void)merkle__parallel_for(want + 1, lvl_worker, lvl_unstarted, &job); /* <= 64: no NOMEM */
     pthread_cond_destroy(&job.g.cv);
     pthread_mutex_destroy(&job.g.mu);
     free(bounds);
@@ -393,8 +393,9 @@ typedef struct par_job {
     atomic_int failed;
 } par_job;
 
-static void *par_worker(void *arg)
+static int par_worker(void *arg, unsigned share)
 {
+    (void)share;
     par_job *job = arg;
     hscratch h;
     memset(&h, 0, sizeof h);
@@ -405,7 +406,7 @@ static void *par_worker(void *arg)
         if (hash_subtree(job->tasks[i], &h) != 0) atomic_store(&job->failed, 1);
     }
     hs_free(&h);
-    return NULL;
+    return 0;
 }
 
 typedef struct nodevec {
@@ -454,18 +455,13 @@ static int hash_parallel(merkle_trie *t, unsigned threads)
     job.ntasks = cur.n;
     atomic_init(&job.next, 0);
     atomic_init(&job.failed, 0);
-    pthread_t tid[64];
-    unsigned started = 0;
     unsigned want = threads - 1;
     if (want > 64) want = 64;
     if (want > cur.n) want = (unsigned)cur.n;
-    for (unsigned i = 0; i < want; i++) {
-        if (pthread_create(&tid[started], NULL, par_worker, &job) != 0) break;
-        started++;
-    }
-    par_worker(&job);
-    for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
-    if (atomic_load(&job.failed)) goto out;
+    /* Shares take subtrees from one counter: one without a thread leaves them to the others. */
+    if (merkle__parallel_for(want + 1, par_worker, merkle__parallel_skip, &job) != 0 ||
+        atomic_load(&job.failed))
+        goto out;
     for (size_t i = upper.n; i-- > 0;) node_hash(upper.v[i], job.masked);
     rc = 0;
 out:

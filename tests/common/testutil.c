@@ -95,3 +95,11 @@ void tu_counter_bytes(uint8_t *buf, size_t len)
 {
     for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)(i % 251);
 }
+
+merkle_status tu_mem_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
+{
+    const tu_mem_reader *r = ctx;
+    if (offset + len > r->fail_at) return MERKLE_ERR_IO;
+    memcpy(buf, r->data + offset, len);
+    return MERKLE_OK;
+}

@@ -13,6 +13,7 @@
 #include <cmocka.h> /* its own block: after the headers it needs, not sorted above them */
 
 #include "json.h"
+#include "merkle/common.h"
 
 /* Every test program runs only the cases matching MERKLE_TEST_FILTER (and not matching
 ** MERKLE_TEST_SKIP) when set: cmocka patterns, e.g. MERKLE_TEST_FILTER='test_json*'. */
@@ -49,5 +50,13 @@ void tu_counter_bytes(uint8_t *buf, size_t len);
 /* The tree hashes by a small number, for loops over both: 1 SHA-256, 2 BLAKE2b-256 (the
 ** merkle_hash_alg values themselves are 3 and 6). */
 #define TU_TREE_HASH(a) ((a) == 1 ? MERKLE_HASH_SHA256 : MERKLE_HASH_BLAKE2B_256)
+
+/* A merkle_read_at_fn over memory (ctx: a tu_mem_reader); MERKLE_ERR_IO for a read that
+** reaches past fail_at (UINT64_MAX: never; for the error paths). */
+typedef struct tu_mem_reader {
+    const uint8_t *data;
+    uint64_t fail_at;
+} tu_mem_reader;
+merkle_status tu_mem_read_at(void *ctx, void *buf, size_t len, uint64_t offset);
 
 #endif

@@ -682,20 +682,6 @@ static void test_prover_stream(void **state)
     free(data);
 }
 
-/* read_at over memory; fails at offsets >= fail_at (for the error path). */
-typedef struct mem_reader {
-    const uint8_t *data;
-    uint64_t fail_at;
-} mem_reader;
-
-static merkle_status mem_read_at(void *ctx, void *buf, size_t len, uint64_t offset)
-{
-    const mem_reader *r = ctx;
-    if (offset + len > r->fail_at) return MERKLE_ERR_IO;
-    memcpy(buf, r->data + offset, len);
-    return MERKLE_OK;
-}
-
 /* The two-thread inclusion proof equals the single-thread one (and the plain prover's) for
 ** leaves on both sides of the split, odd sizes, short last leaves, both hashes. */
 static void test_inclusion_parallel(void **state)
@@ -706,7 +692,7 @@ static void test_inclusion_parallel(void **state)
     size_t len = 3u << 20; /* more than one 1 MiB read per half */
     uint8_t *data = malloc(len);
     tu_counter_bytes(data, len);
-    mem_reader rd = { data, UINT64_MAX };
+    tu_mem_reader rd = { data, UINT64_MAX };
     merkle_hash_alg algs[2] = { MERKLE_HASH_SHA256, MERKLE_HASH_BLAKE2B_256 };
     for (int t = 0; t < 12; t++) {
         size_t seg = t < 4 ? (size_t)1 << (t * 3) : 1 + (size_t)tu_rng_below(&rng, 9000);
@@ -720,10 +706,10 @@ static void test_inclusion_parallel(void **state)
             merkle_proof one, two, ref;
             merkle_prover pv;
             assert_int_equal(merkle_proof_inclusion_parallel(&one, prof, alg, seg, L, idx[q],
-                                                             mem_read_at, &rd, 1, NULL),
+                                                             tu_mem_read_at, &rd, 1, NULL),
                              MERKLE_OK);
             assert_int_equal(merkle_proof_inclusion_parallel(&two, prof, alg, seg, L, idx[q],
-                                                             mem_read_at, &rd, 2, NULL),
+                                                             tu_mem_read_at, &rd, 2, NULL),
                              MERKLE_OK);
             assert_int_equal(merkle_prover_init(&pv, MERKLE_PROOF_INCLUSION, alg, seg, idx[q], 0),
                              MERKLE_OK);
@@ -755,45 +741,45 @@ static void test_inclusion_parallel(void **state)
     merkle_error err;
     merkle_proof pr;
     for (unsigned th = 1; th <= 2; th++) {
-        mem_reader bad = { data, 100 }; /* the left half fails */
+        tu_mem_reader bad = { data, 100 }; /* the left half fails */
         assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
                                                          MERKLE_HASH_SHA256, 1024, len, 5,
-                                                         mem_read_at, &bad, th, &err),
+                                                         tu_mem_read_at, &bad, th, &err),
                          MERKLE_ERR_IO);
         assert_int_equal(err.status, MERKLE_ERR_IO);
         bad.fail_at = len - 10; /* the right half fails */
         assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
                                                          MERKLE_HASH_SHA256, 1024, len, 5,
-                                                         mem_read_at, &bad, th, &err),
+                                                         tu_mem_read_at, &bad, th, &err),
                          MERKLE_ERR_IO);
         assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
                                                          MERKLE_HASH_SHA256, 1024, 4096, 4,
-                                                         mem_read_at, &rd, th, &err),
+                                                         tu_mem_read_at, &rd, th, &err),
                          MERKLE_ERR_RANGE);
         assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
                                                          MERKLE_HASH_SHA256, 1024, 0, 0,
-                                                         mem_read_at, &rd, th, &err),
+                                                         tu_mem_read_at, &rd, th, &err),
                          MERKLE_ERR_RANGE);
     }
     assert_int_equal(merkle_proof_inclusion_parallel(NULL, MERKLE_PROFILE_RFC6962,
-                                                     MERKLE_HASH_SHA256, 1024, len, 0, mem_read_at,
-                                                     &rd, 2, &err),
+                                                     MERKLE_HASH_SHA256, 1024, len, 0,
+                                                     tu_mem_read_at, &rd, 2, &err),
                      MERKLE_ERR_ARG);
     assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
                                                      MERKLE_HASH_SHA256, 1024, len, 0, NULL, &rd, 2,
                                                      &err),
                      MERKLE_ERR_ARG);
     assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
-                                                     MERKLE_HASH_SHA256, 0, len, 0, mem_read_at,
+                                                     MERKLE_HASH_SHA256, 0, len, 0, tu_mem_read_at,
                                                      &rd, 2, &err),
                      MERKLE_ERR_ARG);
     assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_BITCOIN,
-                                                     MERKLE_HASH_SHA256, 1024, len, 0, mem_read_at,
-                                                     &rd, 2, &err),
+                                                     MERKLE_HASH_SHA256, 1024, len, 0,
+                                                     tu_mem_read_at, &rd, 2, &err),
                      MERKLE_ERR_ARG);
     assert_int_equal(merkle_proof_inclusion_parallel(&pr, MERKLE_PROFILE_RFC6962,
-                                                     (merkle_hash_alg)99, 1024, len, 0, mem_read_at,
-                                                     &rd, 2, &err),
+                                                     (merkle_hash_alg)99, 1024, len, 0,
+                                                     tu_mem_read_at, &rd, 2, &err),
                      MERKLE_ERR_ARG);
     free(data);
 }
