@@ -10,6 +10,7 @@
 #include <immintrin.h>
 
 #include "hash/lanes.h"
+#include "hash/sha256_pad64.h"
 
 /* The SHA-NI round instruction keeps the state as (A,B,E,F) and (C,D,G,H). */
 static inline void to_abef(const uint32_t state[8], __m128i *abef, __m128i *cdgh)
@@ -112,6 +113,31 @@ static inline void multi_blocks(__m128i *st, const uint8_t *const *ptrs, size_t 
     }
 }
 
+/* The padding block of a 64-byte message in each of S streams: its W + K schedule is the
+** constant table, so there is nothing to load, build or schedule. */
+static inline void multi_pad64(__m128i *st, int S)
+{
+    __m128i abef[4], cdgh[4];
+    for (int s = 0; s < S; s++) {
+        abef[s] = st[2 * s];
+        cdgh[s] = st[2 * s + 1];
+    }
+#pragma GCC unroll 16
+    for (int g = 0; g < 16; g++) {
+        const __m128i k = _mm_loadu_si128((const __m128i *)&merkle__sha256_pad64_wk[4 * g]);
+        const __m128i k2 = _mm_shuffle_epi32(k, 0x0E);
+#pragma GCC unroll 4
+        for (int s = 0; s < S; s++) {
+            cdgh[s] = _mm_sha256rnds2_epu32(cdgh[s], abef[s], k);
+            abef[s] = _mm_sha256rnds2_epu32(abef[s], cdgh[s], k2);
+        }
+    }
+    for (int s = 0; s < S; s++) {
+        st[2 * s] = _mm_add_epi32(st[2 * s], abef[s]);
+        st[2 * s + 1] = _mm_add_epi32(st[2 * s + 1], cdgh[s]);
+    }
+}
+
 static void blocks2(void *st, const uint8_t *const *ptrs, size_t nblocks)
 {
     multi_blocks((__m128i *)st, ptrs, nblocks, 2);
@@ -138,7 +164,14 @@ static inline void batch_multi(uint8_t *out, const uint8_t *const *msgs, size_t 
                 st[2 * s] = iv_abef;
                 st[2 * s + 1] = iv_cdgh;
             }
-            merkle__sha256_lanes_run(S, fn, st, scratch, msgs, k, prefix, prefix_len, len);
+            if (prefix_len == 0 && len == 64) { /* SSZ/Bitcoin nodes: block 1 in place */
+                const uint8_t *ptrs[4];
+                for (size_t s = 0; s < S; s++) ptrs[s] = msgs[s < k ? s : 0];
+                fn(st, ptrs, 1);
+                multi_pad64(st, (int)S);
+            } else {
+                merkle__sha256_lanes_run(S, fn, st, scratch, msgs, k, prefix, prefix_len, len);
+            }
             for (size_t s = 0; s < k; s++) {
                 uint32_t h[8];
                 from_abef(h, st[2 * s], st[2 * s + 1]);
