@@ -3,8 +3,7 @@
 (pip install ./python): the Python package python/merkle plus libmerkle.so.1, built with
 CMake from the same source tree and put inside the package, so that `import merkle` needs
 neither MERKLE_LIBRARY nor an installed libmerkle1; and the compiled binding merkle._native
-(python/merkle/_native.c; skipped with a warning when Python's headers are missing, until
-every module is ported to it: then the ctypes definitions serve).
+(python/merkle/_native.c; needs Python's headers, Debian: python3-dev).
 
 Offline: the build backend is setuptools + wheel (Debian: python3-setuptools,
 python3-wheel), used with `pip install --no-build-isolation --no-index`. Needs cmake, a C
@@ -112,7 +111,7 @@ def main(source_dir, package_root):
         package_data={"merkle": ["py.typed", "*.pyi"]},
         ext_modules=[Extension(
             "merkle._native", [os.path.join(package_root, "merkle", "_native.c")],
-            libraries=["merkle"], runtime_library_dirs=["$ORIGIN"], optional=True)],
+            libraries=["merkle"], runtime_library_dirs=["$ORIGIN"])],
         distclass=BinaryDistribution,
         cmdclass={"build_py": make_build_py(source_dir),
                   "build_ext": make_build_ext(source_dir)},

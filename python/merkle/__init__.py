@@ -91,6 +91,5 @@ def sha256_backend():
 __version__ = library_version()
 
 # The compiled binding (merkle/_native.c): merkle.root, merkle.leaf_hash and merkle.Trie's
-# base class are defined by it (None when this tree or package was built without it; the
-# ctypes definitions are used then).
-from .tree import _native  # noqa: E402
+# base class are defined by it.
+from . import _native  # noqa: E402

@@ -3,7 +3,7 @@
 # manifest and clvm names exist when the loaded libmerkle has those layers (it always does
 # in a pip install or the Debian package).
 from types import ModuleType
-from typing import List, Optional
+from typing import List
 
 from . import clvm as clvm, manifest as manifest, mdb as mdb, proof as proof, shape as shape, \
     trie as trie
@@ -39,7 +39,7 @@ from .trie import (Trie as Trie, TrieProof as TrieProof, cb58_decode as cb58_dec
 
 __all__: List[str]
 __version__: str
-_native: Optional[ModuleType]  # the compiled binding (merkle/_native.c), else None
+_native: ModuleType  # the compiled binding (merkle/_native.c)
 
 def library_version() -> str: ...
 def library_path() -> str: ...

@@ -276,6 +276,180 @@ static PyObject *native_leaf_hash(PyObject *self, PyObject *const *args, Py_ssiz
     return raise_merkle(st, NULL, NULL);
 }
 
+/* The profile (default rfc6962) and hash (None: the profile's) of a call, as tree._resolve. */
+static int resolve_ph(PyObject *profile, PyObject *hash, merkle_profile *p, merkle_hash_alg *h,
+                      size_t *ls)
+{
+    *p = MERKLE_PROFILE_RFC6962;
+    if (profile && profile_arg(profile, p) < 0) return -1;
+    size_t dl;
+    merkle_status st = merkle_profile_defaults(h, &dl, *p);
+    if (st != MERKLE_OK) {
+        raise_merkle(st, NULL, NULL);
+        return -1;
+    }
+    if (ls) *ls = dl;
+    if (hash && hash != Py_None && hash_arg(hash, h) < 0) return -1;
+    return 0;
+}
+
+/* A 32-byte digest argument (digest_arg of _lib.py): bytes(value), str refused. */
+static PyObject *digest_bytes(PyObject *value, const char *name)
+{
+    if (PyUnicode_Check(value)) {
+        PyErr_Format(PyExc_TypeError, "%s must be bytes, not str (use bytes.fromhex)", name);
+        return NULL;
+    }
+    PyObject *b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, value);
+    if (!b) return NULL;
+    if (PyBytes_GET_SIZE(b) != MERKLE_HASH_LEN) {
+        char msg[96];
+        PyOS_snprintf(msg, sizeof msg, "%s must be %d bytes, got %zd", name, MERKLE_HASH_LEN,
+                      PyBytes_GET_SIZE(b));
+        Py_DECREF(b);
+        return raise_merkle(MERKLE_ERR_ARG, msg, NULL);
+    }
+    return b;
+}
+
+static PyObject *hash_result(merkle_status st, PyObject *out)
+{
+    if (st == MERKLE_OK) return out;
+    Py_DECREF(out);
+    return raise_merkle(st, NULL, NULL);
+}
+
+static PyObject *native_node_hash(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "left", "right", "hash" };
+    PyObject *a[3];
+    if (bind_args("node_hash", names, 3, 2, args, nargs, kwnames, a) < 0) return NULL;
+    PyObject *l = digest_bytes(a[0], "left");
+    if (!l) return NULL;
+    PyObject *r = digest_bytes(a[1], "right");
+    merkle_hash_alg h = MERKLE_HASH_SHA256;
+    PyObject *out = NULL;
+    if (r && (!a[2] || hash_arg(a[2], &h) == 0) &&
+        (out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN))) {
+        merkle_status st = merkle_tree_node_hash((uint8_t *)PyBytes_AS_STRING(out), h,
+                                                 (const uint8_t *)PyBytes_AS_STRING(l),
+                                                 (const uint8_t *)PyBytes_AS_STRING(r));
+        out = hash_result(st, out);
+    }
+    Py_DECREF(l);
+    Py_XDECREF(r);
+    return out;
+}
+
+static PyObject *native_digest(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "data", "hash" };
+    PyObject *a[2];
+    if (bind_args("digest", names, 2, 1, args, nargs, kwnames, a) < 0) return NULL;
+    Py_buffer view;
+    if (data_arg(a[0], "data", &view) < 0) return NULL;
+    merkle_hash_alg h = MERKLE_HASH_SHA256;
+    PyObject *out = NULL;
+    if ((!a[1] || hash_arg(a[1], &h) == 0) &&
+        (out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN))) {
+        uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+        merkle_status st;
+        if (view.len >= NATIVE_NOGIL_MIN) {
+            Py_BEGIN_ALLOW_THREADS st = merkle_hash(o, h, view.buf, (size_t)view.len);
+            Py_END_ALLOW_THREADS
+        } else {
+            st = merkle_hash(o, h, view.buf, (size_t)view.len);
+        }
+        out = hash_result(st, out);
+    }
+    PyBuffer_Release(&view);
+    return out;
+}
+
+static PyObject *native_empty_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "profile", "hash" };
+    PyObject *a[2];
+    if (bind_args("empty_root", names, 2, 0, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_profile p;
+    merkle_hash_alg h;
+    if (resolve_ph(a[0], a[1], &p, &h, NULL) < 0) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN);
+    if (!out) return NULL;
+    return hash_result(merkle_tree_empty_root((uint8_t *)PyBytes_AS_STRING(out), p, h), out);
+}
+
+static PyObject *native_root_leaves(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "leaves", "profile", "hash" };
+    PyObject *a[3];
+    if (bind_args("root_leaves", names, 3, 1, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_profile p;
+    merkle_hash_alg h;
+    if (resolve_ph(a[1], a[2], &p, &h, NULL) < 0) return NULL;
+    PyObject *items = PyList_New(0);
+    PyObject *it = items ? PyObject_GetIter(a[0]) : NULL;
+    if (!it) {
+        Py_XDECREF(items);
+        return NULL;
+    }
+    PyObject *x;
+    while ((x = PyIter_Next(it))) {
+        PyObject *b = NULL;
+        if (PyUnicode_Check(x))
+            PyErr_SetString(PyExc_TypeError, "leaves must be bytes-like, not str");
+        else if (PyBytes_Check(x))
+            b = Py_NewRef(x);
+        else
+            b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, x);
+        Py_DECREF(x);
+        if (!b || PyList_Append(items, b) < 0) {
+            Py_XDECREF(b);
+            break;
+        }
+        Py_DECREF(b);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) {
+        Py_DECREF(items);
+        return NULL;
+    }
+    size_t n = (size_t)PyList_GET_SIZE(items);
+    const uint8_t **ptrs = PyMem_Malloc((n ? n : 1) * sizeof *ptrs);
+    size_t *lens = PyMem_Malloc((n ? n : 1) * sizeof *lens);
+    PyObject *out = NULL;
+    if (!ptrs || !lens) {
+        PyErr_NoMemory();
+    } else if ((out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN))) {
+        for (size_t i = 0; i < n; i++) {
+            PyObject *b = PyList_GET_ITEM(items, (Py_ssize_t)i);
+            ptrs[i] = (const uint8_t *)PyBytes_AS_STRING(b);
+            lens[i] = (size_t)PyBytes_GET_SIZE(b);
+        }
+        uint8_t *o = (uint8_t *)PyBytes_AS_STRING(out);
+        merkle_status st;
+        if (n >= 64) {
+            Py_BEGIN_ALLOW_THREADS st = merkle_tree_root_list(o, p, h, ptrs, lens, n);
+            Py_END_ALLOW_THREADS
+        } else {
+            st = merkle_tree_root_list(o, p, h, ptrs, lens, n);
+        }
+        out = hash_result(st, out);
+    }
+    PyMem_Free(ptrs);
+    PyMem_Free(lens);
+    Py_DECREF(items);
+    return out;
+}
+
 /* ------------------------------------------------------------------ TrieBase */
 
 typedef struct {
@@ -416,6 +590,18 @@ static PyMethodDef methods[] = {
       "docs/python.md)." },
     { "leaf_hash", (PyCFunction)(void (*)(void))native_leaf_hash, METH_FASTCALL | METH_KEYWORDS,
       "leaf_hash($module, /, data, hash='sha256')\n--\n\nLeaf hash H(0x00 || data)." },
+    { "node_hash", (PyCFunction)(void (*)(void))native_node_hash, METH_FASTCALL | METH_KEYWORDS,
+      "node_hash($module, /, left, right, hash='sha256')\n--\n\n"
+      "Interior node hash H(0x01 || left || right) of two 32-byte child hashes." },
+    { "digest", (PyCFunction)(void (*)(void))native_digest, METH_FASTCALL | METH_KEYWORDS,
+      "digest($module, /, data, hash='sha256')\n--\n\n"
+      "Plain digest (32 bytes) of data with a tree hash: sha256 or blake2b-256." },
+    { "empty_root", (PyCFunction)(void (*)(void))native_empty_root, METH_FASTCALL | METH_KEYWORDS,
+      "empty_root($module, /, profile='rfc6962', hash=None)\n--\n\n"
+      "Root of the empty tree: H(\"\") for rfc6962, 32 zero bytes for sia." },
+    { "root_leaves", (PyCFunction)(void (*)(void))native_root_leaves, METH_FASTCALL | METH_KEYWORDS,
+      "root_leaves($module, /, leaves, profile='rfc6962', hash=None)\n--\n\n"
+      "Merkle root of a list of leaves (each a bytes-like object; b\"\" is an empty leaf)." },
     { NULL, NULL, 0, NULL }
 };
 

@@ -1,20 +1,15 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
 """Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists."""
-import array
 import ctypes
-import itertools
 import mmap
 import os
 import stat
 
 from . import _lib
 from ._lib import MerkleError, check, fn
-
-try:
-    # The compiled binding (python/merkle/_native.c; CMake MERKLE_BUILD_PYTHON, pip install).
-    from . import _native
-except ImportError:  # a tree or package built without it: the ctypes definitions below
-    _native = None
+# The compiled binding (python/merkle/_native.c; CMake MERKLE_BUILD_PYTHON, pip install, the
+# Debian package): the functions it defines are its objects, bound below.
+from . import _native
 
 c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
 _u8p = ctypes.POINTER(ctypes.c_uint8)
@@ -23,12 +18,7 @@ _profile_from_name = fn("merkle_profile_from_name", c_int, ctypes.POINTER(c_int)
 _hash_from_name = fn("merkle_hash_alg_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
 _profile_defaults = fn("merkle_profile_defaults", c_int, ctypes.POINTER(c_int),
                        ctypes.POINTER(c_size_t), c_int)
-_empty_root = fn("merkle_tree_empty_root", c_int, c_void_p, c_int, c_int)
-_leaf_hash = fn("merkle_tree_leaf_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
-_node_hash = fn("merkle_tree_node_hash", c_int, c_void_p, c_int, c_char_p, c_char_p)
-_hash = fn("merkle_hash", c_int, c_void_p, c_int, c_void_p, c_size_t)
 _root_bytes = fn("merkle_tree_root_bytes", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p, c_size_t)
-_root_list = fn("merkle_tree_root_list", c_int, c_void_p, c_int, c_int, c_void_p, c_void_p, c_size_t)
 _root_bytes_parallel = fn("merkle_tree_root_bytes_parallel", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
                     c_size_t, ctypes.c_uint)
 _tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
@@ -37,8 +27,6 @@ _tree_root = fn("merkle_tree_root", c_int, c_void_p, ctypes.POINTER(c_int), c_vo
 _tree_count = fn("merkle_tree_leaf_count", ctypes.c_uint64, c_void_p)
 
 PROFILES = ("rfc6962", "sia")
-# array typecode of a pointer-sized unsigned integer (size_t and pointers alike).
-_WORD = "Q" if ctypes.sizeof(c_void_p) == 8 else "I"
 HASHES = ("sha256", "blake2b-256")
 _hash_alg_name = fn("merkle_hash_alg_name", c_char_p, c_int)
 
@@ -126,55 +114,12 @@ def _root_view(ptr, n, p, h, ls, threads):
     return out.raw
 
 
-def root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None):
-    """Merkle root (32 bytes) of a byte string cut into leaf_size-byte leaves.
-
-    The last leaf may be short; it is never padded. leaf_size defaults to the profile's
-    (4096 for rfc6962, 64 for sia), hash to the profile's (sha256 for rfc6962, blake2b-256
-    for sia). Empty data gives the profile's empty root: H("") for rfc6962, 32 zero bytes
-    for sia. Same answer as `merkle root --profile P --hash H --leaf-size N`.
-    threads: None or 1 hashes on the calling thread, N > 1 on N threads, 0 on all cores (the
-    root is the same; the GIL is released while the library works).
-    Raises MerkleError (status MERKLE_ERR_ARG) for an unknown profile or hash, or a
-    leaf_size <= 0.
-    """
-    p, h, ls = _resolve(profile, hash, leaf_size)
-    nthreads = _threads_arg(threads)
-    ptr, n, keep = _lib.buffer(data)
-    r = _root_view(ptr, n, p, h, ls, nthreads)
-    del keep
-    return r
+# root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None): merkle._native.
+root = _native.root
 
 
-def root_leaves(leaves, profile="rfc6962", hash=None):
-    """Merkle root of a list of leaves (each a bytes-like object; b"" is an empty leaf).
-
-    rfc6962 with sha256 is CometBFT's HashFromByteSlices / RFC 6962 MTH. An empty list gives
-    the profile's empty root. Same answer as `merkle root --leaves`.
-    """
-    p, h, _ = _resolve(profile, hash, None)
-    items = []
-    for x in leaves:
-        if isinstance(x, str):
-            raise TypeError("leaves must be bytes-like, not str")
-        items.append(x if isinstance(x, bytes) else bytes(x))
-    n = len(items)
-    # One joined buffer and two machine-word arrays built in C by the array module: much
-    # cheaper than n ctypes objects for long lists of small leaves.
-    lens = array.array(_WORD, map(len, items))
-    blob = b"".join(items)
-    base = ctypes.cast(ctypes.c_char_p(blob), c_void_p).value or 0
-    ptrs = array.array(_WORD, itertools.accumulate(lens, initial=base))
-    ptrs.pop()
-    if n:
-        pa = (c_void_p * n).from_buffer(ptrs)
-        la = (c_size_t * n).from_buffer(lens)
-    else:
-        pa, la = None, None
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_root_list(out, p, h, pa, la, n))
-    del blob
-    return out.raw
+# root_leaves(leaves, profile="rfc6962", hash=None): merkle._native.
+root_leaves = _native.root_leaves
 
 
 class Tree:
@@ -254,43 +199,17 @@ def _feed(t, f):
             t.write(chunk)
 
 
-def leaf_hash(data, hash="sha256"):
-    """Leaf hash H(0x00 || data)."""
-    ptr, n, keep = _lib.buffer(data)
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_leaf_hash(out, hash_id(hash), ptr, n))
-    return out.raw
+# leaf_hash(data, hash="sha256"): merkle._native.
+leaf_hash = _native.leaf_hash
 
 
-def node_hash(left, right, hash="sha256"):
-    """Interior node hash H(0x01 || left || right) of two 32-byte child hashes."""
-    l = _lib.digest_arg(left, "left")
-    r = _lib.digest_arg(right, "right")
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_node_hash(out, hash_id(hash), l, r))
-    return out.raw
+# node_hash(left, right, hash="sha256"): merkle._native.
+node_hash = _native.node_hash
 
 
-def empty_root(profile="rfc6962", hash=None):
-    """Root of the empty tree: H("") for rfc6962, 32 zero bytes for sia."""
-    p, h, _ = _resolve(profile, hash, None)
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_empty_root(out, p, h))
-    return out.raw
+# empty_root(profile="rfc6962", hash=None): merkle._native.
+empty_root = _native.empty_root
 
 
-def digest(data, hash="sha256"):
-    """Plain digest (32 bytes) of data with a tree hash: sha256 or blake2b-256."""
-    ptr, n, keep = _lib.buffer(data)
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    check(_hash(out, hash_id(hash), ptr, n))
-    return out.raw
-
-
-# The ctypes definitions stay reachable for python/tests/test_native.py's differential checks
-# until every module is ported to merkle._native.
-_root_ctypes, _leaf_hash_ctypes = root, leaf_hash
-if _native is not None:
-    # The compiled definitions of these two (same arguments, results and exceptions).
-    root = _native.root  # noqa: F811
-    leaf_hash = _native.leaf_hash  # noqa: F811
+# digest(data, hash="sha256"): merkle._native.
+digest = _native.digest

@@ -5,7 +5,7 @@ import ctypes
 
 from . import _lib
 from ._lib import MerkleError, check, fn
-from .tree import _native
+from . import _native
 
 c_int, c_size_t, c_void_p, c_char_p, c_uint = (ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p,
                                                ctypes.c_char_p, ctypes.c_uint)
@@ -28,7 +28,6 @@ _alloc = fn("merkle_trie_alloc", c_int, ctypes.POINTER(c_void_p), c_uint)
 _free = fn("merkle_trie_free", None, c_void_p)
 _size = fn("merkle_trie_size", ctypes.c_uint64, c_void_p)
 _bf = fn("merkle_trie_branch_factor", c_uint, c_void_p)
-_put = fn("merkle_trie_put", c_int, c_void_p, c_char_p, c_size_t, c_char_p, c_size_t)
 _delete = fn("merkle_trie_delete", c_int, ctypes.POINTER(c_int), c_void_p, c_char_p, c_size_t)
 _get = fn("merkle_trie_get", c_int, c_void_p, c_size_t, ctypes.POINTER(c_size_t),
           ctypes.POINTER(c_int), c_void_p, c_char_p, c_size_t)
@@ -61,41 +60,7 @@ def _bytes(x, name):
     return x if isinstance(x, bytes) else bytes(x)
 
 
-class _CtypesTrieBase:
-    """What _native.TrieBase provides, through ctypes (stage 1 of the port to the compiled
-    binding: used only where merkle._native was not built)."""
-
-    _t = None
-
-    def _alloc(self, branch_factor):
-        ptr = c_void_p()
-        s = _alloc(ctypes.byref(ptr), branch_factor)
-        if s == _lib.OK:
-            self._free()
-            self._t = ptr
-        return s
-
-    def _free(self):
-        if self._t:
-            _free(self._t)
-            self._t = None
-
-    @property
-    def _addr(self):
-        return self._t.value if self._t else 0
-
-    def put(self, key, value):
-        """Insert or replace key -> value (both bytes-like; b"" is a present, empty value)."""
-        k, v = _bytes(key, "key"), _bytes(value, "value")
-        if not self._t:
-            raise MerkleError(_lib.ERR_STATE, "the trie was closed")
-        check(_put(self._t, k, len(k), v, len(v)))
-
-
-_TrieBase = _native.TrieBase if _native is not None else _CtypesTrieBase
-
-
-class Trie(_TrieBase, _lib.Owner):
+class Trie(_native.TrieBase, _lib.Owner):
     """A merkledb-compatible Merkle radix trie (merkle_trie), owned by this object.
 
         t = Trie(branch_factor=16)
@@ -131,9 +96,9 @@ class Trie(_TrieBase, _lib.Owner):
     def __len__(self):
         return int(_size(self._ptr()))
 
-    # put(key, value) is _native.TrieBase.put (or _CtypesTrieBase.put without the compiled
-    # binding): insert or replace key -> value (both bytes-like; b"" is a present, empty value).
-    __setitem__ = _TrieBase.put
+    # put(key, value) is _native.TrieBase.put: insert or replace key -> value (both
+    # bytes-like; b"" is a present, empty value).
+    __setitem__ = _native.TrieBase.put
 
     def update(self, items):
         """put() every (key, value) of a mapping or an iterable of pairs."""
