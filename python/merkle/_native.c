@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -56,15 +57,18 @@ static PyObject *raise_merkle(int status, const char *detail, PyObject *what)
 static int bind_args(const char *fn, const char *const *names, int nnames, int nrequired,
                      PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
+    /* A method is named "Class.name": its counts include self, as Python's messages do. */
+    int self_n = strchr(fn, '.') ? 1 : 0;
     for (int i = 0; i < nnames; i++) out[i] = NULL;
     if (nargs > nnames) {
-        if (nrequired == nnames)
+        int hi = nnames + self_n, lo = nrequired + self_n;
+        if (lo == hi)
             PyErr_Format(PyExc_TypeError, "%s() takes %d positional argument%s but %zd were given",
-                         fn, nnames, nnames == 1 ? "" : "s", nargs);
+                         fn, hi, hi == 1 ? "" : "s", nargs + self_n);
         else
             PyErr_Format(PyExc_TypeError,
-                         "%s() takes from %d to %d positional arguments but %zd were given", fn,
-                         nrequired, nnames, nargs);
+                         "%s() takes from %d to %d positional arguments but %zd were given", fn, lo,
+                         hi, nargs + self_n);
         return -1;
     }
     for (Py_ssize_t i = 0; i < nargs; i++) out[i] = args[i];
@@ -162,6 +166,33 @@ static int data_arg(PyObject *o, const char *name, Py_buffer *view)
     return r;
 }
 
+/* A leaf size (int > 0, bool refused) with tree._resolve's messages. */
+static int leaf_size_arg(PyObject *o, size_t *ls)
+{
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "leaf_size must be an int");
+        return -1;
+    }
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow < 0 || (!overflow && v <= 0)) {
+        PyObject *r = PyUnicode_FromFormat("leaf_size must be > 0, got %S", o);
+        if (r) {
+            const char *d = PyUnicode_AsUTF8(r);
+            if (d) raise_merkle(MERKLE_ERR_ARG, d, NULL);
+            Py_DECREF(r);
+        }
+        return -1;
+    }
+    if (overflow > 0 || (unsigned long long)v > SIZE_MAX) {
+        PyErr_SetString(PyExc_OverflowError, "leaf_size is too large");
+        return -1;
+    }
+    *ls = (size_t)v;
+    return 0;
+}
+
 static PyObject *native_root(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                              PyObject *kwnames)
 {
@@ -177,29 +208,7 @@ static PyObject *native_root(PyObject *self, PyObject *const *args, Py_ssize_t n
     merkle_status st = merkle_profile_defaults(&h, &ls, p);
     if (st != MERKLE_OK) return raise_merkle(st, NULL, NULL);
     if (a[3] && a[3] != Py_None && hash_arg(a[3], &h) < 0) return NULL;
-    if (a[1] && a[1] != Py_None) {
-        if (!PyLong_Check(a[1]) || PyBool_Check(a[1])) {
-            PyErr_SetString(PyExc_TypeError, "leaf_size must be an int");
-            return NULL;
-        }
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(a[1], &overflow);
-        if (v == -1 && PyErr_Occurred()) return NULL;
-        if (overflow < 0 || (!overflow && v <= 0)) {
-            PyObject *r = PyUnicode_FromFormat("leaf_size must be > 0, got %S", a[1]);
-            if (r) {
-                const char *d = PyUnicode_AsUTF8(r);
-                if (d) raise_merkle(MERKLE_ERR_ARG, d, NULL);
-                Py_DECREF(r);
-            }
-            return NULL;
-        }
-        if (overflow > 0 || (unsigned long long)v > SIZE_MAX) {
-            PyErr_SetString(PyExc_OverflowError, "leaf_size is too large");
-            return NULL;
-        }
-        ls = (size_t)v;
-    }
+    if (a[1] && a[1] != Py_None && leaf_size_arg(a[1], &ls) < 0) return NULL;
     unsigned threads = 1;
     if (a[4] && a[4] != Py_None) {
         long v = -1;
@@ -300,7 +309,7 @@ static PyObject *digest_bytes(PyObject *value, const char *name)
         PyErr_Format(PyExc_TypeError, "%s must be bytes, not str (use bytes.fromhex)", name);
         return NULL;
     }
-    PyObject *b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, value);
+    PyObject *b = PyObject_CallFunctionObjArgs((PyObject *)&PyBytes_Type, value, NULL);
     if (!b) return NULL;
     if (PyBytes_GET_SIZE(b) != MERKLE_HASH_LEN) {
         char msg[96];
@@ -404,12 +413,14 @@ static PyObject *native_root_leaves(PyObject *self, PyObject *const *args, Py_ss
     PyObject *x;
     while ((x = PyIter_Next(it))) {
         PyObject *b = NULL;
-        if (PyUnicode_Check(x))
+        if (PyUnicode_Check(x)) {
             PyErr_SetString(PyExc_TypeError, "leaves must be bytes-like, not str");
-        else if (PyBytes_Check(x))
-            b = Py_NewRef(x);
-        else
-            b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, x);
+        } else if (PyBytes_Check(x)) {
+            Py_INCREF(x);
+            b = x;
+        } else {
+            b = PyObject_CallFunctionObjArgs((PyObject *)&PyBytes_Type, x, NULL);
+        }
         Py_DECREF(x);
         if (!b || PyList_Append(items, b) < 0) {
             Py_XDECREF(b);
@@ -449,6 +460,147 @@ static PyObject *native_root_leaves(PyObject *self, PyObject *const *args, Py_ss
     Py_DECREF(items);
     return out;
 }
+
+/* ------------------------------------------------------------------ Tree */
+
+typedef struct {
+    PyObject_HEAD merkle_tree *t; /* aligned_alloc'ed: the struct is 64-byte aligned */
+} TreeObject;
+
+static void tree_dealloc(PyObject *self)
+{
+    TreeObject *to = (TreeObject *)self;
+    free(to->t);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static int tree_init(PyObject *self, PyObject *args, PyObject *kwds)
+{
+    static const char *const names[] = { "leaf_size", "profile", "hash" };
+    PyObject *a[3];
+    /* The fastcall form of (args, kwds), bound with the messages of a def __init__. */
+    Py_ssize_t np = PyTuple_GET_SIZE(args), nk = kwds ? PyDict_GET_SIZE(kwds) : 0;
+    PyObject *flat[8];
+    PyObject *kwnames = NULL;
+    if (np + nk > 8) {
+        PyErr_Format(PyExc_TypeError,
+                     "Tree.__init__() takes from 1 to 4 positional arguments but %zd were given",
+                     np + 1);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < np; i++) flat[i] = PyTuple_GET_ITEM(args, i);
+    if (nk) {
+        if (!(kwnames = PyTuple_New(nk))) return -1;
+        Py_ssize_t pos = 0, k = 0;
+        PyObject *key, *value;
+        while (PyDict_Next(kwds, &pos, &key, &value)) {
+            Py_INCREF(key);
+            PyTuple_SET_ITEM(kwnames, k, key);
+            flat[np + k++] = value;
+        }
+    }
+    int r = bind_args("Tree.__init__", names, 3, 0, flat, np, kwnames, a);
+    Py_XDECREF(kwnames);
+    if (r < 0) return -1;
+    merkle_profile p;
+    merkle_hash_alg h;
+    size_t ls;
+    if (resolve_ph(a[1], a[2], &p, &h, &ls) < 0) return -1;
+    if (a[0] && a[0] != Py_None && leaf_size_arg(a[0], &ls) < 0) return -1;
+    TreeObject *to = (TreeObject *)self;
+    if (!to->t) {
+        size_t align = _Alignof(merkle_tree);
+        size_t size = (sizeof(merkle_tree) + align - 1) / align * align;
+        if (!(to->t = aligned_alloc(align, size))) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    merkle_status st = merkle_tree_init(to->t, p, h, ls);
+    if (st != MERKLE_OK) {
+        raise_merkle(st, NULL, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* The builder, or MERKLE_ERR_STATE for an object whose __init__ never succeeded. */
+static merkle_tree *tree_of(PyObject *self)
+{
+    merkle_tree *t = ((TreeObject *)self)->t;
+    if (!t) raise_merkle(MERKLE_ERR_STATE, "the Tree was not initialised", NULL);
+    return t;
+}
+
+static PyObject *tree_write_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
+{
+    static const char *const names[] = { "data" };
+    PyObject *a[1];
+    if (bind_args("Tree.write", names, 1, 1, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_tree *t = tree_of(self);
+    if (!t) return NULL;
+    Py_buffer view;
+    if (data_arg(a[0], "data", &view) < 0) return NULL;
+    merkle_status st;
+    if (view.len >= NATIVE_NOGIL_MIN) {
+        Py_BEGIN_ALLOW_THREADS st = merkle_tree_write(t, view.buf, (size_t)view.len);
+        Py_END_ALLOW_THREADS
+    } else {
+        st = merkle_tree_write(t, view.buf, (size_t)view.len);
+    }
+    PyBuffer_Release(&view);
+    if (st != MERKLE_OK) return raise_merkle(st, NULL, NULL);
+    Py_RETURN_NONE;
+}
+
+static PyObject *tree_leaf_count_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    PyObject *none[1];
+    if (bind_args("Tree.leaf_count", NULL, 0, 0, args, nargs, kwnames, none) < 0) return NULL;
+    merkle_tree *t = tree_of(self);
+    return t ? PyLong_FromUnsignedLongLong(merkle_tree_leaf_count(t)) : NULL;
+}
+
+static PyObject *tree_root_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    PyObject *none[1];
+    if (bind_args("Tree.root", NULL, 0, 0, args, nargs, kwnames, none) < 0) return NULL;
+    merkle_tree *t = tree_of(self);
+    if (!t) return NULL;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, MERKLE_HASH_LEN);
+    if (!out) return NULL;
+    return hash_result(merkle_tree_root((uint8_t *)PyBytes_AS_STRING(out), NULL, t), out);
+}
+
+static PyMethodDef tree_methods[] = {
+    { "write", (PyCFunction)(void (*)(void))tree_write_m, METH_FASTCALL | METH_KEYWORDS,
+      "write($self, /, data)\n--\n\nAppend bytes of the stream (any size; a leaf may span "
+      "calls)." },
+    { "leaf_count", (PyCFunction)(void (*)(void))tree_leaf_count_m, METH_FASTCALL | METH_KEYWORDS,
+      "leaf_count($self, /)\n--\n\nLeaves so far, a started short leaf included." },
+    { "root", (PyCFunction)(void (*)(void))tree_root_m, METH_FASTCALL | METH_KEYWORDS,
+      "root($self, /)\n--\n\nFinish and return the 32-byte root (MerkleError "
+      "MERKLE_ERR_STATE when called twice)." },
+    { NULL, NULL, 0, NULL }
+};
+
+static PyTypeObject TreeType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "merkle.Tree",
+    .tp_basicsize = sizeof(TreeObject),
+    .tp_dealloc = tree_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_doc = "Tree(leaf_size=None, profile='rfc6962', hash=None)\n--\n\n"
+              "A streaming tree builder (merkle_tree) for data that arrives in pieces.\n\n"
+              "    t = Tree(leaf_size=4096); t.write(b\"...\"); t.write(b\"...\"); r = t.root()\n\n"
+              "Memory stays constant whatever the input size. After root() the builder is "
+              "finished.",
+    .tp_methods = tree_methods,
+    .tp_init = tree_init,
+    .tp_new = PyType_GenericNew,
+};
 
 /* ------------------------------------------------------------------ TrieBase */
 
@@ -512,7 +664,7 @@ static int kv_arg(PyObject *o, const char *name, Py_buffer *view)
     }
     if (PyObject_GetBuffer(o, view, PyBUF_SIMPLE) == 0) return 0;
     PyErr_Clear();
-    PyObject *b = PyObject_CallOneArg((PyObject *)&PyBytes_Type, o);
+    PyObject *b = PyObject_CallFunctionObjArgs((PyObject *)&PyBytes_Type, o, NULL);
     if (!b) return -1;
     int r = PyObject_GetBuffer(b, view, PyBUF_SIMPLE);
     Py_DECREF(b);
@@ -524,7 +676,7 @@ static PyObject *trie_put_m(PyObject *self, PyObject *const *args, Py_ssize_t na
 {
     static const char *const names[] = { "key", "value" };
     PyObject *a[2];
-    if (bind_args("put", names, 2, 2, args, nargs, kwnames, a) < 0) return NULL;
+    if (bind_args("Trie.put", names, 2, 2, args, nargs, kwnames, a) < 0) return NULL;
     const uint8_t *k, *v;
     size_t kn, vn;
     Py_buffer kb = { 0 }, vb = { 0 };
@@ -617,9 +769,15 @@ static struct PyModuleDef module = { PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    if (PyType_Ready(&TrieBaseType) < 0) return NULL;
+    if (PyType_Ready(&TrieBaseType) < 0 || PyType_Ready(&TreeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
+    Py_INCREF(&TreeType);
+    if (PyModule_AddObject(m, "Tree", (PyObject *)&TreeType) < 0) {
+        Py_DECREF(&TreeType);
+        Py_DECREF(m);
+        return NULL;
+    }
     Py_INCREF(&TrieBaseType);
     if (PyModule_AddObject(m, "TrieBase", (PyObject *)&TrieBaseType) < 0) {
         Py_DECREF(&TrieBaseType);

@@ -18,13 +18,6 @@ _profile_from_name = fn("merkle_profile_from_name", c_int, ctypes.POINTER(c_int)
 _hash_from_name = fn("merkle_hash_alg_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
 _profile_defaults = fn("merkle_profile_defaults", c_int, ctypes.POINTER(c_int),
                        ctypes.POINTER(c_size_t), c_int)
-_root_bytes = fn("merkle_tree_root_bytes", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p, c_size_t)
-_root_bytes_parallel = fn("merkle_tree_root_bytes_parallel", c_int, c_void_p, c_int, c_int, c_size_t, c_void_p,
-                    c_size_t, ctypes.c_uint)
-_tree_init = fn("merkle_tree_init", c_int, c_void_p, c_int, c_int, c_size_t)
-_tree_write = fn("merkle_tree_write", c_int, c_void_p, c_void_p, c_size_t)
-_tree_root = fn("merkle_tree_root", c_int, c_void_p, ctypes.POINTER(c_int), c_void_p)
-_tree_count = fn("merkle_tree_leaf_count", ctypes.c_uint64, c_void_p)
 
 PROFILES = ("rfc6962", "sia")
 HASHES = ("sha256", "blake2b-256")
@@ -38,12 +31,6 @@ def hash_name(alg):
         raise ValueError("unknown merkle_hash_alg value %r" % (alg,))
     return name.decode()
 
-# A merkle_tree is plain data (about 10 KiB, 64-byte aligned): the library says how big and
-# how aligned (merkle_tree_struct_size/_align), so the buffer fits exactly.
-_tree_size = fn("merkle_tree_struct_size", c_size_t)
-_tree_align = fn("merkle_tree_struct_align", c_size_t)
-_TREE_BUFFER = int(_tree_size()) if _tree_size else 64 * 1024
-_TREE_ALIGN = int(_tree_align()) if _tree_align else 64
 _READ_CHUNK = 1 << 20
 
 
@@ -105,15 +92,6 @@ def _threads_arg(threads):
     return min(threads, 1024)
 
 
-def _root_view(ptr, n, p, h, ls, threads):
-    out = ctypes.create_string_buffer(_lib.HASH_LEN)
-    if threads > 1 and _root_bytes_parallel is not None:
-        check(_root_bytes_parallel(out, p, h, ls, ptr, n, threads))
-    else:
-        check(_root_bytes(out, p, h, ls, ptr, n))
-    return out.raw
-
-
 # root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None): merkle._native.
 root = _native.root
 
@@ -122,34 +100,9 @@ root = _native.root
 root_leaves = _native.root_leaves
 
 
-class Tree:
-    """A streaming tree builder (merkle_tree) for data that arrives in pieces.
-
-        t = Tree(leaf_size=4096); t.write(b"..."); t.write(b"..."); r = t.root()
-
-    Memory stays constant whatever the input size. After root() the builder is finished.
-    """
-
-    def __init__(self, leaf_size=None, profile="rfc6962", hash=None):
-        p, h, ls = _resolve(profile, hash, leaf_size)
-        self._addr, self._keep = _lib.aligned(_TREE_BUFFER, _TREE_ALIGN)
-        check(_tree_init(self._addr, p, h, ls))
-
-    def write(self, data):
-        """Append bytes of the stream (any size; a leaf may span calls)."""
-        ptr, n, keep = _lib.buffer(data)
-        check(_tree_write(self._addr, ptr, n))
-        del keep
-
-    def leaf_count(self):
-        """Leaves so far, a started short leaf included."""
-        return int(_tree_count(self._addr))
-
-    def root(self):
-        """Finish and return the 32-byte root (MerkleError MERKLE_ERR_STATE when called twice)."""
-        out = ctypes.create_string_buffer(_lib.HASH_LEN)
-        check(_tree_root(out, None, self._addr))
-        return out.raw
+# Tree(leaf_size=None, profile="rfc6962", hash=None): write(data), leaf_count(), root();
+# merkle._native.Tree (the merkle_tree it owns is allocated with the struct's own alignment).
+Tree = _native.Tree
 
 
 def root_file(path, leaf_size=None, profile="rfc6962", hash=None, threads=None):
@@ -169,14 +122,9 @@ def root_file(path, leaf_size=None, profile="rfc6962", hash=None, threads=None):
     with open(os.fspath(path), "rb") as f:
         st = os.fstat(f.fileno())
         if nthreads > 1 and stat.S_ISREG(st.st_mode) and st.st_size > 0:
-            p, h, ls = _resolve(profile, hash, leaf_size)
-            # ACCESS_COPY is a private mapping: writable for ctypes, never written.
-            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) as mm:
-                arr = (ctypes.c_char * len(mm)).from_buffer(mm)
-                try:
-                    return _root_view(ctypes.addressof(arr), len(mm), p, h, ls, nthreads)
-                finally:
-                    del arr
+            _resolve(profile, hash, leaf_size)  # bad names fail before the file is mapped
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return root(mm, leaf_size, profile, hash, nthreads)
         t = Tree(leaf_size, profile, hash)
         _feed(t, f)
         return t.root()

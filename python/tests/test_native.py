@@ -94,6 +94,32 @@ ERRORS = {
     ],
 }
 
+METHOD_ERRORS = [
+    ('Tree', (), {'leaf_size': 0}, (merkle.MerkleError, 'invalid argument: leaf_size must be > 0, got 0', -1)),
+    ('Tree', (), {'leaf_size': -1}, (merkle.MerkleError, 'invalid argument: leaf_size must be > 0, got -1', -1)),
+    ('Tree', (), {'leaf_size': 1.5}, (TypeError, 'leaf_size must be an int', None)),
+    ('Tree', (), {'leaf_size': True}, (TypeError, 'leaf_size must be an int', None)),
+    ('Tree', (), {'profile': 'x'}, (merkle.MerkleError, "profile 'x' (rfc6962 or sia): invalid argument", -1)),
+    ('Tree', (), {'hash': 'md5'}, (merkle.MerkleError, "hash 'md5' (sha256 or blake2b-256): invalid argument", -1)),
+    ('Tree', (3,), {'leaf_size': 4}, (TypeError, "Tree.__init__() got multiple values for argument 'leaf_size'", None)),
+    ('Tree', (1, 'sia', None, 4), {}, (TypeError, 'Tree.__init__() takes from 1 to 4 positional arguments but 5 were given', None)),
+    ('Tree', (), {'bogus': 1}, (TypeError, "Tree.__init__() got an unexpected keyword argument 'bogus'", None)),
+    ('Tree', (), {'profile': 5}, (TypeError, 'profile must be a str name, got 5', None)),
+    ('Tree', (4, 'sia', 'md5'), {}, (merkle.MerkleError, "hash 'md5' (sha256 or blake2b-256): invalid argument", -1)),
+    ('write', ('s',), {}, (TypeError, 'data must be bytes-like, not str (encode it first)', None)),
+    ('write', (5,), {}, (TypeError, "memoryview: a bytes-like object is required, not 'int'", None)),
+    ('write', (), {}, (TypeError, "Tree.write() missing 1 required positional argument: 'data'", None)),
+    ('write', (b'a', b'b'), {}, (TypeError, 'Tree.write() takes 2 positional arguments but 3 were given', None)),
+    ('write', (), {'bogus': b''}, (TypeError, "Tree.write() got an unexpected keyword argument 'bogus'", None)),
+    ('write', (b'a',), {}, (merkle.MerkleError, 'invalid state for this call', -10)),
+    ('root', (), {}, (merkle.MerkleError, 'invalid state for this call', -10)),
+    ('root', (1,), {}, (TypeError, 'Tree.root() takes 1 positional argument but 2 were given', None)),
+    ('leaf_count', (1,), {}, (TypeError, 'Tree.leaf_count() takes 1 positional argument but 2 were given', None)),
+    ('put', (b'k',), {}, (TypeError, "Trie.put() missing 1 required positional argument: 'value'", None)),
+    ('put', (b'k', b'v', b'x'), {}, (TypeError, 'Trie.put() takes 3 positional arguments but 4 were given', None)),
+    ('put', (), {'key': b'k', 'value': b'v', 'x': 1}, (TypeError, "Trie.put() got an unexpected keyword argument 'x'", None)),
+]
+
 
 def errors(f, *args, **kw):
     try:
@@ -198,6 +224,56 @@ class TreeFunctions(unittest.TestCase):
                     self.assertEqual(errors(getattr(merkle, name), *args, **kw), want)
 
 
+class StreamingTree(unittest.TestCase):
+    def test_tree_is_compiled(self):
+        self.assertIs(merkle.Tree, NATIVE.Tree)
+        self.assertIs(tree.Tree, NATIVE.Tree)
+
+    def test_tree_matches_reference(self):
+        rng = random.Random(11)
+        data = rng.randbytes(20000)
+        for ls in (1, 7, 64, 4096):
+            t = merkle.Tree(ls)
+            pos = 0
+            while pos < len(data):
+                n = rng.randrange(0, 5000)
+                t.write(data[pos:pos + n] if pos % 2 else bytearray(data[pos:pos + n]))
+                pos += n
+            self.assertEqual(t.leaf_count(), (len(data) + ls - 1) // ls)
+            self.assertEqual(t.root(), mtest.ref_root_bytes(data, ls))
+        t = merkle.Tree(profile="sia")
+        t.write(memoryview(data)[::2])
+        self.assertEqual(t.root(), merkle.root(data[::2], profile="sia"))
+        self.assertEqual(merkle.Tree().root(), merkle.empty_root())
+        # root_file: read path and the mapped, threaded path agree with root()
+        import tempfile
+        with tempfile.NamedTemporaryFile() as f:
+            f.write(data)
+            f.flush()
+            want = merkle.root(data, 64)
+            self.assertEqual(merkle.root_file(f.name, 64), want)
+            self.assertEqual(merkle.root_file(f.name, 64, threads=2), want)
+            with open(f.name, "rb") as fo:
+                self.assertEqual(merkle.root_file(fo, 64), want)
+            with self.assertRaises(merkle.MerkleError):
+                merkle.root_file(f.name, 0, threads=2)
+
+    def test_method_errors(self):
+        def finished():
+            t = merkle.Tree()
+            t.root()
+            return t
+        calls = {"Tree": lambda: merkle.Tree, "write": lambda: merkle.Tree().write,
+                 "root": lambda: merkle.Tree().root, "leaf_count": lambda: merkle.Tree().leaf_count,
+                 "put": lambda: merkle.Trie().put}
+        for name, args, kw, want in METHOD_ERRORS:
+            with self.subTest(name=name, args=args, kw=kw):
+                f = calls[name]()
+                if want[2] == merkle.ERR_STATE:  # calls on a finished builder
+                    f = getattr(finished(), name)
+                self.assertEqual(errors(f, *args, **kw), want)
+
+
 class TriePut(unittest.TestCase):
     def test_put_same_as_apply_text(self):
         rng = random.Random(7)
@@ -228,7 +304,7 @@ class TriePut(unittest.TestCase):
                            ((None, b"v"), (TypeError,
                                            "cannot convert 'NoneType' object to bytes")),
                            ((b"k",), (TypeError,
-                                      "put() missing 1 required positional argument: 'value'"))):
+                                      "Trie.put() missing 1 required positional argument: 'value'"))):
             with self.subTest(args=args):
                 self.assertEqual(errors(t.put, *args)[:2], want)
         t.put(b"n", 3)  # bytes(3): three zero bytes, as the ctypes code did
