@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "io/uring.h"
+#include "os/os.h" /* struct stat: the platform layer's on Windows */
 
 #define MERKLE__FBATCH_MAX 32
 

@@ -20,6 +20,8 @@
 
 #include <sys/stat.h>
 
+#include "os/os.h" /* struct stat: the platform layer's on Windows */
+
 #define MERKLE__FD_GIVE_UP_MS       20000 /* while other threads of ours hold descriptors */
 #define MERKLE__FD_GIVE_UP_ALONE_MS 1000  /* none of ours held: only others can free one */
 

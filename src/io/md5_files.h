@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "hash/md5_mb.h"
+#include "os/os.h" /* struct stat: the platform layer's on Windows */
 
 /*
 ** The file engine: MD5 of n files, keeping up to `lanes` files in flight (the kernel's lane

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "os/os.h" /* struct stat: the platform layer's on Windows */
+
 typedef struct merkle__ring merkle__ring;
 
 /* Operations a caller queues (mapped to IORING_OP_* inside). */

@@ -337,7 +337,9 @@ int merkle__vprobe_match(const merkle__vprobe *p, const merkle_file_id *id)
 {
     /* Racy-file rule (git's "racy git"): a file whose mtime or ctime is not strictly older
     ** than the moment it was verified may have changed within the same clock tick. */
-    return p->found && merkle__file_id_equal(&p->id, id) && merkle__racy_safe(id, p->verified_ns);
+    /* A file whose identity the platform could not read (file id 0) is never vouched for. */
+    return p->found && (id->ino_lo | id->ino_hi) != 0 && merkle__file_id_equal(&p->id, id) &&
+           merkle__racy_safe(id, p->verified_ns);
 }
 
 int merkle_vcache_lookup(merkle_vcache *c, const char *name, const merkle_file_id *id,

@@ -98,7 +98,11 @@ int merkle__strmap_get(const merkle__strmap *m, const char *key, size_t len, siz
 static inline void merkle__file_id_from_stat(merkle_file_id *id, const struct stat *st)
 {
     id->dev = (uint64_t)st->st_dev;
+#if defined(_WIN32)
+    id->ino_hi = st->st_ino_hi; /* the layer's stat (os.h): a 128-bit file id */
+#else
     id->ino_hi = 0;
+#endif
     id->ino_lo = (uint64_t)st->st_ino;
     id->regular = S_ISREG(st->st_mode) ? 1u : 0u;
     id->size = (uint64_t)st->st_size;

@@ -14,8 +14,11 @@
 **   - random bytes from BCryptGenRandom.
 ** Flags that have no Windows meaning (O_NOCTTY, O_NONBLOCK, O_NOFOLLOW) are 0 there; code
 ** that must know tests the flag (O_NOATIME, O_PATH) or the feature macro itself.
-** File identity on Windows is what the runtime's stat gives (no inode number; times in
-** seconds): see docs/platforms.md for what that costs audit and the validation cache.
+** File identity on Windows: the runtime's stat has no inode number, counts times in whole
+** seconds and gives the creation time as st_ctime, so a file rewritten in place with its
+** mtime set back looks unchanged to it. The layer's own struct stat (struct merkle__os_stat
+** below) carries what the file's handle says: the volume serial number, the 128-bit file
+** id, LastWriteTime and ChangeTime to 100 ns (docs/platforms.md).
 */
 #ifndef MERKLE_OS_H
 #define MERKLE_OS_H
@@ -42,7 +45,10 @@ int merkle__os_random(void *buf, size_t n);
 /* A struct stat's modification and change times in nanoseconds: st_mtim (POSIX 2008, Linux,
 ** the BSDs), st_mtimespec (macOS), else whole seconds (Windows' runtime). CMake's
 ** check_struct_has_member sets MERKLE_HAVE_ST_MTIM / MERKLE_HAVE_ST_MTIMESPEC. */
-#if defined(MERKLE_HAVE_ST_MTIM)
+#if defined(_WIN32)
+#define MERKLE_ST_MTIME_NS(st) ((st)->st_mtime_ns)
+#define MERKLE_ST_CTIME_NS(st) ((st)->st_ctime_ns)
+#elif defined(MERKLE_HAVE_ST_MTIM)
 #define MERKLE_ST_MTIME_NS(st)                                                                     \
     ((int64_t)(st)->st_mtim.tv_sec * 1000000000LL + (int64_t)(st)->st_mtim.tv_nsec)
 #define MERKLE_ST_CTIME_NS(st)                                                                     \
@@ -97,6 +103,27 @@ int merkle__os_random(void *buf, size_t n);
 #define LOCK_UN 8
 #define F_GETFL 3
 #define F_SETFL 4
+
+/* The struct stat of the library's code on Windows (`stat` names it and its functions). */
+struct merkle__os_stat {
+    uint64_t st_dev;    /* volume serial number */
+    uint64_t st_ino;    /* file id, low 64 bits (0: the file has none we could read) */
+    uint64_t st_ino_hi; /* file id, high 64 bits (ReFS ids are 128 bits) */
+    mode_t st_mode;
+    unsigned st_nlink;
+    int st_uid, st_gid;
+    uint64_t st_rdev;
+    int64_t st_size;
+    int64_t st_atime, st_mtime, st_ctime; /* seconds (st_ctime: of the last change) */
+    int64_t st_mtime_ns, st_ctime_ns;     /* LastWriteTime, ChangeTime: ns since 1970 */
+};
+int merkle__os_stat(const char *path, struct merkle__os_stat *st);
+int merkle__os_fstat(int fd, struct merkle__os_stat *st);
+#undef stat
+#undef fstat
+#define stat  merkle__os_stat
+#define fstat merkle__os_fstat
+
 typedef int merkle__uid_t;
 #define uid_t merkle__uid_t
 #define gid_t merkle__uid_t
@@ -104,7 +131,7 @@ typedef int merkle__uid_t;
 int merkle__os_open(const char *path, int flags, ...);
 int merkle__os_openat(int dirfd, const char *path, int flags, ...);
 int merkle__os_close(int fd);
-int merkle__os_fstatat(int dirfd, const char *path, struct stat *st, int flags);
+int merkle__os_fstatat(int dirfd, const char *path, struct merkle__os_stat *st, int flags);
 int merkle__os_faccessat(int dirfd, const char *path, int mode, int flags);
 /* Directory streams of UTF-8 names (_wopendir underneath): DIR is the layer's own. */
 typedef struct merkle__os_dir merkle__os_dir;
@@ -118,7 +145,7 @@ int merkle__os_link(const char *from, const char *to);
 int merkle__os_linkat(int fromdir, const char *from, int todir, const char *to, int flags);
 int merkle__os_rename(const char *from, const char *to);
 int merkle__os_unlinkat(int dirfd, const char *path, int flags);
-int merkle__os_lstat(const char *path, struct stat *st);
+int merkle__os_lstat(const char *path, struct merkle__os_stat *st);
 int merkle__os_fcntl(int fd, int cmd, ...);
 char *merkle__os_strndup(const char *s, size_t n);
 int merkle__os_mkostemp(char *tmpl, int flags);

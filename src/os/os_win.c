@@ -40,6 +40,8 @@
 #undef fcntl
 #undef read
 #undef write
+#undef stat
+#undef fstat
 
 void *merkle__os_aligned_alloc(size_t align, size_t size)
 {
@@ -146,7 +148,7 @@ static char *resolve(int dirfd, const char *name)
 
 static int open_dir(char *path)
 {
-    struct stat st;
+    struct _stat64 st;
     wchar_t *w = wide(path);
     if (!w) {
         free(path);
@@ -241,17 +243,122 @@ int merkle__os_close(int fd)
     return 0;
 }
 
-int merkle__os_fstatat(int dirfd, const char *path, struct stat *st, int flags)
+/* ------------------------------------------------------------------ file identity */
+
+/* FILETIME ticks (100 ns since 1601) as ns since 1970. */
+static int64_t ft_ns(LONGLONG t)
 {
-    (void)flags; /* no symbolic links through the runtime */
+    return (t - 116444736000000000LL) * 100;
+}
+
+static int64_t ns_sec(int64_t ns)
+{
+    return ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
+}
+
+/* The runtime's stat (type and permission bits, size, whole-second times) into st, with no
+** identity: st_ino 0, which the validation cache never vouches for. */
+static void from_runtime(struct merkle__os_stat *st, const struct _stat64 *r)
+{
+    memset(st, 0, sizeof *st);
+    st->st_dev = (uint64_t)r->st_dev;
+    st->st_mode = r->st_mode;
+    st->st_nlink = (unsigned)r->st_nlink;
+    st->st_rdev = (uint64_t)r->st_rdev;
+    st->st_size = r->st_size;
+    st->st_atime = r->st_atime;
+    st->st_mtime = r->st_mtime;
+    st->st_ctime = r->st_ctime;
+    st->st_mtime_ns = (int64_t)r->st_mtime * 1000000000LL;
+    st->st_ctime_ns = (int64_t)r->st_ctime * 1000000000LL;
+}
+
+/* What the open handle h says: volume and file id, link count, size, LastWriteTime and
+** ChangeTime (which every write and rename moves, and SetFileTime does not set). 0, or -1
+** when Windows does not say (st keeps the runtime's fields). */
+static int from_handle(struct merkle__os_stat *st, HANDLE h)
+{
+    BY_HANDLE_FILE_INFORMATION bh;
+    FILE_BASIC_INFO b;
+    if (h == INVALID_HANDLE_VALUE || !GetFileInformationByHandle(h, &bh) ||
+        !GetFileInformationByHandleEx(h, FileBasicInfo, &b, sizeof b))
+        return -1;
+    /* FILE_ID_INFO (class FileIdInfo = 18, Windows 8 and later; the headers show it only to
+    ** _WIN32_WINNT >= 0x0602, and Windows 7 refuses the class: then the file index). */
+    struct {
+        ULONGLONG VolumeSerialNumber;
+        BYTE Identifier[16];
+    } id;
+    if (GetFileInformationByHandleEx(h, (FILE_INFO_BY_HANDLE_CLASS)18, &id, sizeof id)) {
+        uint8_t raw[16];
+        memcpy(raw, id.Identifier, sizeof raw);
+        uint64_t lo = 0, hi = 0;
+        for (int i = 7; i >= 0; i--) {
+            lo = lo << 8 | raw[i];
+            hi = hi << 8 | raw[8 + i];
+        }
+        st->st_dev = id.VolumeSerialNumber;
+        st->st_ino = lo;
+        st->st_ino_hi = hi;
+    } else { /* before Windows 8: the 64-bit file index */
+        st->st_dev = bh.dwVolumeSerialNumber;
+        st->st_ino = (uint64_t)bh.nFileIndexHigh << 32 | bh.nFileIndexLow;
+        st->st_ino_hi = 0;
+    }
+    if (st->st_ino == 0 && st->st_ino_hi == 0) st->st_ino = 1; /* an id of 0 is still one */
+    st->st_nlink = bh.nNumberOfLinks;
+    if (!(bh.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY))
+        st->st_size = (int64_t)((uint64_t)bh.nFileSizeHigh << 32 | bh.nFileSizeLow);
+    st->st_mtime_ns = ft_ns(b.LastWriteTime.QuadPart);
+    st->st_ctime_ns = ft_ns(b.ChangeTime.QuadPart);
+    st->st_mtime = ns_sec(st->st_mtime_ns);
+    st->st_ctime = ns_sec(st->st_ctime_ns);
+    st->st_atime = ns_sec(ft_ns(b.LastAccessTime.QuadPart));
+    return 0;
+}
+
+static int stat_wide(const wchar_t *w, struct merkle__os_stat *st, int nofollow)
+{
+    struct _stat64 r;
+    if (_wstat64(w, &r) != 0) return -1;
+    from_runtime(st, &r);
+    /* Attributes only: opens what a reader holds open, never blocks a writer. */
+    HANDLE h = CreateFileW(
+        w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+        OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | (nofollow ? FILE_FLAG_OPEN_REPARSE_POINT : 0),
+        NULL);
+    if (h != INVALID_HANDLE_VALUE) {
+        (void)from_handle(st, h);
+        CloseHandle(h);
+    }
+    return 0;
+}
+
+int merkle__os_fstatat(int dirfd, const char *path, struct merkle__os_stat *st, int flags)
+{
     char *p = resolve(dirfd, path);
     if (!p) return -1;
     wchar_t *w = wide(p);
     free(p);
     if (!w) return -1;
-    int r = _wstat64(w, st);
+    int r = stat_wide(w, st, (flags & AT_SYMLINK_NOFOLLOW) != 0);
     free(w);
     return r;
+}
+
+int merkle__os_stat(const char *path, struct merkle__os_stat *st)
+{
+    return merkle__os_fstatat(AT_FDCWD, path, st, 0);
+}
+
+int merkle__os_fstat(int fd, struct merkle__os_stat *st)
+{
+    if (is_dirfd(fd)) return merkle__os_fstatat(fd, ".", st, 0);
+    struct _stat64 r;
+    if (_fstat64(fd, &r) != 0) return -1;
+    from_runtime(st, &r);
+    (void)from_handle(st, (HANDLE)_get_osfhandle(fd));
+    return 0;
 }
 
 int merkle__os_faccessat(int dirfd, const char *path, int mode, int flags)
@@ -430,7 +537,7 @@ int merkle__os_unlinkat(int dirfd, const char *path, int flags)
     return r;
 }
 
-int merkle__os_lstat(const char *path, struct stat *st)
+int merkle__os_lstat(const char *path, struct merkle__os_stat *st)
 {
     return merkle__os_fstatat(AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW);
 }

@@ -27,10 +27,13 @@
 
 #if defined(_WIN32)
 #include <direct.h>
+#include <sys/utime.h>
 #define make_dir(p) _mkdir(p)
 #else
+#include <utime.h>
 #define make_dir(p) mkdir(p, 0700)
 #endif
+#include <time.h>
 
 /* Bytes text mode would change: CR LF, a lone LF, Ctrl-Z (end of file for text reads). */
 static const uint8_t k_data[] = { 'a', '\r', '\n', 'b', '\n', 0x1a, 'c', 0, 0xff, 'd' };
@@ -63,8 +66,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    const char *names[] = { "a.bin",  "b.bin",  "c.bin", "\xc3\xa9t\xc3\xa9.bin",
-                            "m1.bin", "m2.bin", "m3.bin" };
+    const char *names[] = { "a.bin",  "b.bin",  "c.bin",  "\xc3\xa9t\xc3\xa9.bin",
+                            "m1.bin", "m2.bin", "m3.bin", "r1.bin" };
     int dfd = open(g_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) return -1;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -272,13 +275,64 @@ static void test_manifest_check_and_audit(void **state)
     merkle_manifest_free(m);
 }
 
+/* A file rewritten in place with its modification time set back is another file to the
+** validation cache: on Linux its ctime moved; on Windows its ChangeTime did, which the
+** runtime's stat does not give (st_ctime is the creation time there), so the layer reads it
+** from the file's handle. */
+static void test_identity_after_rewrite(void **state)
+{
+    (void)state;
+    write_file("r1.bin", (const uint8_t *)"aaaa", 4);
+    char path[128];
+    path_of(path, sizeof path, "r1.bin");
+    struct utimbuf old = { time(NULL) - 100, time(NULL) - 100 };
+    assert_int_equal(utime(path, &old), 0);
+    merkle_file_id a, b;
+    merkle_error err;
+    assert_int_equal(merkle_file_id_of(&a, path, &err), MERKLE_OK);
+    assert_int_equal(a.regular, 1);
+    assert_int_equal(a.size, 4);
+    assert_true(a.ino_lo != 0 || a.ino_hi != 0); /* a file id, not the runtime's 0 */
+    merkle_vcache *c;
+    assert_int_equal(merkle_vcache_alloc(&c, NULL, 0), MERKLE_OK);
+    uint8_t d[16] = { 1, 2, 3 };
+    int64_t later = ((int64_t)time(NULL) + 5) * 1000000000LL; /* verified after every stamp */
+    assert_int_equal(merkle_vcache_record(c, path, &a, MERKLE_HASH_MD5, d, 16, later), MERKLE_OK);
+    assert_int_equal(merkle_vcache_lookup(c, path, &a, MERKLE_HASH_MD5, d, 16), 1);
+    /* Same size, same mtime, other bytes. */
+    struct timespec nap = { 0, 50000000 };
+    nanosleep(&nap, NULL);
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "bbbb", 4), 4);
+    assert_int_equal(close(fd), 0);
+    assert_int_equal(utime(path, &old), 0);
+    assert_int_equal(merkle_file_id_of(&b, path, &err), MERKLE_OK);
+    assert_int_equal(b.size, a.size);
+    assert_int_equal(b.mtime_ns, a.mtime_ns);
+    assert_true(b.ctime_ns != a.ctime_ns);
+    assert_int_equal(merkle_vcache_lookup(c, path, &b, MERKLE_HASH_MD5, d, 16), 0);
+    /* The same file: the same id, whatever was written. */
+    assert_int_equal(b.dev, a.dev);
+    assert_true(b.ino_lo == a.ino_lo && b.ino_hi == a.ino_hi);
+    /* A file with no readable identity (file id 0) is never vouched for. */
+    merkle_file_id z = a;
+    z.ino_lo = z.ino_hi = 0;
+    assert_int_equal(merkle_vcache_record(c, "zero", &z, MERKLE_HASH_MD5, d, 16, later), MERKLE_OK);
+    assert_int_equal(merkle_vcache_lookup(c, "zero", &z, MERKLE_HASH_MD5, d, 16), 0);
+    merkle_vcache_free(c);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1) cmocka_set_test_filter(argv[1]); /* one case by name (glob) */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_and_memory),        cmocka_unit_test(test_dirfd_binary_pread),
-        cmocka_unit_test(test_listing_and_names),        cmocka_unit_test(test_link_rename_unlink),
+        cmocka_unit_test(test_random_and_memory),
+        cmocka_unit_test(test_dirfd_binary_pread),
+        cmocka_unit_test(test_listing_and_names),
+        cmocka_unit_test(test_link_rename_unlink),
         cmocka_unit_test(test_manifest_check_and_audit),
+        cmocka_unit_test(test_identity_after_rewrite),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
