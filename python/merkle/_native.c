@@ -17,6 +17,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -461,6 +462,85 @@ static PyObject *native_root_leaves(PyObject *self, PyObject *const *args, Py_ss
     return out;
 }
 
+/* profile_id(profile) -> int: the merkle_profile value of a profile name. */
+static PyObject *native_profile_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                   PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "profile" };
+    PyObject *a[1];
+    if (bind_args("profile_id", names, 1, 1, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_profile p;
+    if (profile_arg(a[0], &p) < 0) return NULL;
+    return PyLong_FromLong((long)p);
+}
+
+/* hash_id(hash) -> int: the merkle_hash_alg value of a hash name. */
+static PyObject *native_hash_id(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "hash" };
+    PyObject *a[1];
+    if (bind_args("hash_id", names, 1, 1, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_hash_alg h;
+    if (hash_arg(a[0], &h) < 0) return NULL;
+    return PyLong_FromLong((long)h);
+}
+
+/* hash_name(alg) -> str: the library's name of a merkle_hash_alg value. */
+static PyObject *native_hash_name(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "alg" };
+    PyObject *a[1];
+    if (bind_args("hash_name", names, 1, 1, args, nargs, kwnames, a) < 0) return NULL;
+    PyObject *n = PyNumber_Long(a[0]); /* int(alg) */
+    if (!n) return NULL;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(n, &overflow);
+    Py_DECREF(n);
+    if (v == -1 && PyErr_Occurred()) return NULL;
+    const char *name = NULL;
+    if (!overflow && v >= INT_MIN && v <= INT_MAX) name = merkle_hash_alg_name((merkle_hash_alg)v);
+    if (!name) return PyErr_Format(PyExc_ValueError, "unknown merkle_hash_alg value %R", a[0]);
+    return PyUnicode_FromString(name);
+}
+
+/* profile_defaults(profile="rfc6962") -> (hash name, leaf size). */
+static PyObject *native_profile_defaults(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                         PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "profile" };
+    PyObject *a[1];
+    if (bind_args("profile_defaults", names, 1, 0, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_profile p;
+    merkle_hash_alg h;
+    size_t ls;
+    if (resolve_ph(a[0], NULL, &p, &h, &ls) < 0) return NULL;
+    const char *name = merkle_hash_alg_name(h);
+    if (!name) return PyErr_Format(PyExc_ValueError, "unknown merkle_hash_alg value %d", (int)h);
+    return Py_BuildValue("(sn)", name, (Py_ssize_t)ls);
+}
+
+/* _resolve(profile, hash, leaf_size) -> (profile id, hash id, leaf size), defaults filled. */
+static PyObject *native_resolve(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
+{
+    (void)self;
+    static const char *const names[] = { "profile", "hash", "leaf_size" };
+    PyObject *a[3];
+    if (bind_args("_resolve", names, 3, 3, args, nargs, kwnames, a) < 0) return NULL;
+    merkle_profile p;
+    merkle_hash_alg h;
+    size_t ls;
+    if (resolve_ph(a[0], a[1], &p, &h, &ls) < 0) return NULL;
+    if (a[2] != Py_None && leaf_size_arg(a[2], &ls) < 0) return NULL;
+    return Py_BuildValue("(iin)", (int)p, (int)h, (Py_ssize_t)ls);
+}
+
 /* ------------------------------------------------------------------ Tree */
 
 typedef struct {
@@ -742,6 +822,20 @@ static PyMethodDef methods[] = {
       "docs/python.md)." },
     { "leaf_hash", (PyCFunction)(void (*)(void))native_leaf_hash, METH_FASTCALL | METH_KEYWORDS,
       "leaf_hash($module, /, data, hash='sha256')\n--\n\nLeaf hash H(0x00 || data)." },
+    { "profile_id", (PyCFunction)(void (*)(void))native_profile_id, METH_FASTCALL | METH_KEYWORDS,
+      "profile_id($module, /, profile)\n--\n\nThe merkle_profile value of a profile name." },
+    { "hash_id", (PyCFunction)(void (*)(void))native_hash_id, METH_FASTCALL | METH_KEYWORDS,
+      "hash_id($module, /, hash)\n--\n\nThe merkle_hash_alg value of a hash name." },
+    { "hash_name", (PyCFunction)(void (*)(void))native_hash_name, METH_FASTCALL | METH_KEYWORDS,
+      "hash_name($module, /, alg)\n--\n\nThe name of a merkle_hash_alg value (the library's "
+      "own table)." },
+    { "profile_defaults", (PyCFunction)(void (*)(void))native_profile_defaults,
+      METH_FASTCALL | METH_KEYWORDS,
+      "profile_defaults($module, /, profile='rfc6962')\n--\n\n(default hash name, default "
+      "leaf size) of a profile: ('sha256', 4096) for rfc6962." },
+    { "_resolve", (PyCFunction)(void (*)(void))native_resolve, METH_FASTCALL | METH_KEYWORDS,
+      "_resolve($module, /, profile, hash, leaf_size)\n--\n\n(profile id, hash id, leaf "
+      "size) with the profile's defaults filled in." },
     { "node_hash", (PyCFunction)(void (*)(void))native_node_hash, METH_FASTCALL | METH_KEYWORDS,
       "node_hash($module, /, left, right, hash='sha256')\n--\n\n"
       "Interior node hash H(0x01 || left || right) of two 32-byte child hashes." },

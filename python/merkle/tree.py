@@ -1,84 +1,27 @@
 # SPDX-License-Identifier: MIT OR Apache-2.0
-"""Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists."""
-import ctypes
+"""Binary Merkle tree roots (include/merkle/tree.h): bytes, files and leaf lists. Every call
+into the library here is merkle._native (no ctypes)."""
 import mmap
 import os
 import stat
 
-from . import _lib
-from ._lib import MerkleError, check, fn
 # The compiled binding (python/merkle/_native.c; CMake MERKLE_BUILD_PYTHON, pip install, the
 # Debian package): the functions it defines are its objects, bound below.
 from . import _native
 
-c_int, c_size_t, c_void_p, c_char_p = ctypes.c_int, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_char_p
-_u8p = ctypes.POINTER(ctypes.c_uint8)
-
-_profile_from_name = fn("merkle_profile_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
-_hash_from_name = fn("merkle_hash_alg_from_name", c_int, ctypes.POINTER(c_int), c_char_p)
-_profile_defaults = fn("merkle_profile_defaults", c_int, ctypes.POINTER(c_int),
-                       ctypes.POINTER(c_size_t), c_int)
-
 PROFILES = ("rfc6962", "sia")
 HASHES = ("sha256", "blake2b-256")
-_hash_alg_name = fn("merkle_hash_alg_name", c_char_p, c_int)
 
-
-def hash_name(alg):
-    """The name of a merkle_hash_alg value (the library's own table)."""
-    name = _hash_alg_name(int(alg)) if _hash_alg_name else None
-    if name is None:
-        raise ValueError("unknown merkle_hash_alg value %r" % (alg,))
-    return name.decode()
+# Name lookups (merkle._native): profile_id(profile), hash_id(hash) -> the C enum values;
+# hash_name(alg) -> the library's name; profile_defaults(profile="rfc6962") -> (hash name,
+# leaf size); _resolve(profile, hash, leaf_size) -> (profile id, hash id, leaf size).
+profile_id = _native.profile_id
+hash_id = _native.hash_id
+hash_name = _native.hash_name
+profile_defaults = _native.profile_defaults
+_resolve = _native._resolve
 
 _READ_CHUNK = 1 << 20
-
-
-def _name_arg(value, what):
-    if isinstance(value, bytes):
-        return value
-    if not isinstance(value, str):
-        raise TypeError("%s must be a str name, got %r" % (what, value))
-    return value.encode()
-
-
-def profile_id(profile):
-    """The merkle_profile value of a profile name ("rfc6962", "sia")."""
-    out = c_int()
-    check(_profile_from_name(ctypes.byref(out), _name_arg(profile, "profile")),
-          what="profile %r (rfc6962 or sia)" % (profile,))
-    return out.value
-
-
-def hash_id(hash):
-    """The merkle_hash_alg value of a hash name ("sha256", "blake2b-256")."""
-    out = c_int()
-    check(_hash_from_name(ctypes.byref(out), _name_arg(hash, "hash")),
-          what="hash %r (sha256 or blake2b-256)" % (hash,))
-    return out.value
-
-
-def _resolve(profile, hash, leaf_size):
-    """(profile id, hash id, leaf size) with the profile's defaults filled in."""
-    p = profile_id(profile)
-    dh, dl = c_int(), c_size_t()
-    check(_profile_defaults(ctypes.byref(dh), ctypes.byref(dl), p))
-    h = dh.value if hash is None else hash_id(hash)
-    if leaf_size is None:
-        leaf_size = dl.value
-    if not isinstance(leaf_size, int) or isinstance(leaf_size, bool):
-        raise TypeError("leaf_size must be an int")
-    if leaf_size <= 0:
-        raise MerkleError(_lib.ERR_ARG, "leaf_size must be > 0, got %d" % leaf_size)
-    return p, h, leaf_size
-
-
-def profile_defaults(profile="rfc6962"):
-    """(default hash name, default leaf size) of a profile: ("sha256", 4096) for rfc6962."""
-    p = profile_id(profile)
-    dh, dl = c_int(), c_size_t()
-    check(_profile_defaults(ctypes.byref(dh), ctypes.byref(dl), p))
-    return hash_name(dh.value), dl.value
 
 
 def _threads_arg(threads):

@@ -120,6 +120,58 @@ METHOD_ERRORS = [
     ('put', (), {'key': b'k', 'value': b'v', 'x': 1}, (TypeError, "Trie.put() got an unexpected keyword argument 'x'", None)),
 ]
 
+NAME_CALLS = {
+    'profile_id': [
+        (('rfc6962',), ('ok', 1)),
+        (('sia',), ('ok', 2)),
+        ((b'sia',), ('ok', 2)),
+        (('bitcoin',), ('ok', 3)),
+        (('ssz',), ('ok', 4)),
+        (('nope',), (merkle.MerkleError, "profile 'nope' (rfc6962 or sia): invalid argument", -1)),
+        ((5,), (TypeError, 'profile must be a str name, got 5', None)),
+        ((None,), (TypeError, 'profile must be a str name, got None', None)),
+    ],
+    'hash_id': [
+        (('sha256',), ('ok', 3)),
+        (('blake2b-256',), ('ok', 6)),
+        ((b'sha256',), ('ok', 3)),
+        (('md5',), (merkle.MerkleError, "hash 'md5' (sha256 or blake2b-256): invalid argument", -1)),
+        ((1.5,), (TypeError, 'hash must be a str name, got 1.5', None)),
+        ((None,), (TypeError, 'hash must be a str name, got None', None)),
+    ],
+    'hash_name': [
+        ((0,), (ValueError, 'unknown merkle_hash_alg value 0', None)),
+        ((1,), ('ok', 'md5')),
+        ((99,), (ValueError, 'unknown merkle_hash_alg value 99', None)),
+        ((-1,), (ValueError, 'unknown merkle_hash_alg value -1', None)),
+        ((1208925819614629174706176,), (ValueError, 'unknown merkle_hash_alg value 1208925819614629174706176', None)),
+        (('1',), ('ok', 'md5')),
+        (('x',), (ValueError, "invalid literal for int() with base 10: 'x'", None)),
+        ((None,), (TypeError, "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'", None)),
+        ((1.7,), ('ok', 'md5')),
+    ],
+    'profile_defaults': [
+        ((), ('ok', ('sha256', 4096))),
+        (('rfc6962',), ('ok', ('sha256', 4096))),
+        (('sia',), ('ok', ('blake2b-256', 64))),
+        (('bitcoin',), ('ok', ('sha256', 32))),
+        (('nope',), (merkle.MerkleError, "profile 'nope' (rfc6962 or sia): invalid argument", -1)),
+        ((3,), (TypeError, 'profile must be a str name, got 3', None)),
+    ],
+    '_resolve': [
+        (('rfc6962', None, None), ('ok', (1, 3, 4096))),
+        (('sia', None, 8), ('ok', (2, 6, 8))),
+        (('sia', 'sha256', None), ('ok', (2, 3, 64))),
+        (('x', None, None), (merkle.MerkleError, "profile 'x' (rfc6962 or sia): invalid argument", -1)),
+        (('rfc6962', 'md5', None), (merkle.MerkleError, "hash 'md5' (sha256 or blake2b-256): invalid argument", -1)),
+        (('rfc6962', None, 0), (merkle.MerkleError, 'invalid argument: leaf_size must be > 0, got 0', -1)),
+        (('rfc6962', None, 1.5), (TypeError, 'leaf_size must be an int', None)),
+        (('rfc6962', None, True), (TypeError, 'leaf_size must be an int', None)),
+        (('bitcoin', None, None), ('ok', (3, 3, 32))),
+        ((None, None, None), (TypeError, 'profile must be a str name, got None', None)),
+    ],
+}
+
 
 def errors(f, *args, **kw):
     try:
@@ -272,6 +324,23 @@ class StreamingTree(unittest.TestCase):
                 if want[2] == merkle.ERR_STATE:  # calls on a finished builder
                     f = getattr(finished(), name)
                 self.assertEqual(errors(f, *args, **kw), want)
+
+
+class NameLookups(unittest.TestCase):
+    def test_name_calls(self):
+        for name, cases in NAME_CALLS.items():
+            for args, want in cases:
+                with self.subTest(name=name, args=args):
+                    f = getattr(tree, name)
+                    self.assertIs(f, getattr(NATIVE, name))
+                    got = errors(f, *args)
+                    if got is None:
+                        got = ("ok", f(*args))
+                    self.assertEqual(got, want)
+
+    def test_tree_module_has_no_ctypes(self):
+        self.assertNotIn("ctypes", vars(tree))
+        self.assertNotIn("fn", vars(tree))
 
 
 class TriePut(unittest.TestCase):
