@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT OR Apache-2.0 */
 /*
 ** Lane driver shared by the multi-message kernels (SHA-256: AVX2, AVX-512, interleaved
-** SHA-NI; BLAKE2b: AVX2, AVX-512). Never installed; header-only so that each ISA file
+** SHA-NI; BLAKE2b: AVX2, AVX-512; the lane pointers of the MD5 multi-buffer kernels, at the
+** end). Never installed; header-only so that each ISA file
 ** inlines it around its own block function.
 **
 ** A batch hashes k messages prefix || msg[i][0..len) of one length, so every lane has the
@@ -178,6 +179,31 @@ static inline void merkle__b2_lanes_run(size_t L, merkle__b2_lanes_fn fn, void *
     }
     for (size_t i = 0; i < L; i++) ptrs[i] = scratch + (i < k ? i : 0) * MERKLE__B2_SCRATCH + 128;
     fn(state, ptrs, 1, (uint64_t)(p + len), 1);
+}
+
+/* ------------------------------------------------------------------ MD5 multi-buffer */
+
+/*
+** The lane pointers of an L-lane MD5 multi-buffer kernel (md5_mb_avx2.c, md5_mb_avx512.c):
+** lane l reads data[l] and moves 64 bytes a block; a NULL lane reads a zero block that does
+** not move, and is left out of the returned mask of live lanes (its state is not stored).
+*/
+static inline unsigned merkle__md5_lanes_setup(unsigned L, const uint8_t *const *data,
+                                               const uint8_t **p, size_t *step)
+{
+    static const uint8_t zero[64] __attribute__((aligned(64))) = { 0 };
+    unsigned live = 0;
+    for (unsigned l = 0; l < L; l++) {
+        if (data[l]) {
+            p[l] = data[l];
+            step[l] = 64;
+            live |= 1u << l;
+        } else {
+            p[l] = zero;
+            step[l] = 0;
+        }
+    }
+    return live;
 }
 
 #endif

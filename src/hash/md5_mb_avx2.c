@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include "hash/impl.h"
+#include "hash/lanes.h"
 #include "hash/md5_mb.h"
 
 /* r[i] = 8 words of row i  ->  r[j] = word j of rows 0..7. */
@@ -62,20 +63,9 @@ static inline void transpose8(__m256i r[8])
 static void avx2_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE_MD5_MB_MAX_LANES],
                         size_t nblocks)
 {
-    static const uint8_t zero[64] __attribute__((aligned(64))) = { 0 };
     const uint8_t *p[8];
     size_t step[8];
-    unsigned live = 0;
-    for (unsigned l = 0; l < 8; l++) {
-        if (data[l]) {
-            p[l] = data[l];
-            step[l] = 64;
-            live |= 1u << l;
-        } else {
-            p[l] = zero;
-            step[l] = 0;
-        }
-    }
+    unsigned live = merkle__md5_lanes_setup(8, data, p, step);
     if (!live || !nblocks) return;
     const __m256i ones = _mm256_set1_epi32(-1);
     __m256i K[64];

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "hash/impl.h"
+#include "hash/lanes.h"
 #include "hash/md5_mb.h"
 
 /* vpternlogd truth tables for f(b, c, d) with b = 0xF0, c = 0xCC, d = 0xAA. */
@@ -59,20 +60,9 @@ static inline void transpose16(__m512i r[16])
 static void avx512_blocks(merkle__md5_mb *st, const uint8_t *const data[MERKLE_MD5_MB_MAX_LANES],
                           size_t nblocks)
 {
-    static const uint8_t zero[64] __attribute__((aligned(64))) = { 0 };
     const uint8_t *p[16];
     size_t step[16];
-    unsigned live = 0;
-    for (unsigned l = 0; l < 16; l++) {
-        if (data[l]) {
-            p[l] = data[l];
-            step[l] = 64;
-            live |= 1u << l;
-        } else {
-            p[l] = zero;
-            step[l] = 0;
-        }
-    }
+    unsigned live = merkle__md5_lanes_setup(16, data, p, step);
     if (!live || !nblocks) return;
     __m512i K[64];
     for (int i = 0; i < 64; i++) K[i] = _mm512_set1_epi32((int)merkle__md5_K[i]);
