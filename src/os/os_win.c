@@ -187,6 +187,12 @@ static int open_path(char *path, int flags, int mode)
     free(path);
     if (!w) return -1;
     int fd = _wopen(w, flags | _O_BINARY | _O_NOINHERIT, mode);
+    if (fd < 0 && errno == EACCES) {
+        /* Windows refuses to open a directory as a file with "access denied"; POSIX says
+         * EISDIR (at open for writing, at the first read otherwise): the same message. */
+        DWORD a = GetFileAttributesW(w);
+        if (a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY)) errno = EISDIR;
+    }
     free(w);
     return fd;
 }

@@ -16,6 +16,17 @@ SHARED_VECTORS = os.environ.get("MERKLE_SHARED_VECTORS",
                                 os.path.join(SRC, "..", "shared", "vectors"))
 
 
+def windows():
+    """True when the tests run merkle.exe (scripts/wine-cli-test.sh sets
+    MERKLE_TEST_PLATFORM=windows): POSIX-only cases skip themselves with skip_windows."""
+    return os.environ.get("MERKLE_TEST_PLATFORM") == "windows"
+
+
+def skip_windows(reason):
+    """Decorator: skip this test on Windows, saying why (a POSIX-only behaviour)."""
+    return unittest.skipIf(windows(), "POSIX only: " + reason)
+
+
 class TempDirCase(unittest.TestCase):
     """A test case with a fresh temporary directory per test (self.dir)."""
 
