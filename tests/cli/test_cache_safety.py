@@ -15,7 +15,7 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from cliutil import BIN, run  # noqa: E402
+from cliutil import BIN, run, skip_windows  # noqa: E402
 
 ENV = {"LC_ALL": "C", "LANG": "C"}
 MAGIC = b"MRKLVC01"
@@ -114,6 +114,7 @@ class TestRefused(Base):
         with open(self.p("cache"), "rb") as f:
             self.assertEqual(f.read(), newer)
 
+    @skip_windows("a FIFO, a socket and a symbolic link given as the cache")
     def test_directory_fifo_socket_symlink(self):
         self.data()
         os.mkdir(self.p("dir"))
@@ -144,6 +145,7 @@ class TestRefused(Base):
         self.assert_refused("dangling")
         self.assertFalse(os.path.exists(self.p("nowhere")))
 
+    @skip_windows("a device node given as the cache")
     @unittest.skipUnless(os.geteuid() == 0, "mknod needs root")
     def test_device_node(self):
         self.data()
@@ -252,6 +254,7 @@ class TestSave(Base):
         left = [n for n in os.listdir(self.dir) if "tmp" in n]
         self.assertEqual(left, [])
 
+    @skip_windows("the cache's permission bits (mode 0600) kept")
     def test_mode_kept(self):
         self.data()
         self.assertEqual(self.merkle(["check", "--cache", "cache", "SUMS"])[0], 0)
@@ -267,6 +270,7 @@ class TestSave(Base):
         self.assertNotEqual(st.st_ino, ino, "not rewritten")
         self.assertEqual(stat.S_IMODE(st.st_mode), 0o644)
 
+    @skip_windows("owners and a run as another user (setpriv)")
     @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv")
     def test_owner_kept_and_foreign_cache(self):
         """A root run leaves a user's unkeyed cache alone (owner and all); a user's run trusts
@@ -317,6 +321,7 @@ class TestSave(Base):
 
 
 class TestFullDisk(Base):
+    @skip_windows("a full file system mounted by root")
     @unittest.skipUnless(os.geteuid() == 0, "mounting needs root")
     def test_disk_full_keeps_result_and_old_cache(self):
         mnt = self.p("mnt")
