@@ -174,15 +174,17 @@ static int vc_walk(const uint8_t *buf, size_t have, size_t len, size_t *off, uin
         if (have - o < FIXED_LEN) return 0; /* have >= o: o only passes entries held whole */
         uint8_t n8[8] = { 0 };
         memcpy(n8, buf + o, 4);
-        uint64_t nl = merkle__load_le64(n8);
-        if (nl == 0 || nl > VC_NAME_MAX || end - o - FIXED_LEN < nl) return -1;
+        uint64_t nl64 = merkle__load_le64(n8);
+        if (nl64 == 0 || nl64 > VC_NAME_MAX) return -1;
+        size_t nl = (size_t)nl64; /* at most VC_NAME_MAX: fits any size_t */
+        if (end - o - FIXED_LEN < nl) return -1;
         if (have - o - FIXED_LEN < nl) return 0;
         const uint8_t *t = buf + o + 4 + nl;
         uint8_t alg = t[48], dlen = t[49];
         if (!merkle__manifest_len_ok((merkle_hash_alg)alg, dlen) || memchr(buf + o + 4, 0, nl) ||
             end - o - FIXED_LEN - nl < (size_t)dlen + mac)
             return -1;
-        size_t size = FIXED_LEN + (size_t)nl + dlen + mac;
+        size_t size = FIXED_LEN + nl + dlen + mac;
         if (have - o < size) return 0;
         *off = o + size;
         (*k)++;
