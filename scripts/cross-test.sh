@@ -39,7 +39,13 @@ for t in "${targets[@]}"; do
   t0=$SECONDS
   cmake -S . -B "$b" -G Ninja -DCMAKE_TOOLCHAIN_FILE="cmake/toolchains/$t.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DMERKLE_WERROR=ON -DMERKLE_BUILD_BENCH=OFF >/dev/null
-  ninja -C "$b" -j2 merkle_cli "${tests[@]}" >/dev/null
+  # The build's output goes to a log that is shown when it fails (a compile error must not
+  # end the run without a word).
+  if ! ninja -C "$b" -j2 merkle_cli "${tests[@]}" >"$b/build.log" 2>&1; then
+    grep -E -B2 -A6 "error|FAILED" "$b/build.log" | head -n 60
+    echo "cross-test: $t: the build failed (whole output: $b/build.log)" >&2
+    exit 1
+  fi
   re="^($(IFS='|'; echo "${tests[*]}"))\$"
   [ "${MERKLE_CROSS_CLI:-0}" != 1 ] || re="$re|^cli_test_root\$"
   (cd "$b" && ctest -j2 --output-on-failure -R "$re")
