@@ -139,6 +139,19 @@
 ** hoisting 64 broadcast registers out and spilling them to the stack. */
 #define S_OPAQUE(p) __asm__("" : "+r"(p))
 
+/* st += (a, ..., h): the feed-forward at the end of a compression. */
+S_INLINE void simd_feed(V st[8], V a, V b, V c, V d, V e, V f, V g, V h)
+{
+    st[0] = V_ADD(st[0], a);
+    st[1] = V_ADD(st[1], b);
+    st[2] = V_ADD(st[2], c);
+    st[3] = V_ADD(st[3], d);
+    st[4] = V_ADD(st[4], e);
+    st[5] = V_ADD(st[5], f);
+    st[6] = V_ADD(st[6], g);
+    st[7] = V_ADD(st[7], h);
+}
+
 #if S_SCHED_IN_MEMORY
 /*
 ** 16 registers (AVX2) cannot hold the state and the schedule: the schedule stays in the
@@ -171,14 +184,7 @@ static inline void simd_compress(V st[8], V w[16]) /* w: clobbered */
         S_EIGHT(t, S_WM_SCHED);
         S_EIGHT(t + 8, S_WM_SCHED);
     }
-    st[0] = V_ADD(st[0], a);
-    st[1] = V_ADD(st[1], b);
-    st[2] = V_ADD(st[2], c);
-    st[3] = V_ADD(st[3], d);
-    st[4] = V_ADD(st[4], e);
-    st[5] = V_ADD(st[5], f);
-    st[6] = V_ADD(st[6], g);
-    st[7] = V_ADD(st[7], h);
+    simd_feed(st, a, b, c, d, e, f, g, h);
 }
 #else
 /* One compression of the block whose words are w[0..16) (read once into registers). */
@@ -194,14 +200,7 @@ S_INLINE void simd_compress(V st[8], V w[16])
     S_SIXTEEN(16, S_WK_SCHED);
     S_SIXTEEN(32, S_WK_SCHED);
     S_SIXTEEN(48, S_WK_SCHED);
-    st[0] = V_ADD(st[0], a);
-    st[1] = V_ADD(st[1], b);
-    st[2] = V_ADD(st[2], c);
-    st[3] = V_ADD(st[3], d);
-    st[4] = V_ADD(st[4], e);
-    st[5] = V_ADD(st[5], f);
-    st[6] = V_ADD(st[6], g);
-    st[7] = V_ADD(st[7], h);
+    simd_feed(st, a, b, c, d, e, f, g, h);
 }
 
 #endif
@@ -209,18 +208,6 @@ S_INLINE void simd_compress(V st[8], V w[16])
 #define S_LOAD_STATE                                                                               \
     V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];      \
     V A = su[0], B = su[1], C = su[2], D = su[3], E = su[4], F = su[5], G = su[6], H = su[7]
-/* st += (a, ..., h): the feed-forward at the end of a compression. */
-S_INLINE void simd_feed(V st[8], V a, V b, V c, V d, V e, V f, V g, V h)
-{
-    st[0] = V_ADD(st[0], a);
-    st[1] = V_ADD(st[1], b);
-    st[2] = V_ADD(st[2], c);
-    st[3] = V_ADD(st[3], d);
-    st[4] = V_ADD(st[4], e);
-    st[5] = V_ADD(st[5], f);
-    st[6] = V_ADD(st[6], g);
-    st[7] = V_ADD(st[7], h);
-}
 #define S_FEED_STATE                                                                               \
     do {                                                                                           \
         simd_feed(st, a, b, c, d, e, f, g, h);                                                     \
@@ -255,14 +242,7 @@ static inline void simd_compress_pad64(V st[8])
 {
     V a = st[0], b = st[1], c = st[2], d = st[3], e = st[4], f = st[5], g = st[6], h = st[7];
     for (int t = 0; t < 64; t += 8) S_EIGHT(t, S_WM_PAD64);
-    st[0] = V_ADD(st[0], a);
-    st[1] = V_ADD(st[1], b);
-    st[2] = V_ADD(st[2], c);
-    st[3] = V_ADD(st[3], d);
-    st[4] = V_ADD(st[4], e);
-    st[5] = V_ADD(st[5], f);
-    st[6] = V_ADD(st[6], g);
-    st[7] = V_ADD(st[7], h);
+    simd_feed(st, a, b, c, d, e, f, g, h);
 }
 #else
 /* The second compression of a 64-byte message: the constant padding block. */
@@ -275,14 +255,7 @@ S_INLINE void simd_compress_pad64(V st[8])
     S_SIXTEEN(16, S_WK_PAD64);
     S_SIXTEEN(32, S_WK_PAD64);
     S_SIXTEEN(48, S_WK_PAD64);
-    st[0] = V_ADD(st[0], a);
-    st[1] = V_ADD(st[1], b);
-    st[2] = V_ADD(st[2], c);
-    st[3] = V_ADD(st[3], d);
-    st[4] = V_ADD(st[4], e);
-    st[5] = V_ADD(st[5], f);
-    st[6] = V_ADD(st[6], g);
-    st[7] = V_ADD(st[7], h);
+    simd_feed(st, a, b, c, d, e, f, g, h);
 }
 
 #endif
