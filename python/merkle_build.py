@@ -11,6 +11,7 @@ compiler and pkg-config, as the C build does.
 Environment: MERKLE_CMAKE_ARGS (extra -D options, split on blanks),
 CMAKE_BUILD_PARALLEL_LEVEL (build jobs; default: all cores).
 """
+import glob
 import os
 import re
 import shutil
@@ -110,7 +111,8 @@ def main(source_dir, package_root):
         packages=["merkle"],
         package_data={"merkle": ["py.typed", "*.pyi"]},
         ext_modules=[Extension(
-            "merkle._native", [os.path.join(package_root, "merkle", "_native.c")],
+            "merkle._native",
+            sorted(glob.glob(os.path.join(package_root, "merkle", "_native*.c"))),
             libraries=["merkle"], runtime_library_dirs=["$ORIGIN"])],
         distclass=BinaryDistribution,
         cmdclass={"build_py": make_build_py(source_dir),

@@ -11,8 +11,7 @@
 **
 **   root(data, leaf_size=None, profile="rfc6962", hash=None, threads=None) -> bytes
 **   leaf_hash(data, hash="sha256") -> bytes
-**   TrieBase: _alloc(branch_factor) -> status, _free(), _addr (int, 0 when closed),
-**             put(key, value)
+**   ... and the parts in _native_<part>.c (see _native.h): TrieBase in _native_trie.c.
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,15 +23,13 @@
 
 #include <merkle/hash.h>
 #include <merkle/tree.h>
-#include <merkle/trie.h>
 
-/* Inputs at least this long are hashed with the GIL released. */
-#define NATIVE_NOGIL_MIN 4096
+#include "_native.h"
 
 static PyObject *lib_module; /* merkle._lib, imported on first error */
 
 /* Raise merkle._lib.MerkleError(status, detail, what=what); detail/what may be NULL. */
-static PyObject *raise_merkle(int status, const char *detail, PyObject *what)
+PyObject *raise_merkle(int status, const char *detail, PyObject *what)
 {
     if (!lib_module && !(lib_module = PyImport_ImportModule("merkle._lib"))) return NULL;
     PyObject *cls = PyObject_GetAttrString(lib_module, "MerkleError");
@@ -55,8 +52,8 @@ static PyObject *raise_merkle(int status, const char *detail, PyObject *what)
 ** Python-style argument binding for METH_FASTCALL | METH_KEYWORDS: out[i] gets the object
 ** for names[i] (NULL when not given). The messages are those of a def with these names.
 */
-static int bind_args(const char *fn, const char *const *names, int nnames, int nrequired,
-                     PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
+int bind_args(const char *fn, const char *const *names, int nnames, int nrequired,
+              PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames, PyObject **out)
 {
     /* A method is named "Class.name": its counts include self, as Python's messages do. */
     int self_n = strchr(fn, '.') ? 1 : 0;
@@ -100,7 +97,7 @@ static int bind_args(const char *fn, const char *const *names, int nnames, int n
 }
 
 /* A str or bytes name as a C string (borrowed from name or *keep); TypeError otherwise. */
-static const char *name_arg(PyObject *value, const char *what, PyObject **keep)
+const char *name_arg(PyObject *value, const char *what, PyObject **keep)
 {
     *keep = NULL;
     if (PyBytes_Check(value)) return PyBytes_AS_STRING(value);
@@ -112,7 +109,7 @@ static const char *name_arg(PyObject *value, const char *what, PyObject **keep)
     return *keep ? PyBytes_AS_STRING(*keep) : NULL;
 }
 
-static int hash_arg(PyObject *value, merkle_hash_alg *out)
+int hash_arg(PyObject *value, merkle_hash_alg *out)
 {
     PyObject *keep;
     const char *s = name_arg(value, "hash", &keep);
@@ -128,7 +125,7 @@ static int hash_arg(PyObject *value, merkle_hash_alg *out)
     return -1;
 }
 
-static int profile_arg(PyObject *value, merkle_profile *out)
+int profile_arg(PyObject *value, merkle_profile *out)
 {
     PyObject *keep;
     const char *s = name_arg(value, "profile", &keep);
@@ -148,7 +145,7 @@ static int profile_arg(PyObject *value, merkle_profile *out)
 ** A contiguous view of a bytes-like argument (str refused); non-contiguous buffers are copied
 ** once. Release with PyBuffer_Release.
 */
-static int data_arg(PyObject *o, const char *name, Py_buffer *view)
+int data_arg(PyObject *o, const char *name, Py_buffer *view)
 {
     if (PyUnicode_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be bytes-like, not str (encode it first)", name);
@@ -168,7 +165,7 @@ static int data_arg(PyObject *o, const char *name, Py_buffer *view)
 }
 
 /* A leaf size (int > 0, bool refused) with tree._resolve's messages. */
-static int leaf_size_arg(PyObject *o, size_t *ls)
+int leaf_size_arg(PyObject *o, size_t *ls)
 {
     if (!PyLong_Check(o) || PyBool_Check(o)) {
         PyErr_SetString(PyExc_TypeError, "leaf_size must be an int");
@@ -684,59 +681,8 @@ static PyTypeObject TreeType = {
 
 /* ------------------------------------------------------------------ TrieBase */
 
-typedef struct {
-    PyObject_HEAD merkle_trie *t;
-} TrieBase;
-
-static void trie_dealloc(PyObject *self)
-{
-    TrieBase *tb = (TrieBase *)self;
-    PyTypeObject *tp = Py_TYPE(self);
-    if (tb->t) {
-        merkle_trie_free(tb->t);
-        tb->t = NULL;
-    }
-    tp->tp_free(self);
-}
-
-static PyObject *trie_alloc_m(PyObject *self, PyObject *arg)
-{
-    TrieBase *tb = (TrieBase *)self;
-    unsigned long bf = PyLong_AsUnsignedLong(arg);
-    if (bf == (unsigned long)-1 && PyErr_Occurred()) {
-        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return NULL;
-        PyErr_Clear();
-        return PyLong_FromLong(MERKLE_ERR_ARG);
-    }
-    if (bf > 0xffffffffUL) return PyLong_FromLong(MERKLE_ERR_ARG);
-    merkle_trie *t = NULL;
-    merkle_status st = merkle_trie_alloc(&t, (unsigned)bf);
-    if (st == MERKLE_OK) {
-        if (tb->t) merkle_trie_free(tb->t);
-        tb->t = t;
-    }
-    return PyLong_FromLong(st);
-}
-
-static PyObject *trie_free_m(PyObject *self, PyObject *unused)
-{
-    (void)unused;
-    TrieBase *tb = (TrieBase *)self;
-    if (tb->t) {
-        merkle_trie_free(tb->t);
-        tb->t = NULL;
-    }
-    Py_RETURN_NONE;
-}
-
-static PyObject *trie_addr(PyObject *self, void *closure)
-{
-    (void)closure;
-    return PyLong_FromVoidPtr(((TrieBase *)self)->t);
-}
-
 /* A key or value: bytes and bytearray as they are, other buffers by view, else bytes(x). */
-static int kv_arg(PyObject *o, const char *name, Py_buffer *view)
+int kv_arg(PyObject *o, const char *name, Py_buffer *view)
 {
     if (PyUnicode_Check(o)) {
         PyErr_Format(PyExc_TypeError, "%s must be bytes-like, not str", name);
@@ -750,70 +696,6 @@ static int kv_arg(PyObject *o, const char *name, Py_buffer *view)
     Py_DECREF(b);
     return r;
 }
-
-static PyObject *trie_put_m(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
-{
-    static const char *const names[] = { "key", "value" };
-    PyObject *a[2];
-    if (bind_args("Trie.put", names, 2, 2, args, nargs, kwnames, a) < 0) return NULL;
-    const uint8_t *k, *v;
-    size_t kn, vn;
-    Py_buffer kb = { 0 }, vb = { 0 };
-    int kview = 0, vview = 0;
-    if (PyBytes_CheckExact(a[0])) {
-        k = (const uint8_t *)PyBytes_AS_STRING(a[0]);
-        kn = (size_t)PyBytes_GET_SIZE(a[0]);
-    } else {
-        if (kv_arg(a[0], "key", &kb) < 0) return NULL;
-        kview = 1;
-        k = kb.buf;
-        kn = (size_t)kb.len;
-    }
-    if (PyBytes_CheckExact(a[1])) {
-        v = (const uint8_t *)PyBytes_AS_STRING(a[1]);
-        vn = (size_t)PyBytes_GET_SIZE(a[1]);
-    } else {
-        if (kv_arg(a[1], "value", &vb) < 0) {
-            if (kview) PyBuffer_Release(&kb);
-            return NULL;
-        }
-        vview = 1;
-        v = vb.buf;
-        vn = (size_t)vb.len;
-    }
-    merkle_trie *t = ((TrieBase *)self)->t;
-    merkle_status st = t ? merkle_trie_put(t, k, kn, v, vn) : MERKLE_ERR_STATE;
-    if (kview) PyBuffer_Release(&kb);
-    if (vview) PyBuffer_Release(&vb);
-    if (st == MERKLE_OK) Py_RETURN_NONE;
-    return raise_merkle(st, t ? NULL : "the trie was closed", NULL);
-}
-
-static PyMethodDef trie_methods[] = {
-    { "_alloc", trie_alloc_m, METH_O,
-      "_alloc(branch_factor) -> merkle_status: a new, empty merkle_trie (frees the old one)" },
-    { "_free", trie_free_m, METH_NOARGS, "_free(): free the merkle_trie now (idempotent)" },
-    { "put", (PyCFunction)(void (*)(void))trie_put_m, METH_FASTCALL | METH_KEYWORDS,
-      "put($self, /, key, value)\n--\n\n"
-      "Insert or replace key -> value (both bytes-like; b\"\" is a present, empty value)." },
-    { NULL, NULL, 0, NULL }
-};
-
-static PyGetSetDef trie_getset[] = { { "_addr", trie_addr, NULL,
-                                       "address of the merkle_trie (0 when closed)", NULL },
-                                     { NULL, NULL, NULL, NULL, NULL } };
-
-static PyTypeObject TrieBaseType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "merkle._native.TrieBase",
-    .tp_basicsize = sizeof(TrieBase),
-    .tp_dealloc = trie_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
-    .tp_doc = "The merkle_trie a merkle.Trie owns (see merkle/trie.py).",
-    .tp_methods = trie_methods,
-    .tp_getset = trie_getset,
-    .tp_new = PyType_GenericNew,
-};
 
 static PyMethodDef methods[] = {
     { "root", (PyCFunction)(void (*)(void))native_root, METH_FASTCALL | METH_KEYWORDS,
@@ -863,7 +745,7 @@ static struct PyModuleDef module = { PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__native(void)
 {
-    if (PyType_Ready(&TrieBaseType) < 0 || PyType_Ready(&TreeType) < 0) return NULL;
+    if (PyType_Ready(&TreeType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m) return NULL;
     Py_INCREF(&TreeType);
@@ -872,9 +754,8 @@ PyMODINIT_FUNC PyInit__native(void)
         Py_DECREF(m);
         return NULL;
     }
-    Py_INCREF(&TrieBaseType);
-    if (PyModule_AddObject(m, "TrieBase", (PyObject *)&TrieBaseType) < 0) {
-        Py_DECREF(&TrieBaseType);
+    /* The other parts of the binding, one file each (_native_<part>.c, see _native.h). */
+    if (mpy_add_trie(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }
